@@ -1,0 +1,72 @@
+// Contracts of the capability-checked bridge: the one choke point between plugin code and
+// the host. Every ctx method call from a sandbox arrives as `{token, capability, method, args}`;
+// the bridge resolves the token to the CallGrant it issued for that call, checks it, runs the
+// capability's handler and audits the outcome (allowed or denied).
+// Invariants: a grant is created only by the host for one tool call and revoked when the
+// call ends; handlers receive the grant (never anything the sandbox claims about itself) and
+// plain copied data; they throw AirlockError with a stable code to refuse.
+import type { ConversationMessage, KnowledgeLevel, ToolResult } from "@airlock/sdk";
+import type { EgressRule, PluginManifest } from "@airlock/sdk/manifest";
+
+/** A notification a tool sends to its caller while it runs (MCP progress / logging). */
+export type CallNotification =
+  | { type: "progress"; progress: number; total?: number; message?: string }
+  | { type: "log"; level: "debug" | "info" | "warning" | "error"; message: string };
+
+/** What the host issued for one tool call. Immutable but for the counters. */
+export interface CallGrant {
+  readonly callId: string;
+  /** Unguessable (≥128 bits), bound to this call only. */
+  readonly token: string;
+  readonly agent: string;
+  readonly conversationId: string;
+  readonly namespace: string;
+  readonly pluginVersion: string;
+  readonly tool: string;
+  /** `<namespace>:<tool>` */
+  readonly toolId: `${string}:${string}`;
+  readonly manifest: PluginManifest;
+  /** Secret keys the tool declared in requiredSecrets. */
+  readonly declaredSecrets: ReadonlySet<string>;
+  /** The agent's knowledge level at call start; null means ctx.knowledge is absent. */
+  readonly knowledgeLevel: KnowledgeLevel | null;
+  /** Egress rules in force: the manifest's, narrowed by what the operator allows. */
+  readonly egress: readonly EgressRule[];
+  readonly conversation: readonly ConversationMessage[];
+  /** Aborted when the call ends (completion, deadline, cancellation). */
+  readonly signal: AbortSignal;
+  /** Capability calls still allowed in this tool call. */
+  capabilityCallsLeft: number;
+  /** Delivers progress and log notifications to whoever made the call. */
+  readonly notify: (n: CallNotification) => void;
+}
+
+/** One method of a capability. `args` is untrusted plain data from plugin code: validate it. */
+export type CapabilityMethod = (grant: CallGrant, args: readonly unknown[]) => Promise<unknown>;
+
+/** A named group of methods exposed on ctx (`ctx.<name>.<method>`). */
+export interface Capability {
+  readonly name: string;
+  readonly methods: Readonly<Record<string, CapabilityMethod>>;
+  /**
+   * Whether a method call is worth its own audit entry (default true). Handlers that audit
+   * themselves in more detail (knowledge writes, fetch) return false to avoid doubles.
+   */
+  readonly auditedByBridge?: (method: string) => boolean;
+}
+
+/** How a sandbox reaches the host: the only function it is handed. */
+export type BridgeDispatch = (
+  token: string,
+  capability: string,
+  method: string,
+  args: unknown[],
+) => Promise<unknown>;
+
+/** The wire form of a bridge failure, as it crosses into the sandbox. */
+export interface BridgeErrorWire {
+  code: string;
+  message: string;
+}
+
+export type { ToolResult };

@@ -1,0 +1,81 @@
+// Contracts of the sandbox runtime: loads built plugins into isolated-vm and runs tool calls.
+// Two implementations pass one suite: in-process (embedding, tests) and worker processes
+// (default; isolates live in child processes holding no secrets and no store handles).
+// Invariants: the sandbox never sees a secret at rest or a store; plugin code reaches the host
+// only through the BridgeDispatch handed to `call`; every failure is an AirlockError with a
+// stable AIRLOCK_SANDBOX_* / AIRLOCK_TOOL_* code, never a crash of the host.
+import type { Attachment, ConversationMessage, KnowledgeLevel, ToolResult } from "@airlock/sdk";
+import type { PluginManifest } from "@airlock/sdk/manifest";
+import type { BridgeDispatch, CallNotification } from "../bridge/types.ts";
+
+/** Limits in force for one plugin: min(operator ceiling, manifest request), defaults filled. */
+export interface EffectiveLimits {
+  /** CPU time of one call, enforced by the isolate. */
+  cpuMs: number;
+  /** Wall-clock deadline of one call, enforced by the host (counts time spent awaiting). */
+  wallMs: number;
+  /** V8 heap limit of the plugin's isolate. */
+  memoryMb: number;
+  maxInputBytes: number;
+  maxResultBytes: number;
+  /** Concurrent calls into this plugin. */
+  concurrency: number;
+  /** Capability (bridge) calls allowed in one tool call. */
+  capabilityCalls: number;
+}
+
+/** A plugin version ready to load: its verified bundle source and manifest. */
+export interface SandboxPlugin {
+  /** `<namespace>@<version>` */
+  readonly key: string;
+  readonly manifest: PluginManifest;
+  /** The bundle's source text (index.js), integrity already verified by the installer. */
+  readonly code: string;
+  readonly limits: EffectiveLimits;
+  /** Where the sandbox may keep a V8 code cache for this bundle; none when absent. */
+  readonly codeCachePath?: string;
+}
+
+/** Plain data the sandbox uses to build ctx inside the isolate. */
+export interface CallContextData {
+  instanceId: string;
+  conversationId: string;
+  toolId: string;
+  conversation: ConversationMessage[];
+  attachments: Attachment[];
+  /** null: ctx.knowledge is absent. */
+  knowledgeLevel: KnowledgeLevel | null;
+}
+
+export interface SandboxCall {
+  /** `<namespace>@<version>` of a loaded plugin. */
+  pluginKey: string;
+  tool: string;
+  input: unknown;
+  /** The call's bridge token; plugin code never sees it directly. */
+  token: string;
+  context: CallContextData;
+  /** The host's deadline for this call, already started. */
+  signal: AbortSignal;
+}
+
+export interface SandboxStats {
+  mode: "in-process" | "workers";
+  workers: number;
+  loadedPlugins: number;
+  busyCalls: number;
+  restarts: number;
+}
+
+export interface Sandbox {
+  readonly mode: "in-process" | "workers";
+  /** Loads (or reloads) a plugin version. Idempotent per key. */
+  load(plugin: SandboxPlugin): Promise<void>;
+  unload(pluginKey: string): Promise<void>;
+  /** Runs one tool call; resolves to a normalised ToolResult or rejects with an AirlockError. */
+  call(call: SandboxCall, bridge: BridgeDispatch): Promise<ToolResult>;
+  stats(): SandboxStats;
+  close(): Promise<void>;
+}
+
+export type { CallNotification };

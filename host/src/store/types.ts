@@ -1,0 +1,216 @@
+// The one store interface. Two implementations (SQLite via node:sqlite, PostgreSQL via pg)
+// pass one shared conformance suite (host/src/store/conformance.ts).
+// Invariants: every method is atomic (a failure leaves nothing half-written); values
+// crossing the interface are plain data; secret values are stored only as ciphertext
+// produced by host/src/secrets (the store never sees a master key or a plaintext secret).
+import type { KnowledgeLevel } from "@airlock/sdk";
+import type { PluginManifest } from "@airlock/sdk/manifest";
+
+export type AgentKnowledgeLevel = KnowledgeLevel | "none";
+
+export interface AgentRecord {
+  slug: string;
+  /** "none" when an operator disabled knowledge access. New agents start at "read". */
+  knowledgeLevel: AgentKnowledgeLevel;
+  createdAt: string;
+}
+
+export type TokenRole = "operator" | "agent";
+
+export interface TokenRecord {
+  id: string;
+  role: TokenRole;
+  /** The agent an agent token acts for; null for operator tokens. */
+  agent: string | null;
+  label: string;
+  createdAt: string;
+}
+
+export interface InstalledPluginRecord {
+  namespace: string;
+  version: string;
+  manifest: PluginManifest;
+  /** sha512 SRI of the tarball it was installed from. */
+  integrity: string;
+  /** Key id of the signer that was verified, or null when unsigned and explicitly allowed. */
+  signer: string | null;
+  /** Where it came from: a registry URL with name@version, or `file:<path>`. */
+  source: string;
+  /** Directory holding airlock.json, index.js and package.json. */
+  path: string;
+  installedAt: string;
+}
+
+/** Which installed version of a namespace is active, and the one before it (for rollback). */
+export interface PluginActivation {
+  namespace: string;
+  active: string;
+  previous: string | null;
+  updatedAt: string;
+}
+
+export interface SecretRecord {
+  agent: string;
+  key: string;
+  /** Opaque ciphertext from host/src/secrets (AES-256-GCM, key id, nonce, tag). */
+  ciphertext: string;
+  updatedAt: string;
+}
+
+export interface ArtifactRecord {
+  handle: string;
+  agent: string;
+  conversationId: string;
+  filename: string;
+  mime: string;
+  bytes: Uint8Array;
+  expiresAt: number;
+}
+
+export interface ArtifactCaps {
+  maxBytesPerArtifact: number;
+  maxCountPerBinding: number;
+  maxBytesPerBinding: number;
+  maxCountGlobal: number;
+  maxBytesGlobal: number;
+}
+
+export type ArtifactPutOutcome =
+  | { ok: true }
+  | { ok: false; reason: "too_large" | "binding_full" | "global_full" };
+
+export interface KnowledgeDocRecord {
+  id: string;
+  agent: string;
+  filename: string;
+  content: string;
+  mime: string;
+  writer: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface KnowledgeHitRecord {
+  id: string;
+  filename: string;
+  snippet: string;
+  score: number;
+}
+
+export interface AuditRecord {
+  id: number;
+  at: string;
+  agent: string | null;
+  plugin: string | null;
+  tool: string | null;
+  conversationId: string | null;
+  /** "capability" (a bridge call), "plugin" (ctx.audit.log), "tool" (a tool call), "admin" (an operator action). */
+  kind: "capability" | "plugin" | "tool" | "admin";
+  action: string;
+  allowed: boolean;
+  success: boolean | null;
+  error: string | null;
+  durationMs: number | null;
+  details: Record<string, unknown> | null;
+}
+
+export type AuditInput = Omit<AuditRecord, "id" | "at"> & { at?: string };
+
+export interface AuditQuery {
+  agent?: string;
+  plugin?: string;
+  tool?: string;
+  kind?: AuditRecord["kind"];
+  since?: string;
+  until?: string;
+  limit?: number;
+  /** Return entries with id < before (paging, newest first). */
+  before?: number;
+}
+
+export interface Store {
+  readonly kind: "sqlite" | "postgres";
+  /** Applies pending migrations; idempotent. Called by the factory before the store is returned. */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+
+  // agents
+  ensureAgent(slug: string): Promise<AgentRecord>;
+  getAgent(slug: string): Promise<AgentRecord | null>;
+  listAgents(): Promise<AgentRecord[]>;
+  setKnowledgeLevel(slug: string, level: AgentKnowledgeLevel): Promise<void>;
+  deleteAgent(slug: string): Promise<void>;
+
+  // tokens (only a hash of the token is stored)
+  putToken(record: TokenRecord, tokenHash: string): Promise<void>;
+  findToken(tokenHash: string): Promise<TokenRecord | null>;
+  deleteToken(id: string): Promise<void>;
+
+  // installed plugins
+  putInstalledPlugin(record: InstalledPluginRecord): Promise<void>;
+  getInstalledPlugin(namespace: string, version: string): Promise<InstalledPluginRecord | null>;
+  listInstalledPlugins(namespace?: string): Promise<InstalledPluginRecord[]>;
+  deleteInstalledPlugin(namespace: string, version: string): Promise<void>;
+  /** Sets the active version; the previously active one becomes `previous`. */
+  activatePlugin(namespace: string, version: string): Promise<PluginActivation>;
+  /** Swaps `active` and `previous`; null when there is no previous version. */
+  rollbackPlugin(namespace: string): Promise<PluginActivation | null>;
+  getActivation(namespace: string): Promise<PluginActivation | null>;
+  listActivations(): Promise<PluginActivation[]>;
+  deleteActivation(namespace: string): Promise<void>;
+
+  // per-agent tool enablement
+  setToolEnabled(agent: string, toolId: string, enabled: boolean): Promise<void>;
+  listEnabledTools(agent: string): Promise<string[]>;
+  /** Removes enablement rows for tools of a namespace across all agents; returns how many. */
+  deleteToolEnablementForNamespace(namespace: string): Promise<number>;
+
+  // secrets (ciphertext only)
+  putSecret(record: SecretRecord): Promise<void>;
+  getSecret(agent: string, key: string): Promise<SecretRecord | null>;
+  listSecrets(agent: string): Promise<SecretRecord[]>;
+  deleteSecret(agent: string, key: string): Promise<boolean>;
+
+  // per-conversation, per-namespace state
+  getState(agent: string, conversationId: string, namespace: string, key: string): Promise<string | null>;
+  /** Sets a value unless the namespace's total for this conversation would exceed maxTotalBytes. */
+  setState(
+    agent: string,
+    conversationId: string,
+    namespace: string,
+    key: string,
+    json: string,
+    maxTotalBytes: number,
+  ): Promise<boolean>;
+  deleteState(agent: string, conversationId: string, namespace: string, key: string): Promise<void>;
+  listStateKeys(agent: string, conversationId: string, namespace: string): Promise<string[]>;
+
+  // artifacts
+  putArtifact(record: ArtifactRecord, caps: ArtifactCaps, now: number): Promise<ArtifactPutOutcome>;
+  /** Atomically removes and returns the artifact when it is bound to (agent, conversation) and unexpired. */
+  takeArtifact(
+    handle: string,
+    agent: string,
+    conversationId: string,
+    now: number,
+  ): Promise<ArtifactRecord | null>;
+  sweepArtifacts(now: number): Promise<number>;
+
+  // knowledge
+  putKnowledgeDoc(doc: KnowledgeDocRecord): Promise<void>;
+  getKnowledgeDoc(agent: string, id: string): Promise<KnowledgeDocRecord | null>;
+  listKnowledgeDocs(
+    agent: string,
+    options: { writer?: string; limit: number },
+  ): Promise<KnowledgeDocRecord[]>;
+  searchKnowledge(agent: string, query: string, limit: number): Promise<KnowledgeHitRecord[]>;
+  deleteKnowledgeDoc(agent: string, id: string): Promise<boolean>;
+  countKnowledgeDocs(agent: string): Promise<number>;
+  /** Re-derives the search index entry of one document; false when it does not exist. */
+  reindexKnowledgeDoc(agent: string, id: string): Promise<boolean>;
+  deleteKnowledgeByWriter(writer: string): Promise<number>;
+
+  // audit
+  appendAudit(entry: AuditInput): Promise<void>;
+  queryAudit(query: AuditQuery): Promise<AuditRecord[]>;
+}

@@ -1,0 +1,57 @@
+// Naming rules shared by the SDK, the registry and the host. Pure data and predicates:
+// safe to bundle into plugins (no node:* imports).
+
+/** A plugin namespace: lowercase, starts with a letter, 2–32 chars, no `_` (keeps `ns__tool` reversible). */
+export const NAMESPACE_PATTERN = /^[a-z][a-z0-9-]{1,31}$/;
+/** A regular tool name: camelCase. */
+export const TOOL_NAME_PATTERN = /^[a-z][a-zA-Z0-9]{0,63}$/;
+/** A harness tool name: snake_case (reserved for harness tools). */
+export const HARNESS_TOOL_NAME_PATTERN = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
+/** A secret key: lowercase snake_case. */
+export const SECRET_KEY_PATTERN = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
+/** The common limit of model providers' function names; `<namespace>__<tool>` must fit. */
+export const MAX_WIRE_NAME_LENGTH = 64;
+
+export const RESERVED_NAMESPACES: ReadonlySet<string> = new Set([
+  "airlock",
+  "core",
+  "host",
+  "harness",
+  "mcp",
+  "system",
+  "admin",
+  "api",
+  "internal",
+  "sdk",
+  "registry",
+  "plugin",
+  "plugins",
+  "tool",
+  "tools",
+]);
+
+/** `<namespace>:<tool>`. */
+export type ToolId = `${string}:${string}`;
+
+export function toolId(namespace: string, tool: string): ToolId {
+  return `${namespace}:${tool}`;
+}
+
+/** The id written where `:` is forbidden (MCP tool names, provider function names). */
+export function wireName(namespace: string, tool: string): string {
+  return `${namespace}__${tool}`;
+}
+
+/** Inverse of `wireName`; `undefined` when the string is not a wire name. */
+export function parseWireName(name: string): { namespace: string; tool: string } | undefined {
+  const at = name.indexOf("__");
+  if (at <= 0) return undefined;
+  return { namespace: name.slice(0, at), tool: name.slice(at + 2) };
+}
+
+/** Inverse of `toolId`; `undefined` when the string is not a canonical id. */
+export function parseToolId(id: string): { namespace: string; tool: string } | undefined {
+  const at = id.indexOf(":");
+  if (at <= 0 || at === id.length - 1) return undefined;
+  return { namespace: id.slice(0, at), tool: id.slice(at + 1) };
+}
