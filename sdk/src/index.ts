@@ -2,3 +2,4 @@
 export * from "./context.ts";
 export * from "./errors.ts";
 export * from "./names.ts";
+export * from "./result.ts";

@@ -275,3 +275,17 @@ export function parseManifest(data: unknown): PluginManifest {
     { status: 422, details: { issues } },
   );
 }
+
+/**
+ * The runtime contract of a built bundle. `index.js` is a classic script (no imports, no
+ * require, no Node built-ins) that, when run in a fresh context, assigns
+ * `globalThis[PLUGIN_GLOBAL]` a BundleExports. The sandbox calls `tools[name](input, ctx)`.
+ */
+export const PLUGIN_GLOBAL = "__airlockPlugin";
+
+export interface BundleExports {
+  namespace: string;
+  version: string;
+  /** Each entry parses its input with the tool's Zod schema, then runs `execute(input, ctx)`. */
+  tools: Record<string, (input: unknown, ctx: unknown) => unknown>;
+}

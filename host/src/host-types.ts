@@ -1,0 +1,269 @@
+// The library API of a running host (`createHost(options)` in host/src/host.ts returns it).
+// Every surface (HTTP admin API, MCP server, CLI) is a thin layer over this interface: a
+// surface never reaches the store or the sandbox by itself for something this API offers.
+// Invariants: operations validate their input and throw AirlockError with a stable code;
+// a tool failure is a ToolCallOutcome with isError, never a thrown error.
+import type { Attachment, ConversationMessage, KnowledgeLevel, ToolResult } from "@airlock/sdk";
+import type { JsonSchema, Presentation, SecretSpec, ToolAnnotations } from "@airlock/sdk/manifest";
+import type { CallNotification } from "./bridge/types.ts";
+import type {
+  AgentKnowledgeLevel,
+  AgentRecord,
+  AuditQuery,
+  AuditRecord,
+  Store,
+  TokenRecord,
+} from "./store/types.ts";
+
+/** A tool as the catalogue lists it (GET /api/tools). Harness tools are never listed. */
+export interface CatalogueTool {
+  id: `${string}:${string}`;
+  namespace: string;
+  name: string;
+  version: string;
+  description: string;
+  category: string;
+  requiredSecrets: SecretSpec[];
+  annotations: ToolAnnotations;
+  inputSchema: JsonSchema;
+}
+
+/** A tool as one agent sees it: enabled or not, and why it is not served when it is not. */
+export interface AgentToolView extends CatalogueTool {
+  enabled: boolean;
+  /** Required (non-optional) secrets the agent has not set. */
+  missingSecrets: string[];
+  /** enabled and nothing missing. */
+  served: boolean;
+}
+
+/** A secret as read back: sensitive values masked, readable ones in clear. */
+export interface SecretView {
+  key: string;
+  set: boolean;
+  sensitive: boolean;
+  /** The value for readable secrets; a mask ("••••" + last 2 chars at most) for sensitive ones. */
+  value: string | null;
+  /** Tools (ids) that declare this key. */
+  tools: string[];
+}
+
+/** A tool as handed to a model for one run: presentation stripped. */
+export interface ModelTool {
+  id: `${string}:${string}`;
+  /** `<namespace>__<tool>` */
+  wireName: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  annotations: ToolAnnotations;
+}
+
+export interface BeforeToolCallContext {
+  agent: string;
+  runId: string;
+  toolName: string;
+  input: Record<string, unknown>;
+}
+export type BeforeToolCallResult =
+  | undefined
+  | { block: true; reason: string }
+  | { input: Record<string, unknown> };
+export type BeforeToolCallHook = (
+  ctx: BeforeToolCallContext,
+) => BeforeToolCallResult | Promise<BeforeToolCallResult>;
+
+export interface AfterToolCallContext {
+  agent: string;
+  runId: string;
+  toolName: string;
+  input: Record<string, unknown>;
+  result?: ToolResult;
+  error?: { code: string; message: string };
+  blocked: boolean;
+  durationMs: number;
+}
+export type AfterToolCallHook = (ctx: AfterToolCallContext) => void | Promise<void>;
+
+export interface HostEventMap {
+  "tool.started": {
+    runId: string;
+    callId: string;
+    agent: string;
+    toolName: string;
+    presentation?: Presentation;
+  };
+  "tool.completed": {
+    runId: string;
+    callId: string;
+    agent: string;
+    toolName: string;
+    presentation?: Presentation;
+    isError: boolean;
+    durationMs: number;
+  };
+  "tool.failed": {
+    runId: string;
+    callId: string;
+    agent: string;
+    toolName: string;
+    presentation?: Presentation;
+    error: { code: string; message: string };
+    blocked: boolean;
+    durationMs: number;
+  };
+  "permission.required": {
+    approvalId: string;
+    runId: string;
+    agent: string;
+    toolName: string;
+    presentation?: Presentation;
+    input: Record<string, unknown>;
+  };
+  "tool.progress": {
+    runId: string;
+    callId: string;
+    agent: string;
+    toolName: string;
+    notification: CallNotification;
+  };
+}
+export type HostEventType = keyof HostEventMap;
+
+export interface RunOptions {
+  agent: string;
+  conversationId?: string;
+  /** Restrict the run to these tool ids (`ns:tool`) and/or categories/presentation groups. */
+  tools?: string[];
+  groups?: string[];
+  /** Harness groups whose tools are injected into this run. */
+  harness?: string[];
+  /** Run tools that are not read-only without waiting for an approval. */
+  autoApprove?: boolean;
+}
+
+export interface CallOptions {
+  conversation?: ConversationMessage[];
+  attachments?: Attachment[];
+  signal?: AbortSignal;
+  onNotification?: (n: CallNotification) => void;
+}
+
+/** What a tool call produced, as it goes back to the model. */
+export interface ToolCallOutcome {
+  callId: string;
+  toolName: string;
+  result: ToolResult;
+  /** Set when the call did not run or failed: its stable code (AIRLOCK_...). */
+  errorCode?: string;
+  blocked: boolean;
+  durationMs: number;
+}
+
+export interface Run {
+  readonly id: string;
+  readonly agent: string;
+  readonly conversationId: string;
+  /** The catalogue snapshot taken at run start, as the model sees it. */
+  tools(): ModelTool[];
+  call(toolName: string, input: unknown, options?: CallOptions): Promise<ToolCallOutcome>;
+}
+
+export interface PendingApproval {
+  id: string;
+  runId: string;
+  agent: string;
+  toolName: string;
+  input: Record<string, unknown>;
+  requestedAt: string;
+}
+
+export interface InstallOptions {
+  /** Allow an unsigned package or an unknown signer from this source (operator decision). */
+  allowUnsigned?: boolean;
+}
+
+export interface InstallReport {
+  namespace: string;
+  version: string;
+  previous: string | null;
+  tools: string[];
+  signer: string | null;
+}
+
+export interface UninstallReport {
+  namespace: string;
+  removedVersions: string[];
+  disabledForAgents: number;
+  kept: { knowledgeDocuments: number; secrets: string[] };
+  purged: { knowledgeDocuments: number; secrets: string[] } | null;
+}
+
+export interface InstalledPluginView {
+  namespace: string;
+  active: string;
+  previous: string | null;
+  versions: string[];
+  tools: string[];
+  signer: string | null;
+  source: string;
+}
+
+export interface PluginLifecycle {
+  /** `name@range` from the configured registry, a registry URL, or a path to a .tgz. */
+  install(spec: string, options?: InstallOptions): Promise<InstallReport>;
+  installTarball(bytes: Uint8Array, source: string, options?: InstallOptions): Promise<InstallReport>;
+  upgrade(namespace: string, range?: string, options?: InstallOptions): Promise<InstallReport>;
+  rollback(namespace: string): Promise<InstallReport>;
+  uninstall(namespace: string, options?: { purge?: boolean }): Promise<UninstallReport>;
+  list(): Promise<InstalledPluginView[]>;
+}
+
+export interface AirlockHost {
+  readonly version: string;
+  readonly store: Store;
+  readonly plugins: PluginLifecycle;
+
+  // agents, levels, tokens
+  createAgent(slug: string): Promise<AgentRecord>;
+  getAgent(slug: string): Promise<AgentRecord | null>;
+  listAgents(): Promise<AgentRecord[]>;
+  setKnowledgeLevel(slug: string, level: AgentKnowledgeLevel): Promise<void>;
+  issueToken(
+    role: "operator" | "agent",
+    agent?: string,
+    label?: string,
+  ): Promise<{ id: string; token: string }>;
+  authenticate(token: string): Promise<TokenRecord | null>;
+
+  // catalogue and enablement
+  listTools(): Promise<CatalogueTool[]>;
+  listAgentTools(agent: string): Promise<AgentToolView[]>;
+  setToolsEnabled(agent: string, changes: Record<string, boolean>): Promise<AgentToolView[]>;
+  getToolPresentations(): Promise<Record<string, Presentation>>;
+
+  // secrets
+  listSecrets(agent: string): Promise<SecretView[]>;
+  setSecrets(agent: string, values: Record<string, string>): Promise<SecretView[]>;
+  deleteSecret(agent: string, key: string): Promise<boolean>;
+
+  // runs, calls, hooks, approvals, events
+  startRun(options: RunOptions): Promise<Run>;
+  /** One-shot: starts a run for the agent and calls one tool in it. */
+  callTool(
+    agent: string,
+    toolName: string,
+    input: unknown,
+    options?: CallOptions & RunOptions,
+  ): Promise<ToolCallOutcome>;
+  beforeToolCall(hook: BeforeToolCallHook): () => void;
+  afterToolCall(hook: AfterToolCallHook): () => void;
+  listApprovals(agent?: string): PendingApproval[];
+  decideApproval(id: string, decision: { approve: boolean; reason?: string }): void;
+  on<T extends HostEventType>(type: T, listener: (event: HostEventMap[T]) => void): () => void;
+
+  queryAudit(query: AuditQuery): Promise<AuditRecord[]>;
+  close(): Promise<void>;
+}
+
+export type { KnowledgeLevel };
