@@ -1,0 +1,85 @@
+// The catalogue of the SDK's own error codes (AIRLOCK_SDK_*): definition-time checks in
+// defineTool/definePlugin, the strict-mode lint, the build, pack, keys and publish.
+// Pure data (bundle-safe). Every code is thrown only through `sdkError`, so each is listed here once.
+import { AirlockError, type AirlockErrorOptions, defineErrorCodes } from "./errors.ts";
+
+export const SDK_ERROR_CODES = defineErrorCodes({
+  AIRLOCK_SDK_TOOL_INVALID: {
+    status: 400,
+    description: "A defineTool() field is wrong; the message names it.",
+  },
+  AIRLOCK_SDK_TOOL_NAME: {
+    status: 400,
+    description: "A tool name is not camelCase (or, for a harness tool, not snake_case).",
+  },
+  AIRLOCK_SDK_SECRET_INVALID: {
+    status: 400,
+    description: "A requiredSecrets entry is wrong (key not snake_case, select without choices, ...).",
+  },
+  AIRLOCK_SDK_PRESENTATION_INVALID: {
+    status: 400,
+    description: "A tool's presentation is not {label, icon, tone?, group?}.",
+  },
+  AIRLOCK_SDK_PLUGIN_INVALID: {
+    status: 400,
+    description: "A definePlugin() field is wrong; the message names it.",
+  },
+  AIRLOCK_SDK_NAMESPACE_INVALID: {
+    status: 400,
+    description:
+      "The namespace does not match ^[a-z][a-z0-9-]{1,31}$, is reserved, or makes a wire name over 64.",
+  },
+  AIRLOCK_SDK_LINT_FAILED: {
+    status: 422,
+    description: "A tool schema breaks a strict-mode rule; each violation names path and fix.",
+  },
+  AIRLOCK_SDK_BUILD_FORBIDDEN_IMPORT: {
+    status: 422,
+    description:
+      "The plugin imports a Node built-in or a module that cannot be resolved; bundles must be self-contained.",
+  },
+  AIRLOCK_SDK_BUILD_FAILED: {
+    status: 422,
+    description: "esbuild could not bundle the plugin; the message carries its errors.",
+  },
+  AIRLOCK_SDK_BUILD_ENTRY: {
+    status: 422,
+    description: "The plugin entry is missing or does not default-export a definePlugin() result.",
+  },
+  AIRLOCK_SDK_BUILD_SCHEMA: {
+    status: 422,
+    description: "A tool's Zod schema cannot be turned into JSON Schema.",
+  },
+  AIRLOCK_SDK_EXAMPLE_INVALID: {
+    status: 422,
+    description: "An inputExamples entry does not match the tool's parameters.",
+  },
+  AIRLOCK_SDK_NOT_BUILT: {
+    status: 400,
+    description: "dist/ is missing or stale: run `airlock-plugin build` first.",
+  },
+  AIRLOCK_SDK_KEY_INVALID: { status: 400, description: "A signing key is not an ed25519 PEM key." },
+  AIRLOCK_SDK_INIT_EXISTS: {
+    status: 409,
+    description: "`init` refuses to write into a non-empty directory.",
+  },
+  AIRLOCK_SDK_USAGE: {
+    status: 400,
+    description: "A CLI command was called with wrong arguments; see its --help.",
+  },
+  AIRLOCK_SDK_PUBLISH_FAILED: {
+    status: 502,
+    description: "The registry refused the upload or could not be reached.",
+  },
+});
+
+export type SdkErrorCode = keyof typeof SDK_ERROR_CODES;
+
+/** An AirlockError with a catalogued SDK code and that code's status. */
+export function sdkError(
+  code: SdkErrorCode,
+  message: string,
+  options: Omit<AirlockErrorOptions, "status"> = {},
+): AirlockError {
+  return new AirlockError(code, message, { ...options, status: SDK_ERROR_CODES[code].status });
+}
