@@ -1,0 +1,102 @@
+// Reads and validates a plugin tarball in memory: the one entry point the registry (on publish)
+// and the host's installer (before writing anything) call.
+// Contract: `readPluginTarball(bytes, limits?)` returns {manifest, packageJson, bundle, files,
+// entries} or throws an AirlockError whose code names the refusal (AIRLOCK_PACKAGE_* from
+// errors.ts, or AIRLOCK_MANIFEST_INVALID from parseManifest). Invariants: the bundle's sha512
+// and size match manifest.bundle; package.json's version matches the manifest's; nothing is
+// written anywhere.
+import { createHash } from "node:crypto";
+import { type PluginManifest, parseManifest } from "../manifest.ts";
+import {
+  DEFAULT_TARBALL_LIMITS,
+  inflate,
+  PACKAGE_FILES,
+  packageError,
+  type TarballEntry,
+  type TarballLimits,
+  untar,
+} from "./untar.ts";
+
+export interface PluginTarball {
+  manifest: PluginManifest;
+  packageJson: Record<string, unknown>;
+  bundle: string;
+  /** The exact bytes of each file, for a caller that writes them out (with its own modes). */
+  files: { packageJson: Uint8Array; manifest: Uint8Array; bundle: Uint8Array };
+  entries: TarballEntry[];
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+function jsonObject(bytes: Uint8Array, file: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(strictUtf8.decode(bytes));
+  } catch (err) {
+    throw packageError(
+      "AIRLOCK_PACKAGE_JSON_INVALID",
+      `${file} is not UTF-8 JSON: ${(err as Error).message}`,
+      {
+        file,
+      },
+    );
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw packageError("AIRLOCK_PACKAGE_JSON_INVALID", `${file} must hold a JSON object`, { file });
+  }
+  return value as Record<string, unknown>;
+}
+
+/** `sha512-<base64>` of some bytes (the SRI form manifests and packuments carry). */
+export function sha512Integrity(bytes: Uint8Array): string {
+  return `sha512-${createHash("sha512").update(bytes).digest("base64")}`;
+}
+
+export async function readPluginTarball(
+  bytes: Uint8Array,
+  limits: Partial<TarballLimits> = {},
+): Promise<PluginTarball> {
+  const caps: TarballLimits = { ...DEFAULT_TARBALL_LIMITS, ...limits };
+  const { files, entries } = await untar(inflate(bytes, caps), caps);
+  for (const path of PACKAGE_FILES) {
+    if (!files.has(path)) {
+      throw packageError("AIRLOCK_PACKAGE_MISSING_FILE", `the tarball has no ${path}`, { path });
+    }
+  }
+  const raw = {
+    packageJson: files.get("package/package.json") as Uint8Array,
+    manifest: files.get("package/airlock.json") as Uint8Array,
+    bundle: files.get("package/index.js") as Uint8Array,
+  };
+  const packageJson = jsonObject(raw.packageJson, "package.json");
+  const manifest = parseManifest(jsonObject(raw.manifest, "airlock.json"));
+  let bundle: string;
+  try {
+    bundle = strictUtf8.decode(raw.bundle);
+  } catch (err) {
+    throw packageError(
+      "AIRLOCK_PACKAGE_BUNDLE_INVALID",
+      `index.js is not valid UTF-8: ${(err as Error).message}`,
+    );
+  }
+  const integrity = sha512Integrity(raw.bundle);
+  if (integrity !== manifest.bundle.integrity || raw.bundle.length !== manifest.bundle.size) {
+    throw packageError(
+      "AIRLOCK_PACKAGE_BUNDLE_MISMATCH",
+      "index.js does not match manifest.bundle (integrity or size); the tarball was altered after build",
+      {
+        expected: manifest.bundle.integrity,
+        actual: integrity,
+        expectedSize: manifest.bundle.size,
+        size: raw.bundle.length,
+      },
+    );
+  }
+  if (packageJson.version !== manifest.version) {
+    throw packageError(
+      "AIRLOCK_PACKAGE_METADATA_MISMATCH",
+      `package.json version ${String(packageJson.version)} differs from airlock.json version ${manifest.version}`,
+    );
+  }
+  return { manifest, packageJson, bundle, files: raw, entries };
+}

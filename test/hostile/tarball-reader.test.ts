@@ -1,0 +1,183 @@
+// Hostile plugin tarballs against the in-memory reader: each attack is refused with its own
+// code, and the reader keeps working (a good tarball still reads) after every refusal.
+import { gzipSync } from "node:zlib";
+import {
+  type CraftedEntry,
+  gzip,
+  paxRecord,
+  readPluginTarball,
+  samplePluginFiles,
+  samplePluginTarball,
+  tarArchive,
+} from "@airlock/sdk/package";
+import { describe, expect, it } from "vitest";
+
+const good = samplePluginFiles({ namespace: "weather", version: "1.0.0" });
+const goodEntries: CraftedEntry[] = [
+  { path: "package/package.json", body: good.packageJson },
+  { path: "package/airlock.json", body: good.manifest },
+  { path: "package/index.js", body: good.bundle },
+];
+const withEntries = (...extra: CraftedEntry[]): Uint8Array => gzip(tarArchive([...goodEntries, ...extra]));
+
+function corruptChecksum(): Uint8Array {
+  const tar = tarArchive(goodEntries);
+  tar[148] = "7".charCodeAt(0);
+  tar[149] = "7".charCodeAt(0);
+  return gzip(tar);
+}
+
+const attacks: Array<{
+  name: string;
+  code: string;
+  bytes: () => Uint8Array;
+  limits?: Record<string, number>;
+}> = [
+  {
+    name: "a `..` path",
+    code: "AIRLOCK_PACKAGE_PATH_TRAVERSAL",
+    bytes: () => withEntries({ path: "package/../../evil.js", body: "x" }),
+  },
+  {
+    name: "a pax header that rewrites a path to escape",
+    code: "AIRLOCK_PACKAGE_PATH_TRAVERSAL",
+    bytes: () =>
+      gzip(
+        tarArchive([
+          { path: "PaxHeader/x", type: "x", body: paxRecord("path", "../../../tmp/pwned.js") },
+          { path: "package/index.js", body: good.bundle },
+        ]),
+      ),
+  },
+  {
+    name: "an absolute path",
+    code: "AIRLOCK_PACKAGE_ABSOLUTE_PATH",
+    bytes: () => withEntries({ path: "/etc/cron.d/evil", body: "x" }),
+  },
+  {
+    name: "a symlink disguised as the bundle",
+    code: "AIRLOCK_PACKAGE_SYMLINK",
+    bytes: () =>
+      gzip(tarArchive([{ path: "package/index.js", type: "2", linkpath: "/etc/passwd" }, ...goodEntries])),
+  },
+  {
+    name: "a hard link",
+    code: "AIRLOCK_PACKAGE_HARDLINK",
+    bytes: () =>
+      gzip(tarArchive([{ path: "package/index.js", type: "1", linkpath: "package/package.json" }])),
+  },
+  {
+    name: "a character device",
+    code: "AIRLOCK_PACKAGE_SPECIAL_FILE",
+    bytes: () => withEntries({ path: "package/tty", type: "3" }),
+  },
+  {
+    name: "a FIFO",
+    code: "AIRLOCK_PACKAGE_SPECIAL_FILE",
+    bytes: () => withEntries({ path: "package/pipe", type: "6" }),
+  },
+  {
+    name: "a duplicate bundle entry that would overwrite the checked one",
+    code: "AIRLOCK_PACKAGE_DUPLICATE_ENTRY",
+    bytes: () => withEntries({ path: "package/index.js", body: "globalThis.evil = 1;" }),
+  },
+  {
+    name: "an unexpected file",
+    code: "AIRLOCK_PACKAGE_UNEXPECTED_FILE",
+    bytes: () => withEntries({ path: "package/.npmrc", body: "x" }),
+  },
+  {
+    name: "a non-canonical spelling of an expected path",
+    code: "AIRLOCK_PACKAGE_UNEXPECTED_FILE",
+    bytes: () => gzip(tarArchive([{ path: "package/./index.js", body: good.bundle }])),
+  },
+  {
+    name: "a missing bundle",
+    code: "AIRLOCK_PACKAGE_MISSING_FILE",
+    bytes: () => gzip(tarArchive(goodEntries.slice(0, 2))),
+  },
+  {
+    name: "a file over the per-entry cap",
+    code: "AIRLOCK_PACKAGE_ENTRY_TOO_LARGE",
+    bytes: () => withEntries(),
+    limits: { maxEntryBytes: 64 },
+  },
+  {
+    name: "more entries than the cap (a flood of pax headers)",
+    code: "AIRLOCK_PACKAGE_TOO_MANY_ENTRIES",
+    bytes: () =>
+      gzip(
+        tarArchive([
+          ...Array.from(
+            { length: 40 },
+            (_, i): CraftedEntry => ({ path: `PaxHeader/${i}`, type: "x", body: paxRecord("comment", "x") }),
+          ),
+          ...goodEntries,
+        ]),
+      ),
+  },
+  {
+    name: "a decompression bomb (64 MiB of zeros in 64 KiB)",
+    code: "AIRLOCK_PACKAGE_INFLATED_TOO_LARGE",
+    bytes: () => new Uint8Array(gzipSync(Buffer.alloc(64 * 1024 * 1024), { level: 9 })),
+  },
+  {
+    name: "a tarball over the compressed cap",
+    code: "AIRLOCK_PACKAGE_TOO_LARGE",
+    bytes: () => withEntries(),
+    limits: { maxCompressedBytes: 100 },
+  },
+  { name: "bytes that are not gzip", code: "AIRLOCK_PACKAGE_NOT_GZIP", bytes: () => tarArchive(goodEntries) },
+  { name: "a gzip inside the gzip", code: "AIRLOCK_PACKAGE_TAR_INVALID", bytes: () => gzip(withEntries()) },
+  {
+    name: "a header with a bad checksum (a tar warning)",
+    code: "AIRLOCK_PACKAGE_TAR_INVALID",
+    bytes: corruptChecksum,
+  },
+  {
+    name: "a bundle swapped after the manifest was built",
+    code: "AIRLOCK_PACKAGE_BUNDLE_MISMATCH",
+    bytes: () =>
+      gzip(
+        tarArchive([
+          goodEntries[0] as CraftedEntry,
+          goodEntries[1] as CraftedEntry,
+          { path: "package/index.js", body: good.bundle.replace("JSON.stringify(input)", "'pwned'") },
+        ]),
+      ),
+  },
+  {
+    name: "an airlock.json that is not JSON",
+    code: "AIRLOCK_PACKAGE_JSON_INVALID",
+    bytes: () =>
+      gzip(
+        tarArchive([
+          goodEntries[0] as CraftedEntry,
+          { path: "package/airlock.json", body: "{nope" },
+          goodEntries[2] as CraftedEntry,
+        ]),
+      ),
+  },
+];
+
+describe("hostile tarballs against readPluginTarball", () => {
+  for (const attack of attacks) {
+    it(`refuses ${attack.name} with ${attack.code}, and still reads a good tarball afterwards`, async () => {
+      const err = await readPluginTarball(attack.bytes(), attack.limits).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toMatchObject({ code: attack.code });
+      expect(String((err as Error).message)).not.toContain(good.bundle);
+      const healthy = await readPluginTarball(
+        samplePluginTarball({ namespace: "weather", version: "1.0.0" }),
+      );
+      expect(healthy.manifest.namespace).toBe("weather");
+    });
+  }
+
+  it("gives each kind of attack its own code", () => {
+    const codes = new Set(attacks.map((a) => a.code));
+    expect(codes.size).toBeGreaterThanOrEqual(16);
+  });
+});
