@@ -1,0 +1,96 @@
+// A minimal PNG encoder in pure JS (no node built-ins, no Web APIs): it runs inside the isolate.
+// Contract: `encodePng(width, height, rgba)` returns a valid PNG (8-bit RGBA, no interlace).
+// The zlib stream uses stored (uncompressed) deflate blocks, which every decoder accepts;
+// CRC-32 and Adler-32 are computed here. Input length must be width * height * 4.
+
+const CRC_TABLE: Uint32Array = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+})();
+
+export function crc32(bytes: Uint8Array, start = 0, end = bytes.length): number {
+  let c = 0xffffffff;
+  for (let i = start; i < end; i++) c = (CRC_TABLE[(c ^ (bytes[i] as number)) & 0xff] as number) ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+function adler32(bytes: Uint8Array): number {
+  let a = 1;
+  let b = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    a = (a + (bytes[i] as number)) % 65521;
+    b = (b + a) % 65521;
+  }
+  return ((b << 16) | a) >>> 0;
+}
+
+/** zlib wrapper around stored deflate blocks (max 65535 bytes each). */
+function zlibStored(data: Uint8Array): Uint8Array {
+  const blocks = Math.max(1, Math.ceil(data.length / 65535));
+  const out = new Uint8Array(2 + blocks * 5 + data.length + 4);
+  out[0] = 0x78;
+  out[1] = 0x01;
+  let o = 2;
+  for (let i = 0; i < blocks; i++) {
+    const from = i * 65535;
+    const len = Math.min(65535, data.length - from);
+    out[o++] = i === blocks - 1 ? 1 : 0;
+    out[o++] = len & 0xff;
+    out[o++] = len >>> 8;
+    out[o++] = ~len & 0xff;
+    out[o++] = (~len >>> 8) & 0xff;
+    out.set(data.subarray(from, from + len), o);
+    o += len;
+  }
+  const ad = adler32(data);
+  out[o++] = ad >>> 24;
+  out[o++] = (ad >>> 16) & 0xff;
+  out[o++] = (ad >>> 8) & 0xff;
+  out[o++] = ad & 0xff;
+  return out;
+}
+
+function chunk(type: string, data: Uint8Array): Uint8Array {
+  const out = new Uint8Array(12 + data.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, data.length);
+  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
+  out.set(data, 8);
+  view.setUint32(8 + data.length, crc32(out, 4, 8 + data.length));
+  return out;
+}
+
+export const PNG_SIGNATURE = [137, 80, 78, 71, 13, 10, 26, 10];
+
+export function encodePng(width: number, height: number, rgba: Uint8Array): Uint8Array {
+  if (rgba.length !== width * height * 4) throw new Error("rgba length must be width*height*4");
+  const header = new Uint8Array(13);
+  const hv = new DataView(header.buffer);
+  hv.setUint32(0, width);
+  hv.setUint32(4, height);
+  header[8] = 8; // bit depth
+  header[9] = 6; // colour type RGBA
+  const raw = new Uint8Array(height * (1 + width * 4));
+  for (let y = 0; y < height; y++) {
+    raw[y * (1 + width * 4)] = 0; // filter: none
+    raw.set(rgba.subarray(y * width * 4, (y + 1) * width * 4), y * (1 + width * 4) + 1);
+  }
+  const parts = [
+    new Uint8Array(PNG_SIGNATURE),
+    chunk("IHDR", header),
+    chunk("IDAT", zlibStored(raw)),
+    chunk("IEND", new Uint8Array(0)),
+  ];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
