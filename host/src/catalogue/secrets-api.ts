@@ -1,0 +1,128 @@
+// The per-agent secrets API: list (masked), set (validated against the declared specs),
+// delete. Values are sealed and opened by a SecretCodec (the vault, host/src/secrets), so the
+// store only ever holds ciphertext.
+// Invariants: a key can be set only when an active tool declares it; a select secret only to
+// one of its choices; a batch is validated whole before anything is written; a sensitive
+// value is never returned in clear (masked: "••••" plus at most its last 2 characters).
+import type { SecretSpec } from "@airlock/sdk/manifest";
+import type { SecretView } from "../host-types.ts";
+import type { SecretRecord, Store } from "../store/types.ts";
+import { catalogueError, requireAgent } from "./agent-tools.ts";
+import type { Catalogue } from "./catalogue.ts";
+
+/** Seals and opens secret values; implemented by the vault. */
+export interface SecretCodec {
+  seal(agent: string, key: string, plaintext: string): string | Promise<string>;
+  open(record: SecretRecord): string | Promise<string>;
+  /** The masked form of a sensitive value. */
+  mask(plaintext: string): string;
+}
+
+const MAX_SECRET_CHARS = 64 * 1024;
+
+/** "••••" plus the last 2 characters, shown only for values long enough not to give them away. */
+export function defaultMask(plaintext: string): string {
+  return plaintext.length >= 8 ? `••••${plaintext.slice(-2)}` : "••••";
+}
+
+interface Declared {
+  specs: SecretSpec[];
+  tools: string[];
+}
+
+/** Every secret key active tools declare (harness tools included), with the declaring specs. */
+export function declaredSecrets(catalogue: Catalogue): Map<string, Declared> {
+  const map = new Map<string, Declared>();
+  const entries = [...catalogue.tools(), ...catalogue.harnessGroups().flatMap((g) => catalogue.harness(g))];
+  for (const entry of entries) {
+    for (const spec of entry.tool.requiredSecrets) {
+      const d = map.get(spec.key) ?? { specs: [], tools: [] };
+      d.specs.push(spec);
+      d.tools.push(entry.id);
+      map.set(spec.key, d);
+    }
+  }
+  return map;
+}
+
+/** Sensitive when any declaring spec says so; an undeclared (orphaned) key is treated as sensitive. */
+function isSensitive(declared: Declared | undefined): boolean {
+  return declared === undefined || declared.specs.some((s) => s.sensitive);
+}
+
+export async function listSecrets(
+  store: Store,
+  catalogue: Catalogue,
+  codec: SecretCodec,
+  agent: string,
+): Promise<SecretView[]> {
+  await requireAgent(store, agent);
+  const declared = declaredSecrets(catalogue);
+  const records = new Map((await store.listSecrets(agent)).map((r) => [r.key, r]));
+  const keys = [...new Set([...declared.keys(), ...records.keys()])].sort();
+  const views: SecretView[] = [];
+  for (const key of keys) {
+    const d = declared.get(key);
+    const record = records.get(key);
+    const sensitive = isSensitive(d);
+    let value: string | null = null;
+    if (record !== undefined) {
+      const plain = await codec.open(record);
+      value = sensitive ? codec.mask(plain) : plain;
+    }
+    views.push({ key, set: record !== undefined, sensitive, value, tools: d?.tools ?? [] });
+  }
+  return views;
+}
+
+/**
+ * Sets secrets for an agent. An empty string clears the key. Throws AIRLOCK_SECRET_UNKNOWN_KEY,
+ * AIRLOCK_SECRET_INVALID_CHOICE or AIRLOCK_SECRET_INVALID_VALUE before writing anything.
+ */
+export async function setSecrets(
+  store: Store,
+  catalogue: Catalogue,
+  codec: SecretCodec,
+  agent: string,
+  values: Record<string, string>,
+): Promise<SecretView[]> {
+  await requireAgent(store, agent);
+  const declared = declaredSecrets(catalogue);
+  const entries = Object.entries(values ?? {});
+  for (const [key, value] of entries) {
+    const d = declared.get(key);
+    if (d === undefined) {
+      throw catalogueError("AIRLOCK_SECRET_UNKNOWN_KEY", `no active tool declares a secret "${key}"`);
+    }
+    if (typeof value !== "string" || value.length > MAX_SECRET_CHARS) {
+      throw catalogueError(
+        "AIRLOCK_SECRET_INVALID_VALUE",
+        `secret "${key}" must be a string of at most 64 KiB`,
+      );
+    }
+    for (const spec of d.specs) {
+      if (value !== "" && spec.type === "select" && !(spec.choices ?? []).includes(value)) {
+        throw catalogueError(
+          "AIRLOCK_SECRET_INVALID_CHOICE",
+          `secret "${key}" must be one of: ${(spec.choices ?? []).join(", ")}`,
+        );
+      }
+    }
+  }
+  for (const [key, value] of entries) {
+    if (value === "") await store.deleteSecret(agent, key);
+    else
+      await store.putSecret({
+        agent,
+        key,
+        ciphertext: await codec.seal(agent, key, value),
+        updatedAt: new Date().toISOString(),
+      });
+  }
+  return listSecrets(store, catalogue, codec, agent);
+}
+
+export async function deleteSecret(store: Store, agent: string, key: string): Promise<boolean> {
+  await requireAgent(store, agent);
+  return store.deleteSecret(agent, key);
+}

@@ -1,0 +1,123 @@
+// Host options (`createHost(options)`) and their defaults. Pure: resolving options touches
+// no disk and opens nothing; host.ts does that.
+// Invariants: every limit the operator sets is a ceiling — a plugin gets the minimum of its
+// manifest's request and the ceiling, with the ceiling as the default when it asks nothing.
+import { join } from "node:path";
+import type { RequestedLimits } from "@airlock/sdk/manifest";
+import type { EgressPolicy } from "./egress/types.ts";
+import type { EffectiveLimits, Sandbox } from "./sandbox/types.ts";
+import type { Store } from "./store/types.ts";
+
+export type StoreOption =
+  /** SQLite in `dataDir` (default: the host's dataDir). */
+  | { kind: "sqlite"; dataDir?: string }
+  | { kind: "postgres"; url: string; schema?: string; maxConnections?: number }
+  /** An already-open store (embedding, tests); the host does not close it. */
+  | { kind: "instance"; store: Store };
+
+export interface SandboxOption {
+  mode: "in-process" | "workers";
+  /** Worker processes in "workers" mode. */
+  workers?: number;
+  /** An already-built sandbox (embedding, tests); the host closes it on close(). */
+  instance?: Sandbox;
+}
+
+export interface TrustOptions {
+  /** Signer public keys (PEM) the installer accepts. */
+  keys?: string[];
+  /** Accept unsigned packages without the per-install allowUnsigned flag. */
+  allowUnsigned?: boolean;
+}
+
+export interface HostOptions {
+  /** Where the SQLite file, the vault key and installed plugins live. Default `./.airlock-data`. */
+  dataDir?: string;
+  store?: StoreOption;
+  sandbox?: SandboxOption;
+  /** Operator ceilings on plugin limits. */
+  limits?: Partial<EffectiveLimits>;
+  registryUrl?: string;
+  trust?: TrustOptions;
+  /** Operator egress policy: narrows what plugins' manifests declare. */
+  egress?: EgressPolicy;
+  /** Reported as AirlockHost.version and checked against manifests' engine ranges. */
+  hostVersion?: string;
+  /** Run every tool without waiting for approvals (development only). */
+  autoApprove?: boolean;
+  /** Master key for secrets at rest (base64, 32 bytes); default: a key file in dataDir. */
+  masterKey?: string;
+  /** Where internal failures that never fail a call are reported. Default: stderr. */
+  onInternalError?: (what: string, error: unknown) => void;
+}
+
+export const DEFAULT_HOST_VERSION = "1.0.0";
+
+export const DEFAULT_LIMITS: Readonly<EffectiveLimits> = Object.freeze({
+  cpuMs: 5_000,
+  wallMs: 30_000,
+  memoryMb: 128,
+  maxInputBytes: 1024 * 1024,
+  maxResultBytes: 4 * 1024 * 1024,
+  concurrency: 8,
+  capabilityCalls: 1_000,
+});
+
+export interface ResolvedHostOptions {
+  dataDir: string;
+  pluginsDir: string;
+  store: StoreOption;
+  sandbox: SandboxOption;
+  ceilings: EffectiveLimits;
+  registryUrl: string | undefined;
+  trust: TrustOptions;
+  egress: EgressPolicy;
+  hostVersion: string;
+  autoApprove: boolean;
+  masterKey: string | undefined;
+  onInternalError: (what: string, error: unknown) => void;
+}
+
+function reportToStderr(what: string, error: unknown): void {
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  process.stderr.write(`[airlock] ${what}: ${message}\n`);
+}
+
+export function resolveHostOptions(options: HostOptions = {}): ResolvedHostOptions {
+  const dataDir = options.dataDir ?? join(process.cwd(), ".airlock-data");
+  return {
+    dataDir,
+    pluginsDir: join(dataDir, "plugins"),
+    store: options.store ?? { kind: "sqlite", dataDir },
+    sandbox: options.sandbox ?? { mode: "workers" },
+    ceilings: { ...DEFAULT_LIMITS, ...stripUndefined(options.limits ?? {}) },
+    registryUrl: options.registryUrl,
+    trust: options.trust ?? {},
+    egress: options.egress ?? {},
+    hostVersion: options.hostVersion ?? DEFAULT_HOST_VERSION,
+    autoApprove: options.autoApprove === true,
+    masterKey: options.masterKey,
+    onInternalError: options.onInternalError ?? reportToStderr,
+  };
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** min(ceiling, request) per limit; the ceiling where the manifest asks nothing. */
+export function effectiveLimits(ceilings: EffectiveLimits, requested: RequestedLimits): EffectiveLimits {
+  const pick = (key: keyof EffectiveLimits): number => {
+    const asked = requested[key];
+    return typeof asked === "number" && asked > 0 ? Math.min(asked, ceilings[key]) : ceilings[key];
+  };
+  return {
+    cpuMs: pick("cpuMs"),
+    wallMs: pick("wallMs"),
+    memoryMb: pick("memoryMb"),
+    maxInputBytes: pick("maxInputBytes"),
+    maxResultBytes: pick("maxResultBytes"),
+    concurrency: pick("concurrency"),
+    capabilityCalls: pick("capabilityCalls"),
+  };
+}

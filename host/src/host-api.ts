@@ -1,0 +1,219 @@
+// The AirlockHost implementation over its parts (store, sandbox, grant issuer, secret codec,
+// plugin lifecycle). createHost (host.ts) opens the parts; this file is everything the library
+// API does with them, so it can be assembled from any conforming parts.
+// Invariants: the catalogue is loaded before the host is returned and reloaded after every
+// lifecycle change; tool failures are outcomes, admin mistakes are AirlockErrors with codes;
+// close() denies pending approvals, then closes the sandbox, then the store it owns.
+import { AirlockError } from "@airlock/sdk";
+import type { Presentation } from "@airlock/sdk/manifest";
+import { authenticate, issueToken } from "./auth/tokens.ts";
+import {
+  catalogueError,
+  listAgentTools,
+  requireAgent,
+  setToolsEnabled,
+  toCatalogueTool,
+} from "./catalogue/agent-tools.ts";
+import { createCatalogue } from "./catalogue/catalogue.ts";
+import { deleteSecret, listSecrets, type SecretCodec, setSecrets } from "./catalogue/secrets-api.ts";
+import { effectiveLimits, type ResolvedHostOptions } from "./config.ts";
+import type { AirlockHost, PluginLifecycle, RunOptions } from "./host-types.ts";
+import { createApprovalRegistry } from "./pipeline/approvals.ts";
+import type { GrantIssuer, PipelineDeps } from "./pipeline/deps.ts";
+import { PIPELINE_ERRORS } from "./pipeline/errors.ts";
+import { createEventBus } from "./pipeline/events.ts";
+import { createHookRegistry } from "./pipeline/hooks.ts";
+import { createPluginLoader, pluginKey } from "./pipeline/plugin-loader.ts";
+import { startRun } from "./pipeline/run.ts";
+import { createSchemaValidator } from "./pipeline/schema-validation.ts";
+import type { Sandbox } from "./sandbox/types.ts";
+import type { AgentKnowledgeLevel, AuditInput, Store } from "./store/types.ts";
+
+export interface HostParts {
+  options: ResolvedHostOptions;
+  store: Store;
+  /** Whether close() closes the store (false for a store handed in by the embedder). */
+  ownsStore: boolean;
+  sandbox: Sandbox;
+  grants: GrantIssuer;
+  codec: SecretCodec;
+  /** Builds the lifecycle once the host's reload hook exists. */
+  lifecycle: PluginLifecycle;
+  /** Closes what the parts opened besides the sandbox and the store (bridge sweepers, pools). */
+  closeExtras?: () => Promise<void>;
+}
+
+const AGENT_SLUG = /^[a-z0-9][a-z0-9-]{0,63}$/;
+const LEVELS: ReadonlySet<string> = new Set(["none", "read", "write", "manage"]);
+
+export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
+  const { store, sandbox, options } = parts;
+  const report = options.onInternalError;
+  const catalogue = createCatalogue(store);
+  const events = createEventBus((type, error) => report(`listener of ${type}`, error));
+  const hooks = createHookRegistry();
+  const approvals = createApprovalRegistry();
+  const loader = createPluginLoader({
+    sandbox,
+    limitsFor: (plugin) => effectiveLimits(options.ceilings, plugin.manifest.limits),
+  });
+  const audit = async (entry: AuditInput) => {
+    try {
+      await store.appendAudit(entry);
+    } catch (error) {
+      report("audit write", error);
+    }
+  };
+  const deps: PipelineDeps = {
+    store,
+    catalogue,
+    sandbox,
+    grants: parts.grants,
+    loader,
+    hooks,
+    approvals,
+    events,
+    validator: createSchemaValidator(),
+    autoApprove: options.autoApprove,
+    audit,
+    report,
+  };
+  let closed = false;
+
+  async function refreshCatalogue(): Promise<void> {
+    const problems = await catalogue.reload();
+    for (const problem of problems) {
+      report("catalogue", new AirlockError(problem.code, problem.message));
+      await audit({
+        agent: null,
+        plugin: problem.namespace,
+        tool: null,
+        conversationId: null,
+        kind: "admin",
+        action: "catalogue.problem",
+        allowed: false,
+        success: false,
+        error: problem.code,
+        durationMs: null,
+        details: { message: problem.message },
+      });
+    }
+    await loader.retain(new Set([...catalogue.plugins().values()].map(pluginKey)));
+  }
+  await refreshCatalogue();
+
+  const after =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await fn(...args);
+      } finally {
+        await refreshCatalogue();
+      }
+    };
+  const plugins: PluginLifecycle = {
+    install: after((spec, opts) => parts.lifecycle.install(spec, opts)),
+    installTarball: after((bytes, source, opts) => parts.lifecycle.installTarball(bytes, source, opts)),
+    upgrade: after((namespace, range, opts) => parts.lifecycle.upgrade(namespace, range, opts)),
+    rollback: after((namespace) => parts.lifecycle.rollback(namespace)),
+    uninstall: after((namespace, opts) => parts.lifecycle.uninstall(namespace, opts)),
+    list: () => parts.lifecycle.list(),
+  };
+
+  const assertOpen = () => {
+    if (closed) {
+      throw new AirlockError("AIRLOCK_HOST_CLOSED", "the host is closed", {
+        status: PIPELINE_ERRORS.AIRLOCK_HOST_CLOSED.status,
+      });
+    }
+  };
+  const begin = (run: RunOptions) => {
+    assertOpen();
+    return startRun(deps, run);
+  };
+
+  return {
+    version: options.hostVersion,
+    store,
+    plugins,
+
+    async createAgent(slug) {
+      if (typeof slug !== "string" || !AGENT_SLUG.test(slug)) {
+        throw catalogueError("AIRLOCK_AGENT_INVALID_SLUG", `invalid agent slug ${JSON.stringify(slug)}`);
+      }
+      return store.ensureAgent(slug);
+    },
+    getAgent: (slug) => store.getAgent(slug),
+    listAgents: () => store.listAgents(),
+    async setKnowledgeLevel(slug, level: AgentKnowledgeLevel) {
+      if (!LEVELS.has(level)) {
+        throw catalogueError(
+          "AIRLOCK_AGENT_INVALID_LEVEL",
+          `unknown knowledge level ${JSON.stringify(level)}`,
+        );
+      }
+      await requireAgent(store, slug);
+      await store.setKnowledgeLevel(slug, level);
+    },
+    async issueToken(role, agent, label) {
+      const issued = await issueToken(store, {
+        role,
+        ...(agent === undefined ? {} : { agent }),
+        ...(label === undefined ? {} : { label }),
+      });
+      return { id: issued.id, token: issued.token };
+    },
+    authenticate: (token) => authenticate(store, token),
+
+    listTools: async () => catalogue.tools().map(toCatalogueTool),
+    listAgentTools: (agent) => listAgentTools(store, catalogue, agent),
+    setToolsEnabled: (agent, changes) => setToolsEnabled(store, catalogue, agent, changes),
+    async getToolPresentations() {
+      const all = [...catalogue.tools(), ...catalogue.harnessGroups().flatMap((g) => catalogue.harness(g))];
+      const out: Record<string, Presentation> = {};
+      for (const entry of all) if (entry.tool.presentation) out[entry.id] = { ...entry.tool.presentation };
+      return out;
+    },
+
+    listSecrets: (agent) => listSecrets(store, catalogue, parts.codec, agent),
+    setSecrets: (agent, values) => setSecrets(store, catalogue, parts.codec, agent, values),
+    deleteSecret: (agent, key) => deleteSecret(store, agent, key),
+
+    startRun: begin,
+    async callTool(agent, toolName, input, callOptions) {
+      const {
+        tools,
+        groups,
+        harness,
+        autoApprove,
+        conversationId,
+        agent: _ignored,
+        ...call
+      } = callOptions ?? ({ agent } as const);
+      const run = await begin({
+        agent,
+        ...(tools === undefined ? {} : { tools }),
+        ...(groups === undefined ? {} : { groups }),
+        ...(harness === undefined ? {} : { harness }),
+        ...(autoApprove === undefined ? {} : { autoApprove }),
+        ...(conversationId === undefined ? {} : { conversationId }),
+      });
+      return run.call(toolName, input, call);
+    },
+    beforeToolCall: (hook) => hooks.addBefore(hook),
+    afterToolCall: (hook) => hooks.addAfter(hook),
+    listApprovals: (agent) => approvals.list(agent),
+    decideApproval: (id, decision) => approvals.decide(id, decision),
+    on: (type, listener) => events.on(type, listener),
+
+    queryAudit: (query) => store.queryAudit(query),
+    async close() {
+      if (closed) return;
+      closed = true;
+      approvals.denyAll("the host is shutting down");
+      await sandbox.close();
+      await parts.closeExtras?.();
+      if (parts.ownsStore) await store.close();
+    },
+  };
+}

@@ -1,0 +1,62 @@
+// What the invocation pipeline needs from the rest of the host, as narrow interfaces. host.ts
+// builds these from the real store, catalogue, sandbox and bridge; nothing here is a second
+// implementation of them.
+import type { ConversationMessage, KnowledgeLevel } from "@airlock/sdk";
+import type { ToolManifest } from "@airlock/sdk/manifest";
+import type { BridgeDispatch, CallGrant, CallNotification } from "../bridge/types.ts";
+import type { Catalogue } from "../catalogue/catalogue.ts";
+import type { EffectiveLimits, Sandbox } from "../sandbox/types.ts";
+import type { AuditInput, InstalledPluginRecord, Store } from "../store/types.ts";
+import type { ApprovalRegistry } from "./approvals.ts";
+import type { EventBus } from "./events.ts";
+import type { HookRegistry } from "./hooks.ts";
+import type { SchemaValidator } from "./schema-validation.ts";
+
+export interface GrantRequest {
+  callId: string;
+  agent: string;
+  conversationId: string;
+  plugin: InstalledPluginRecord;
+  tool: ToolManifest;
+  knowledgeLevel: KnowledgeLevel | null;
+  conversation: readonly ConversationMessage[];
+  limits: EffectiveLimits;
+  /** Aborted when the call ends (completion, deadline, cancellation). */
+  signal: AbortSignal;
+  notify: (n: CallNotification) => void;
+}
+
+/** Issues and revokes CallGrants; `dispatch` is what the sandbox calls for every ctx method. */
+export interface GrantIssuer {
+  issue(request: GrantRequest): CallGrant;
+  revoke(token: string): void;
+  readonly dispatch: BridgeDispatch;
+}
+
+/** Loads plugin versions into the sandbox on first use (verifying the bundle's integrity). */
+export interface PluginLoader {
+  /** Limits in force for a plugin version (operator ceilings ∧ manifest request). */
+  limitsFor(plugin: InstalledPluginRecord): EffectiveLimits;
+  /** Loads the version if it is not loaded; returns its sandbox key. Rejects with an AirlockError. */
+  ensure(plugin: InstalledPluginRecord): Promise<string>;
+  /** Unloads loaded versions that are not in `keep` (`namespace@version`). */
+  retain(keep: ReadonlySet<string>): Promise<void>;
+}
+
+export interface PipelineDeps {
+  store: Store;
+  catalogue: Catalogue;
+  sandbox: Sandbox;
+  grants: GrantIssuer;
+  loader: PluginLoader;
+  hooks: HookRegistry;
+  approvals: ApprovalRegistry;
+  events: EventBus;
+  validator: SchemaValidator;
+  /** Host-wide auto-approval (operator option). */
+  autoApprove: boolean;
+  /** Appends an audit entry; never rejects (failures are reported by the host). */
+  audit(entry: AuditInput): Promise<void>;
+  /** Reports an internal failure that must not fail a call (audit write, after-hook, listener). */
+  report(what: string, error: unknown): void;
+}

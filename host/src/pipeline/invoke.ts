@@ -1,0 +1,261 @@
+// One tool call through the pipeline, in DESIGN.md's order:
+//   snapshot check → still enabled, secrets present → beforeToolCall hooks → approval (tools not
+//   annotated readOnlyHint, unless auto-approved) → input size + JSON Schema validation → grant →
+//   sandbox call under a wall deadline → output schema validation → result cap → grant revoked →
+//   afterToolCall hooks → audit (kind "tool") and events (tool.started/completed/failed).
+// Invariants: this function never rejects — every failure (a refusal, a block, a denial, a
+// throwing or looping tool, a sandbox failure) is a ToolCallOutcome whose result has isError
+// and a message the model can act on; a grant issued for the call is always revoked.
+import { randomUUID } from "node:crypto";
+import { normalizeToolResult, type ToolResult } from "@airlock/sdk";
+import { loadAgentState, missingSecrets } from "../catalogue/agent-tools.ts";
+import { canonicalToolId } from "../catalogue/catalogue.ts";
+import type { CallOptions, ToolCallOutcome } from "../host-types.ts";
+import type { PipelineDeps } from "./deps.ts";
+import type { PipelineErrorCode } from "./errors.ts";
+import { executeInSandbox } from "./execute.ts";
+import type { RunContext } from "./run.ts";
+
+/** Why a call stopped short of a normal result. */
+export interface Stop {
+  code: PipelineErrorCode | string;
+  message: string;
+  blocked?: boolean;
+}
+
+const stop = (code: PipelineErrorCode, message: string, blocked = false): Stop => ({
+  code,
+  message,
+  blocked,
+});
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function describeAvailable(run: RunContext): string {
+  const ids = [...run.snapshot.keys()];
+  if (ids.length === 0) return "This run exposes no tools.";
+  const shown = ids.slice(0, 30).join(", ");
+  return `Tools available in this run: ${shown}${ids.length > 30 ? `, … (${ids.length} in all)` : ""}.`;
+}
+
+export async function invokeTool(
+  deps: PipelineDeps,
+  run: RunContext,
+  rawName: string,
+  rawInput: unknown,
+  options: CallOptions,
+): Promise<ToolCallOutcome> {
+  const callId = `call_${randomUUID()}`;
+  const started = performance.now();
+  const id = canonicalToolId(rawName);
+  const entry = id === undefined ? undefined : run.snapshot.get(id);
+  const toolName = id ?? String(rawName);
+  const presentation = entry?.tool.presentation;
+  const base = { runId: run.id, callId, agent: run.agent, toolName };
+  deps.events.emit("tool.started", presentation === undefined ? base : { ...base, presentation });
+
+  let input: Record<string, unknown> = isPlainObject(rawInput) ? rawInput : {};
+  let outcome: { result: ToolResult } | Stop;
+  try {
+    outcome = await pipeline();
+  } catch (error) {
+    // The stages turn expected failures into Stops; this is the net for the unexpected.
+    deps.report(`tool call ${toolName}`, error);
+    outcome = stop("AIRLOCK_TOOL_FAILED", "the host failed while running this tool; try again later");
+  }
+  const durationMs = Math.round(performance.now() - started);
+  return finish(outcome, durationMs);
+
+  async function pipeline(): Promise<{ result: ToolResult } | Stop> {
+    if (entry === undefined || id === undefined) {
+      return stop(
+        "AIRLOCK_TOOL_NOT_EXPOSED",
+        `Tool "${String(rawName)}" is not exposed in this run. ${describeAvailable(run)}`,
+      );
+    }
+    if (rawInput !== undefined && rawInput !== null && !isPlainObject(rawInput)) {
+      return stop("AIRLOCK_TOOL_INPUT_INVALID", `Invalid input for ${toolName}: input: expected object`);
+    }
+    const current = deps.catalogue.get(id);
+    if (current === undefined) {
+      return stop("AIRLOCK_TOOL_UNAVAILABLE", `Tool ${toolName} was uninstalled after this run started.`);
+    }
+    const state = await loadAgentState(deps.store, run.agent);
+    if (current.tool.harness === null && !state.enabled.has(id)) {
+      return stop("AIRLOCK_TOOL_DISABLED", `Tool ${toolName} was disabled for this agent by an operator.`);
+    }
+    const missing = missingSecrets(current, state.secretKeys);
+    if (missing.length > 0) {
+      return stop(
+        "AIRLOCK_TOOL_SECRET_MISSING",
+        `Tool ${toolName} cannot run: an operator must set the secret(s) ${missing.join(", ")}.`,
+      );
+    }
+
+    const hooked = await deps.hooks.runBefore({ agent: run.agent, runId: run.id, toolName, input });
+    if (hooked.kind === "blocked") return stop("AIRLOCK_TOOL_BLOCKED", hooked.reason, true);
+    if (hooked.kind === "failed") return stop("AIRLOCK_HOOK_FAILED", `Call blocked: ${hooked.message}`, true);
+    input = hooked.input;
+
+    if (current.tool.annotations.readOnlyHint !== true && !run.autoApprove && !deps.autoApprove) {
+      const decision = await deps.approvals.request(
+        { runId: run.id, agent: run.agent, toolName, input },
+        options.signal,
+        (approval) => {
+          const event = {
+            approvalId: approval.id,
+            runId: run.id,
+            agent: run.agent,
+            toolName,
+            input: approval.input,
+          };
+          deps.events.emit(
+            "permission.required",
+            presentation === undefined ? event : { ...event, presentation },
+          );
+        },
+      );
+      if (!decision.approved) {
+        if ("cancelled" in decision)
+          return stop("AIRLOCK_TOOL_CANCELLED", "The call was cancelled while awaiting approval.");
+        return stop("AIRLOCK_APPROVAL_DENIED", `The call was not approved: ${decision.reason}`);
+      }
+    }
+
+    const limits = deps.loader.limitsFor(current.plugin);
+    const inputBytes = Buffer.byteLength(JSON.stringify(input), "utf8");
+    if (inputBytes > limits.maxInputBytes) {
+      return stop(
+        "AIRLOCK_TOOL_INPUT_TOO_LARGE",
+        `Input for ${toolName} is ${inputBytes} bytes; the limit is ${limits.maxInputBytes}. Send less data.`,
+      );
+    }
+    const checked = deps.validator.check(
+      `${id}@${current.version}#in`,
+      current.tool.inputSchema,
+      input,
+      "input",
+    );
+    if (!checked.ok) {
+      return stop(
+        "AIRLOCK_TOOL_INPUT_INVALID",
+        `Invalid input for ${toolName}: ${checked.message}. Fix these and call the tool again.`,
+      );
+    }
+
+    const executed = await executeInSandbox(deps, {
+      callId,
+      run,
+      entry: current,
+      input,
+      limits,
+      options,
+      emitProgress: (notification) => deps.events.emit("tool.progress", { ...base, notification }),
+    });
+    if ("code" in executed) return executed;
+    const result = normalizeToolResult(executed.result);
+
+    if (current.tool.outputSchema !== undefined && result.isError !== true) {
+      const out = deps.validator.check(
+        `${id}@${current.version}#out`,
+        current.tool.outputSchema,
+        result.structuredContent,
+        "output",
+      );
+      if (!out.ok) {
+        return stop(
+          "AIRLOCK_TOOL_OUTPUT_INVALID",
+          `Tool ${toolName} returned a result that does not match its output schema (${out.message}).`,
+        );
+      }
+    }
+    const resultBytes = Buffer.byteLength(JSON.stringify(result), "utf8");
+    if (resultBytes > limits.maxResultBytes) {
+      return stop(
+        "AIRLOCK_TOOL_RESULT_TOO_LARGE",
+        `Tool ${toolName} produced ${resultBytes} bytes; the limit is ${limits.maxResultBytes}. Ask for less.`,
+      );
+    }
+    return { result };
+  }
+
+  async function finish(done: { result: ToolResult } | Stop, durationMs: number): Promise<ToolCallOutcome> {
+    const failed = "code" in done;
+    const blocked = failed && done.blocked === true;
+    const result: ToolResult = failed
+      ? { content: [{ type: "text", text: done.message }], isError: true }
+      : done.result;
+    const error = failed ? { code: String(done.code), message: done.message } : undefined;
+
+    await deps.hooks.runAfter(
+      {
+        agent: run.agent,
+        runId: run.id,
+        toolName,
+        input: structuredClone(input),
+        ...(error === undefined ? { result: structuredClone(result) } : { error }),
+        blocked,
+        durationMs,
+      },
+      (hookError) => {
+        deps.report(`afterToolCall hook for ${toolName}`, hookError);
+        void deps.audit({
+          agent: run.agent,
+          plugin: entry?.namespace ?? null,
+          tool: toolName,
+          conversationId: run.conversationId,
+          kind: "tool",
+          action: "hook.after_failed",
+          allowed: true,
+          success: false,
+          error: hookError instanceof Error ? hookError.message : String(hookError),
+          durationMs: null,
+          details: { runId: run.id, callId },
+        });
+      },
+    );
+
+    await deps.audit({
+      agent: run.agent,
+      plugin: entry?.namespace ?? null,
+      tool: toolName,
+      conversationId: run.conversationId,
+      kind: "tool",
+      action: "call",
+      allowed: !failed || !REFUSALS.has(String(done.code)),
+      success: !failed && result.isError !== true,
+      error: error?.code ?? null,
+      durationMs,
+      details: { runId: run.id, callId, version: entry?.version ?? null, blocked },
+    });
+
+    const withPresentation = <T extends object>(event: T) =>
+      presentation === undefined ? event : { ...event, presentation };
+    if (error === undefined) {
+      deps.events.emit(
+        "tool.completed",
+        withPresentation({ ...base, isError: result.isError === true, durationMs }),
+      );
+    } else {
+      deps.events.emit("tool.failed", withPresentation({ ...base, error, blocked, durationMs }));
+    }
+    const outcome: ToolCallOutcome = { callId, toolName, result, blocked, durationMs };
+    if (error !== undefined) outcome.errorCode = error.code;
+    return outcome;
+  }
+}
+
+/** Codes that mean the call was refused before the tool ran (audited with allowed: false). */
+const REFUSALS: ReadonlySet<string> = new Set([
+  "AIRLOCK_TOOL_NOT_EXPOSED",
+  "AIRLOCK_TOOL_DISABLED",
+  "AIRLOCK_TOOL_SECRET_MISSING",
+  "AIRLOCK_TOOL_UNAVAILABLE",
+  "AIRLOCK_TOOL_BLOCKED",
+  "AIRLOCK_HOOK_FAILED",
+  "AIRLOCK_APPROVAL_DENIED",
+  "AIRLOCK_TOOL_INPUT_INVALID",
+  "AIRLOCK_TOOL_INPUT_TOO_LARGE",
+]);

@@ -1,0 +1,84 @@
+// Loads installed plugin versions into the sandbox on first use: reads `<path>/index.js`,
+// checks its sha512 against manifest.bundle.integrity, then `sandbox.load`.
+// Invariants: a bundle whose bytes do not match is never handed to the sandbox
+// (AIRLOCK_PLUGIN_INTEGRITY_MISMATCH); concurrent first calls share one load; a failed load
+// is forgotten so a later call retries it.
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { AirlockError } from "@airlock/sdk";
+import { BUNDLE_FILE } from "@airlock/sdk/manifest";
+import { integrityOf } from "@airlock/sdk/signing";
+import type { EffectiveLimits, Sandbox } from "../sandbox/types.ts";
+import type { InstalledPluginRecord } from "../store/types.ts";
+import type { PluginLoader } from "./deps.ts";
+import { PIPELINE_ERRORS } from "./errors.ts";
+
+export interface PluginLoaderOptions {
+  sandbox: Sandbox;
+  limitsFor(plugin: InstalledPluginRecord): EffectiveLimits;
+  /** Directory for V8 code caches, one file per plugin version; none when absent. */
+  codeCacheDir?: string;
+}
+
+export const pluginKey = (plugin: { namespace: string; version: string }): string =>
+  `${plugin.namespace}@${plugin.version}`;
+
+export function createPluginLoader(options: PluginLoaderOptions): PluginLoader {
+  const loads = new Map<string, Promise<string>>();
+
+  async function load(plugin: InstalledPluginRecord): Promise<string> {
+    const key = pluginKey(plugin);
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(join(plugin.path, BUNDLE_FILE));
+    } catch (error) {
+      throw new AirlockError("AIRLOCK_PLUGIN_BUNDLE_UNREADABLE", `cannot read the bundle of ${key}`, {
+        status: PIPELINE_ERRORS.AIRLOCK_PLUGIN_BUNDLE_UNREADABLE.status,
+        cause: error,
+      });
+    }
+    if (integrityOf(bytes) !== plugin.manifest.bundle.integrity) {
+      throw new AirlockError(
+        "AIRLOCK_PLUGIN_INTEGRITY_MISMATCH",
+        `the installed bundle of ${key} does not match its manifest's integrity; reinstall the plugin`,
+        { status: PIPELINE_ERRORS.AIRLOCK_PLUGIN_INTEGRITY_MISMATCH.status },
+      );
+    }
+    await options.sandbox.load({
+      key,
+      manifest: plugin.manifest,
+      code: bytes.toString("utf8"),
+      limits: options.limitsFor(plugin),
+      ...(options.codeCacheDir === undefined
+        ? {}
+        : { codeCachePath: join(options.codeCacheDir, `${key}.cache`) }),
+    });
+    return key;
+  }
+
+  return {
+    limitsFor: options.limitsFor,
+    ensure(plugin) {
+      const key = pluginKey(plugin);
+      let pending = loads.get(key);
+      if (pending === undefined) {
+        pending = load(plugin);
+        loads.set(key, pending);
+        pending.catch(() => loads.delete(key));
+      }
+      return pending;
+    },
+    async retain(keep) {
+      for (const key of [...loads.keys()]) {
+        if (keep.has(key)) continue;
+        const pending = loads.get(key);
+        loads.delete(key);
+        const loaded = await pending?.then(
+          () => true,
+          () => false,
+        );
+        if (loaded === true) await options.sandbox.unload(key);
+      }
+    },
+  };
+}

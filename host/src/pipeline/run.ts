@@ -1,0 +1,102 @@
+// Runs: a run takes a catalogue snapshot when it starts — the agent's enabled and served tools,
+// restricted to the named tools/groups when the run names any, plus the tools of the harness
+// groups it asks for — and only those tools can be called in it. A tool registered, enabled or
+// installed later is refused as AIRLOCK_TOOL_NOT_EXPOSED (the up-front registration rule).
+// Invariants: the snapshot never changes during a run; ModelTool carries no presentation.
+import { randomUUID } from "node:crypto";
+import { AirlockError, wireName } from "@airlock/sdk";
+import { loadAgentState, missingSecrets } from "../catalogue/agent-tools.ts";
+import { type CatalogueEntry, canonicalToolId } from "../catalogue/catalogue.ts";
+import type { CallOptions, ModelTool, Run, RunOptions, ToolCallOutcome } from "../host-types.ts";
+import type { PipelineDeps } from "./deps.ts";
+import { PIPELINE_ERRORS } from "./errors.ts";
+import { invokeTool } from "./invoke.ts";
+
+export interface RunContext {
+  id: string;
+  agent: string;
+  conversationId: string;
+  autoApprove: boolean;
+  /** Canonical id → the entry as it was when the run started. */
+  snapshot: ReadonlyMap<string, CatalogueEntry>;
+}
+
+export function toModelTool(entry: CatalogueEntry): ModelTool {
+  const tool: ModelTool = {
+    id: entry.id,
+    wireName: wireName(entry.namespace, entry.tool.name),
+    description: entry.tool.description,
+    inputSchema: structuredClone(entry.tool.inputSchema),
+    annotations: { ...entry.tool.annotations },
+  };
+  if (entry.tool.outputSchema !== undefined) tool.outputSchema = structuredClone(entry.tool.outputSchema);
+  return tool;
+}
+
+function restrictionMatches(
+  entry: CatalogueEntry,
+  ids: ReadonlySet<string>,
+  groups: ReadonlySet<string>,
+): boolean {
+  if (ids.has(entry.id)) return true;
+  if (groups.has(entry.tool.category)) return true;
+  const group = entry.tool.presentation?.group;
+  return group !== undefined && groups.has(group);
+}
+
+/** Builds the snapshot for a run. Throws for an unknown agent or an unknown harness group. */
+export async function takeSnapshot(
+  deps: PipelineDeps,
+  options: RunOptions,
+): Promise<Map<string, CatalogueEntry>> {
+  const state = await loadAgentState(deps.store, options.agent).catch((error: unknown) => {
+    throw new AirlockError("AIRLOCK_RUN_AGENT_NOT_FOUND", `no agent "${String(options.agent)}" to run`, {
+      status: PIPELINE_ERRORS.AIRLOCK_RUN_AGENT_NOT_FOUND.status,
+      cause: error,
+    });
+  });
+  const restricted = options.tools !== undefined || options.groups !== undefined;
+  const ids = new Set((options.tools ?? []).map((t) => canonicalToolId(t) ?? t));
+  const groups = new Set(options.groups ?? []);
+  const snapshot = new Map<string, CatalogueEntry>();
+  for (const entry of deps.catalogue.tools()) {
+    if (!state.enabled.has(entry.id)) continue;
+    if (missingSecrets(entry, state.secretKeys).length > 0) continue;
+    if (restricted && !restrictionMatches(entry, ids, groups)) continue;
+    snapshot.set(entry.id, entry);
+  }
+  for (const group of options.harness ?? []) {
+    const members = deps.catalogue.harness(group);
+    if (members.length === 0) {
+      throw new AirlockError(
+        "AIRLOCK_RUN_UNKNOWN_HARNESS_GROUP",
+        `no active plugin provides harness group "${group}" (known: ${deps.catalogue.harnessGroups().join(", ") || "none"})`,
+        { status: PIPELINE_ERRORS.AIRLOCK_RUN_UNKNOWN_HARNESS_GROUP.status },
+      );
+    }
+    for (const entry of members) {
+      if (missingSecrets(entry, state.secretKeys).length === 0) snapshot.set(entry.id, entry);
+    }
+  }
+  return snapshot;
+}
+
+export async function startRun(deps: PipelineDeps, options: RunOptions): Promise<Run> {
+  const snapshot = await takeSnapshot(deps, options);
+  const context: RunContext = {
+    id: `run_${randomUUID()}`,
+    agent: options.agent,
+    conversationId: options.conversationId ?? `conv_${randomUUID()}`,
+    autoApprove: options.autoApprove === true,
+    snapshot,
+  };
+  const modelTools = [...snapshot.values()].map(toModelTool);
+  return {
+    id: context.id,
+    agent: context.agent,
+    conversationId: context.conversationId,
+    tools: () => modelTools.map((t) => structuredClone(t)),
+    call: (toolName: string, input: unknown, callOptions?: CallOptions): Promise<ToolCallOutcome> =>
+      invokeTool(deps, context, toolName, input, callOptions ?? {}),
+  };
+}

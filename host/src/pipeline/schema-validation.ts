@@ -1,0 +1,102 @@
+// Host-side JSON Schema validation of tool inputs and outputs (ajv). Messages are written for
+// the model that made the call: each problem names the path (`input.items[2].name`) and what
+// is expected there, so the model can correct its next call.
+// Invariants: validators are compiled once per (tool id, version, which schema) and cached;
+// a schema's `$schema` picks the draft (2020-12, 2019-09, else draft-07); formats are not
+// enforced here (the plugin's own Zod parse still runs inside the sandbox).
+
+import type { JsonSchema } from "@airlock/sdk/manifest";
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { Ajv2019 } from "ajv/dist/2019.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
+
+const options = { allErrors: true, strict: false, validateFormats: false } as const;
+type AnyAjv = Ajv | Ajv2019 | Ajv2020;
+
+export interface SchemaProblem {
+  path: string;
+  message: string;
+}
+
+export type SchemaCheck = { ok: true } | { ok: false; problems: SchemaProblem[]; message: string };
+
+export interface SchemaValidator {
+  /** Validates `data` against `schema`, caching the compiled validator under `cacheKey`. */
+  check(cacheKey: string, schema: JsonSchema, data: unknown, root: "input" | "output"): SchemaCheck;
+}
+
+function pathOf(root: string, instancePath: string): string {
+  if (instancePath === "") return root;
+  return instancePath
+    .split("/")
+    .slice(1)
+    .map((seg) => seg.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .reduce((acc, seg) => (/^\d+$/.test(seg) ? `${acc}[${seg}]` : `${acc}.${seg}`), root);
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number" && Number.isInteger(value)) return "integer";
+  return typeof value;
+}
+
+function phrase(error: ErrorObject, root: string): SchemaProblem {
+  const path = pathOf(root, error.instancePath);
+  const p = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case "required":
+      return { path, message: `missing required property "${String(p.missingProperty)}"` };
+    case "additionalProperties":
+      return { path, message: `unexpected property "${String(p.additionalProperty)}" (not in the schema)` };
+    case "type":
+      return { path, message: `expected ${String(p.type)}, got ${kindOf(error.data)}` };
+    case "enum":
+      return {
+        path,
+        message: `expected one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`,
+      };
+    case "const":
+      return { path, message: `expected exactly ${JSON.stringify(p.allowedValue)}` };
+    default:
+      return { path, message: `${error.message ?? "is invalid"} (${error.keyword})` };
+  }
+}
+
+export function createSchemaValidator(): SchemaValidator {
+  const engines = new Map<string, AnyAjv>();
+  const cache = new Map<string, ValidateFunction>();
+
+  function engineFor(schema: JsonSchema): AnyAjv {
+    const draft = typeof schema.$schema === "string" ? schema.$schema : "";
+    const name = draft.includes("2020-12") ? "2020" : draft.includes("2019-09") ? "2019" : "07";
+    let engine = engines.get(name);
+    if (engine === undefined) {
+      engine =
+        name === "2020" ? new Ajv2020(options) : name === "2019" ? new Ajv2019(options) : new Ajv(options);
+      engines.set(name, engine);
+    }
+    return engine;
+  }
+
+  function compile(cacheKey: string, schema: JsonSchema): ValidateFunction {
+    let fn = cache.get(cacheKey);
+    if (fn === undefined) {
+      const { $schema: _draft, ...body } = schema;
+      fn = engineFor(schema).compile({ ...body, $async: false }) as ValidateFunction;
+      cache.set(cacheKey, fn);
+    }
+    return fn;
+  }
+
+  return {
+    check(cacheKey, schema, data, root) {
+      const validate = compile(cacheKey, schema);
+      if (validate(data)) return { ok: true };
+      const problems = (validate.errors ?? []).map((e) => phrase(e, root));
+      const unique = [...new Map(problems.map((p) => [`${p.path}|${p.message}`, p])).values()];
+      const message = unique.map((p) => `${p.path}: ${p.message}`).join("; ");
+      return { ok: false, problems: unique, message };
+    },
+  };
+}
