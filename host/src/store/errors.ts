@@ -1,0 +1,61 @@
+// Error catalogue of the store and of the two store-backed capabilities (artifacts, knowledge).
+// Invariants: each code is defined once here with its HTTP status and a one-line description;
+// a code is never reused for a different failure. Secrets codes live in host/src/secrets/errors.ts.
+import { AirlockError, defineErrorCodes } from "@airlock/sdk";
+
+export const STORE_ERRORS = defineErrorCodes({
+  AIRLOCK_STORE_CONFIG_INVALID: {
+    status: 500,
+    description:
+      "The store configuration is malformed (unknown kind, missing data dir or URL, bad schema name).",
+  },
+  AIRLOCK_STORE_OPEN_FAILED: {
+    status: 500,
+    description: "The database could not be opened or reached; check the data dir or the PostgreSQL URL.",
+  },
+  AIRLOCK_STORE_MIGRATION_FAILED: {
+    status: 500,
+    description: "A schema migration failed; nothing of it was applied. The cause names the statement.",
+  },
+  AIRLOCK_STORE_SCHEMA_TOO_NEW: {
+    status: 500,
+    description: "The database was migrated by a newer host version than this one; upgrade the host.",
+  },
+  AIRLOCK_STORE_CLOSED: { status: 500, description: "The store was used after close()." },
+  AIRLOCK_STORE_INVALID_INPUT: {
+    status: 400,
+    description: "A value handed to the store is out of its domain (an unknown knowledge level, a bad key).",
+  },
+  AIRLOCK_STORE_NOT_FOUND: { status: 404, description: "The record the operation needs does not exist." },
+  AIRLOCK_ARTIFACT_INVALID: {
+    status: 400,
+    description: "ctx.artifacts.put got a malformed artifact: it needs {buffer: Uint8Array, filename, mime}.",
+  },
+  AIRLOCK_ARTIFACT_TOO_LARGE: {
+    status: 413,
+    description: "The artifact is larger than the host's per-artifact size cap.",
+  },
+  AIRLOCK_ARTIFACT_LIMIT: {
+    status: 429,
+    description: "Storing the artifact would exceed the per-conversation or global artifact caps.",
+  },
+  AIRLOCK_KNOWLEDGE_INVALID: {
+    status: 400,
+    description: "A ctx.knowledge call got malformed arguments (ids, filenames, content must be strings).",
+  },
+  AIRLOCK_KNOWLEDGE_NOT_GRANTED: {
+    status: 403,
+    description: "The call has no knowledge level, so ctx.knowledge is not available to it.",
+  },
+});
+
+export type StoreErrorCode = keyof typeof STORE_ERRORS;
+
+/** Builds an AirlockError of this catalogue with its catalogued status. */
+export function storeError(
+  code: StoreErrorCode,
+  message: string,
+  options: { cause?: unknown; details?: Record<string, unknown> } = {},
+): AirlockError {
+  return new AirlockError(code, message, { ...options, status: STORE_ERRORS[code].status });
+}

@@ -1,0 +1,40 @@
+// Entry point of the store: `openStore(config)` returns a migrated Store backed by SQLite
+// (embedded default, `<dataDir>/airlock.db`) or PostgreSQL (shared by several host replicas).
+// Invariants: the returned store has every migration applied; callers reach the database only
+// through the Store interface (./types.ts).
+import { storeError } from "./errors.ts";
+import { openSqliteStore } from "./sqlite/open.ts";
+import type { Store } from "./types.ts";
+
+export type StoreConfig =
+  | { kind: "sqlite"; dataDir: string }
+  | {
+      kind: "postgres";
+      url: string;
+      /** Schema to keep the tables in (created if missing); default: the server's search_path. */
+      schema?: string;
+      /** Pool size; default 10. */
+      maxConnections?: number;
+    };
+
+export async function openStore(config: StoreConfig): Promise<Store> {
+  if (config.kind === "sqlite") {
+    if (typeof config.dataDir !== "string" || config.dataDir === "") {
+      throw storeError("AIRLOCK_STORE_CONFIG_INVALID", "a SQLite store needs a dataDir");
+    }
+    return openSqliteStore(config.dataDir);
+  }
+  if (config.kind === "postgres") {
+    if (typeof config.url !== "string" || config.url === "") {
+      throw storeError("AIRLOCK_STORE_CONFIG_INVALID", "a PostgreSQL store needs a url");
+    }
+    throw storeError("AIRLOCK_STORE_CONFIG_INVALID", "the PostgreSQL store is not implemented yet");
+  }
+  throw storeError(
+    "AIRLOCK_STORE_CONFIG_INVALID",
+    `unknown store kind ${JSON.stringify((config as { kind: unknown }).kind)}; accepted: sqlite, postgres`,
+  );
+}
+
+export { STORE_ERRORS } from "./errors.ts";
+export type { Store } from "./types.ts";

@@ -1,0 +1,156 @@
+// Versioned schema of the SQLite store. Migrations are append-only: a released entry is
+// never edited, a change is a new entry. Each one runs in its own BEGIN IMMEDIATE
+// transaction together with its row in schema_migrations, so several processes opening
+// the same file apply each migration exactly once and a crash leaves none half-applied.
+import type { DatabaseSync } from "node:sqlite";
+import { storeError } from "../errors.ts";
+import { nowIso } from "../shared.ts";
+import { immediate } from "./tx.ts";
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const SQLITE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "initial schema",
+    sql: `
+      CREATE TABLE agents (
+        slug TEXT PRIMARY KEY,
+        knowledge_level TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE TABLE tokens (
+        id TEXT PRIMARY KEY,
+        token_hash TEXT NOT NULL UNIQUE,
+        role TEXT NOT NULL,
+        agent TEXT,
+        label TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE TABLE installed_plugins (
+        namespace TEXT NOT NULL,
+        version TEXT NOT NULL,
+        manifest TEXT NOT NULL,
+        integrity TEXT NOT NULL,
+        signer TEXT,
+        source TEXT NOT NULL,
+        path TEXT NOT NULL,
+        installed_at TEXT NOT NULL,
+        PRIMARY KEY (namespace, version)
+      );
+      CREATE TABLE plugin_activations (
+        namespace TEXT PRIMARY KEY,
+        active TEXT NOT NULL,
+        previous TEXT,
+        updated_at TEXT NOT NULL
+      );
+      CREATE TABLE tool_enablement (
+        agent TEXT NOT NULL,
+        tool_id TEXT NOT NULL,
+        PRIMARY KEY (agent, tool_id)
+      );
+      CREATE TABLE secrets (
+        agent TEXT NOT NULL,
+        key TEXT NOT NULL,
+        ciphertext TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (agent, key)
+      );
+      CREATE TABLE conversation_state (
+        agent TEXT NOT NULL,
+        conversation_id TEXT NOT NULL,
+        namespace TEXT NOT NULL,
+        key TEXT NOT NULL,
+        json TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        PRIMARY KEY (agent, conversation_id, namespace, key)
+      );
+      CREATE TABLE artifacts (
+        handle TEXT PRIMARY KEY,
+        agent TEXT NOT NULL,
+        conversation_id TEXT NOT NULL,
+        filename TEXT NOT NULL,
+        mime TEXT NOT NULL,
+        bytes BLOB NOT NULL,
+        size INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      );
+      CREATE INDEX artifacts_binding ON artifacts (agent, conversation_id);
+      CREATE INDEX artifacts_expiry ON artifacts (expires_at);
+      CREATE TABLE knowledge_docs (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        agent TEXT NOT NULL,
+        id TEXT NOT NULL,
+        filename TEXT NOT NULL,
+        content TEXT NOT NULL,
+        mime TEXT NOT NULL,
+        writer TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (agent, id)
+      );
+      CREATE INDEX knowledge_writer ON knowledge_docs (writer);
+      CREATE VIRTUAL TABLE knowledge_fts USING fts5 (filename, content, tokenize = 'porter unicode61');
+      CREATE TABLE audit (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at TEXT NOT NULL,
+        agent TEXT,
+        plugin TEXT,
+        tool TEXT,
+        conversation_id TEXT,
+        kind TEXT NOT NULL,
+        action TEXT NOT NULL,
+        allowed INTEGER NOT NULL,
+        success INTEGER,
+        error TEXT,
+        duration_ms REAL,
+        details TEXT
+      );
+      CREATE INDEX audit_agent ON audit (agent, id);
+      CREATE INDEX audit_plugin ON audit (plugin, id);
+      CREATE INDEX audit_tool ON audit (tool, id);
+      CREATE INDEX audit_at ON audit (at);
+    `,
+  },
+];
+
+/** Applies every pending migration, each atomically; refuses a database newer than this build. */
+export function migrateSqlite(db: DatabaseSync, migrations: readonly Migration[] = SQLITE_MIGRATIONS): void {
+  db.exec(
+    "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
+  );
+  const latest = migrations.at(-1)?.version ?? 0;
+  for (const m of migrations) {
+    immediate(db, () => {
+      const done = db.prepare("SELECT 1 FROM schema_migrations WHERE version = ?").get(m.version);
+      if (done !== undefined) return;
+      try {
+        db.exec(m.sql);
+      } catch (err) {
+        throw storeError(
+          "AIRLOCK_STORE_MIGRATION_FAILED",
+          `SQLite migration ${m.version} (${m.name}) failed`,
+          {
+            cause: err,
+          },
+        );
+      }
+      db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(
+        m.version,
+        m.name,
+        nowIso(),
+      );
+    });
+  }
+  const row = db.prepare("SELECT MAX(version) AS v FROM schema_migrations").get() as { v: number | null };
+  if ((row.v ?? 0) > latest) {
+    throw storeError(
+      "AIRLOCK_STORE_SCHEMA_TOO_NEW",
+      `the database is at schema version ${row.v}, this host knows up to ${latest}`,
+    );
+  }
+}

@@ -1,0 +1,222 @@
+// SQLite: agents and their knowledge level, API tokens (hashes only), installed plugins,
+// active/previous versions, and per-agent tool enablement.
+// Invariants: multi-row changes (activation swaps, deleting an agent and everything it owns)
+// run in one BEGIN IMMEDIATE transaction; a knowledge level read back is parsed fail-closed.
+import type { DatabaseSync } from "node:sqlite";
+import { assertLevel, nowIso, parseLevel } from "../shared.ts";
+import type { AgentRecord, InstalledPluginRecord, PluginActivation, Store, TokenRecord } from "../types.ts";
+import { immediate } from "./tx.ts";
+
+type Row = Record<string, unknown>;
+
+export type RegistryPart = Pick<
+  Store,
+  | "ensureAgent"
+  | "getAgent"
+  | "listAgents"
+  | "setKnowledgeLevel"
+  | "deleteAgent"
+  | "putToken"
+  | "findToken"
+  | "deleteToken"
+  | "putInstalledPlugin"
+  | "getInstalledPlugin"
+  | "listInstalledPlugins"
+  | "deleteInstalledPlugin"
+  | "activatePlugin"
+  | "rollbackPlugin"
+  | "getActivation"
+  | "listActivations"
+  | "deleteActivation"
+  | "setToolEnabled"
+  | "listEnabledTools"
+  | "deleteToolEnablementForNamespace"
+>;
+
+const agent = (r: Row): AgentRecord => ({
+  slug: String(r.slug),
+  knowledgeLevel: parseLevel(r.knowledge_level),
+  createdAt: String(r.created_at),
+});
+
+const token = (r: Row): TokenRecord => ({
+  id: String(r.id),
+  role: r.role === "operator" ? "operator" : "agent",
+  agent: r.agent === null ? null : String(r.agent),
+  label: String(r.label),
+  createdAt: String(r.created_at),
+});
+
+const plugin = (r: Row): InstalledPluginRecord => ({
+  namespace: String(r.namespace),
+  version: String(r.version),
+  manifest: JSON.parse(String(r.manifest)),
+  integrity: String(r.integrity),
+  signer: r.signer === null ? null : String(r.signer),
+  source: String(r.source),
+  path: String(r.path),
+  installedAt: String(r.installed_at),
+});
+
+const activation = (r: Row): PluginActivation => ({
+  namespace: String(r.namespace),
+  active: String(r.active),
+  previous: r.previous === null ? null : String(r.previous),
+  updatedAt: String(r.updated_at),
+});
+
+/** Tables holding rows owned by one agent, cleared when the agent is deleted (audit is kept). */
+const AGENT_TABLES = ["tool_enablement", "secrets", "conversation_state", "artifacts"] as const;
+
+export function sqliteRegistry(db: DatabaseSync): RegistryPart {
+  const getAgentSync = (slug: string): AgentRecord | null => {
+    const r = db.prepare("SELECT * FROM agents WHERE slug = ?").get(slug) as Row | undefined;
+    return r === undefined ? null : agent(r);
+  };
+  const insertAgent = (slug: string) =>
+    db
+      .prepare(
+        "INSERT INTO agents (slug, knowledge_level, created_at) VALUES (?, 'read', ?) ON CONFLICT DO NOTHING",
+      )
+      .run(slug, nowIso());
+  const getActivationSync = (ns: string): PluginActivation | null => {
+    const r = db.prepare("SELECT * FROM plugin_activations WHERE namespace = ?").get(ns) as Row | undefined;
+    return r === undefined ? null : activation(r);
+  };
+
+  return {
+    async ensureAgent(slug) {
+      insertAgent(slug);
+      return getAgentSync(slug)!;
+    },
+    async getAgent(slug) {
+      return getAgentSync(slug);
+    },
+    async listAgents() {
+      return (db.prepare("SELECT * FROM agents ORDER BY slug").all() as Row[]).map(agent);
+    },
+    async setKnowledgeLevel(slug, level) {
+      const valid = assertLevel(level);
+      immediate(db, () => {
+        insertAgent(slug);
+        db.prepare("UPDATE agents SET knowledge_level = ? WHERE slug = ?").run(valid, slug);
+      });
+    },
+    async deleteAgent(slug) {
+      immediate(db, () => {
+        for (const t of AGENT_TABLES) db.prepare(`DELETE FROM ${t} WHERE agent = ?`).run(slug);
+        const seqs = db.prepare("SELECT seq FROM knowledge_docs WHERE agent = ?").all(slug) as Row[];
+        for (const s of seqs) db.prepare("DELETE FROM knowledge_fts WHERE rowid = ?").run(Number(s.seq));
+        db.prepare("DELETE FROM knowledge_docs WHERE agent = ?").run(slug);
+        db.prepare("DELETE FROM tokens WHERE agent = ?").run(slug);
+        db.prepare("DELETE FROM agents WHERE slug = ?").run(slug);
+      });
+    },
+
+    async putToken(record, tokenHash) {
+      db.prepare(
+        "INSERT INTO tokens (id, token_hash, role, agent, label, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+      ).run(record.id, tokenHash, record.role, record.agent, record.label, record.createdAt);
+    },
+    async findToken(tokenHash) {
+      const r = db.prepare("SELECT * FROM tokens WHERE token_hash = ?").get(tokenHash) as Row | undefined;
+      return r === undefined ? null : token(r);
+    },
+    async deleteToken(id) {
+      db.prepare("DELETE FROM tokens WHERE id = ?").run(id);
+    },
+
+    async putInstalledPlugin(p) {
+      db.prepare(
+        `INSERT INTO installed_plugins (namespace, version, manifest, integrity, signer, source, path, installed_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (namespace, version) DO UPDATE SET manifest = excluded.manifest, integrity = excluded.integrity,
+           signer = excluded.signer, source = excluded.source, path = excluded.path, installed_at = excluded.installed_at`,
+      ).run(
+        p.namespace,
+        p.version,
+        JSON.stringify(p.manifest),
+        p.integrity,
+        p.signer,
+        p.source,
+        p.path,
+        p.installedAt,
+      );
+    },
+    async getInstalledPlugin(namespace, version) {
+      const r = db
+        .prepare("SELECT * FROM installed_plugins WHERE namespace = ? AND version = ?")
+        .get(namespace, version) as Row | undefined;
+      return r === undefined ? null : plugin(r);
+    },
+    async listInstalledPlugins(namespace) {
+      const rows =
+        namespace === undefined
+          ? db.prepare("SELECT * FROM installed_plugins ORDER BY namespace, installed_at").all()
+          : db
+              .prepare("SELECT * FROM installed_plugins WHERE namespace = ? ORDER BY installed_at")
+              .all(namespace);
+      return (rows as Row[]).map(plugin);
+    },
+    async deleteInstalledPlugin(namespace, version) {
+      db.prepare("DELETE FROM installed_plugins WHERE namespace = ? AND version = ?").run(namespace, version);
+    },
+    async activatePlugin(namespace, version) {
+      return immediate(db, () => {
+        const cur = getActivationSync(namespace);
+        const previous = cur === null ? null : cur.active === version ? cur.previous : cur.active;
+        db.prepare(
+          `INSERT INTO plugin_activations (namespace, active, previous, updated_at) VALUES (?, ?, ?, ?)
+           ON CONFLICT (namespace) DO UPDATE SET active = excluded.active, previous = excluded.previous,
+             updated_at = excluded.updated_at`,
+        ).run(namespace, version, previous, nowIso());
+        return getActivationSync(namespace)!;
+      });
+    },
+    async rollbackPlugin(namespace) {
+      return immediate(db, () => {
+        const cur = getActivationSync(namespace);
+        if (cur === null || cur.previous === null) return null;
+        db.prepare(
+          "UPDATE plugin_activations SET active = ?, previous = ?, updated_at = ? WHERE namespace = ?",
+        ).run(cur.previous, cur.active, nowIso(), namespace);
+        return getActivationSync(namespace)!;
+      });
+    },
+    async getActivation(namespace) {
+      return getActivationSync(namespace);
+    },
+    async listActivations() {
+      return (db.prepare("SELECT * FROM plugin_activations ORDER BY namespace").all() as Row[]).map(
+        activation,
+      );
+    },
+    async deleteActivation(namespace) {
+      db.prepare("DELETE FROM plugin_activations WHERE namespace = ?").run(namespace);
+    },
+
+    async setToolEnabled(agentSlug, toolId, enabled) {
+      if (enabled) {
+        db.prepare("INSERT INTO tool_enablement (agent, tool_id) VALUES (?, ?) ON CONFLICT DO NOTHING").run(
+          agentSlug,
+          toolId,
+        );
+      } else {
+        db.prepare("DELETE FROM tool_enablement WHERE agent = ? AND tool_id = ?").run(agentSlug, toolId);
+      }
+    },
+    async listEnabledTools(agentSlug) {
+      const rows = db
+        .prepare("SELECT tool_id FROM tool_enablement WHERE agent = ? ORDER BY tool_id")
+        .all(agentSlug);
+      return (rows as Row[]).map((r) => String(r.tool_id));
+    },
+    async deleteToolEnablementForNamespace(namespace) {
+      const prefix = `${namespace}:`;
+      const r = db
+        .prepare("DELETE FROM tool_enablement WHERE substr(tool_id, 1, ?) = ?")
+        .run(prefix.length, prefix);
+      return Number(r.changes);
+    },
+  };
+}
