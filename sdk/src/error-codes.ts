@@ -54,6 +54,10 @@ export const SDK_ERROR_CODES = defineErrorCodes({
     status: 422,
     description: "An inputExamples entry does not match the tool's parameters.",
   },
+  AIRLOCK_SDK_INPUT_INVALID: {
+    status: 400,
+    description: "A tool was called with input that its Zod parameters refuse.",
+  },
   AIRLOCK_SDK_NOT_BUILT: {
     status: 400,
     description: "dist/ is missing or stale: run `airlock-plugin build` first.",

@@ -1,0 +1,190 @@
+// `definePlugin`: the default export of a plugin's entry. Checked at definition time:
+// namespace (pattern, not reserved, every `<namespace>__<tool>` within 64 characters),
+// semver version, engine range present, at least one tool and no duplicate names, knowledge
+// level, egress rules (host names; bound secrets declared by some tool), requested limits.
+// Bundle-safe. The build reads the result to generate `airlock.json`.
+
+import { isRecord } from "./define-checks.ts";
+import type { DefinedTool } from "./define-tool.ts";
+import { isDefinedTool } from "./define-tool.ts";
+import { sdkError } from "./error-codes.ts";
+import type { EgressRule, RequestedLimits } from "./manifest.ts";
+import { MAX_WIRE_NAME_LENGTH, NAMESPACE_PATTERN, RESERVED_NAMESPACES, wireName } from "./names.ts";
+
+export type KnowledgeRequest = "read" | "write" | "manage" | null;
+
+export interface PluginDefinitionInput {
+  /** `^[a-z][a-z0-9-]{1,31}$`, not reserved; tools are called `<namespace>:<tool>`. */
+  namespace: string;
+  /** Semver of this plugin. */
+  version: string;
+  description?: string;
+  /** Semver range of host versions the plugin runs on, e.g. "^1.0.0". */
+  engine: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tools differ in their parameter types
+  tools: ReadonlyArray<DefinedTool<any>>;
+  /** The knowledge level the tools need to work well (informational; the operator grants). */
+  knowledge?: KnowledgeRequest;
+  /** Outbound destinations for ctx.fetch. */
+  egress?: EgressRule[];
+  /** Limits asked for; the host grants the minimum of these and its ceiling. */
+  limits?: RequestedLimits;
+}
+
+export const PLUGIN_KIND = "airlock.plugin";
+
+export interface DefinedPlugin {
+  readonly kind: typeof PLUGIN_KIND;
+  readonly namespace: string;
+  readonly version: string;
+  readonly description: string;
+  readonly engine: string;
+  readonly tools: readonly DefinedTool[];
+  readonly knowledge: KnowledgeRequest;
+  readonly egress: readonly EgressRule[];
+  readonly limits: RequestedLimits;
+}
+
+const SEMVER = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
+const HOST = /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
+const LIMIT_KEYS = [
+  "cpuMs",
+  "wallMs",
+  "memoryMb",
+  "maxInputBytes",
+  "maxResultBytes",
+  "concurrency",
+  "capabilityCalls",
+];
+const KNOWN_KEYS = [
+  "namespace",
+  "version",
+  "description",
+  "engine",
+  "tools",
+  "knowledge",
+  "egress",
+  "limits",
+];
+
+function fail(
+  field: string,
+  problem: string,
+  code: "AIRLOCK_SDK_PLUGIN_INVALID" | "AIRLOCK_SDK_NAMESPACE_INVALID" = "AIRLOCK_SDK_PLUGIN_INVALID",
+): never {
+  throw sdkError(code, `definePlugin: ${field} ${problem}`, { details: { field } });
+}
+
+function checkNamespace(namespace: unknown): string {
+  const code = "AIRLOCK_SDK_NAMESPACE_INVALID";
+  if (typeof namespace !== "string" || !NAMESPACE_PATTERN.test(namespace)) {
+    fail(
+      "namespace",
+      `"${String(namespace)}" must match ${NAMESPACE_PATTERN} (lowercase, digits, "-")`,
+      code,
+    );
+  }
+  if (RESERVED_NAMESPACES.has(namespace)) fail("namespace", `"${namespace}" is reserved`, code);
+  return namespace;
+}
+
+function checkEgress(value: unknown, tools: readonly DefinedTool[]): EgressRule[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) return fail("egress", "must be an array of {host, ports?, schemes?, secrets?}");
+  const declared = new Set(tools.flatMap((t) => t.requiredSecrets.map((s) => s.key)));
+  return value.map((rule: unknown, i) => {
+    const at = `egress[${i}]`;
+    if (!isRecord(rule) || typeof rule.host !== "string" || !HOST.test(rule.host)) {
+      return fail(`${at}.host`, "must be a lowercase host name, or *.example.com for its subdomains");
+    }
+    for (const k of Object.keys(rule)) {
+      if (!["host", "ports", "schemes", "secrets"].includes(k)) fail(`${at}.${k}`, "is not an egress field");
+    }
+    const { ports, schemes, secrets } = rule;
+    if (
+      ports !== undefined &&
+      !(
+        Array.isArray(ports) &&
+        ports.length > 0 &&
+        ports.every((p) => Number.isInteger(p) && p >= 1 && p <= 65535)
+      )
+    ) {
+      fail(`${at}.ports`, "must be a non-empty list of ports 1-65535");
+    }
+    if (
+      schemes !== undefined &&
+      !(Array.isArray(schemes) && schemes.length > 0 && schemes.every((s) => s === "https" || s === "http"))
+    ) {
+      fail(`${at}.schemes`, 'must be a non-empty list of "https" / "http"');
+    }
+    if (secrets !== undefined) {
+      if (!Array.isArray(secrets)) fail(`${at}.secrets`, "must be a list of declared secret keys");
+      for (const key of secrets) {
+        if (!declared.has(key))
+          fail(`${at}.secrets`, `"${String(key)}" is not declared by any tool's requiredSecrets`);
+      }
+    }
+    return { ...(rule as unknown as EgressRule) };
+  });
+}
+
+function checkLimits(value: unknown): RequestedLimits {
+  if (value === undefined) return {};
+  if (!isRecord(value)) return fail("limits", "must be an object");
+  for (const [k, v] of Object.entries(value)) {
+    if (!LIMIT_KEYS.includes(k)) fail(`limits.${k}`, `is not a limit (known: ${LIMIT_KEYS.join(", ")})`);
+    if (!Number.isInteger(v) || (v as number) <= 0) fail(`limits.${k}`, "must be a positive integer");
+  }
+  return { ...value } as RequestedLimits;
+}
+
+/** Checks and normalises a plugin definition; throws AIRLOCK_SDK_PLUGIN_INVALID / _NAMESPACE_INVALID naming the field. */
+export function definePlugin(definition: PluginDefinitionInput): DefinedPlugin {
+  if (!isRecord(definition)) throw sdkError("AIRLOCK_SDK_PLUGIN_INVALID", "definePlugin() takes one object");
+  for (const key of Object.keys(definition)) {
+    if (!KNOWN_KEYS.includes(key)) fail(key, `is not a definePlugin field (known: ${KNOWN_KEYS.join(", ")})`);
+  }
+  const namespace = checkNamespace(definition.namespace);
+  const { version, engine, description = "", knowledge = null, tools } = definition;
+  if (typeof version !== "string" || !SEMVER.test(version))
+    fail("version", `"${String(version)}" must be a semver version`);
+  if (typeof engine !== "string" || engine.trim() === "")
+    fail("engine", 'is required: a semver range of host versions, e.g. "^1.0.0"');
+  if (typeof description !== "string" || description.length > 2000)
+    fail("description", "must be a string of at most 2000 characters");
+  if (knowledge !== null && !["read", "write", "manage"].includes(knowledge)) {
+    fail("knowledge", 'must be "read", "write", "manage" or null');
+  }
+  if (!Array.isArray(tools) || tools.length === 0)
+    fail("tools", "must list at least one defineTool() result");
+  const seen = new Set<string>();
+  tools.forEach((tool: unknown, i) => {
+    if (!isDefinedTool(tool)) fail(`tools[${i}]`, "is not a defineTool() result");
+    if (seen.has(tool.name)) fail(`tools[${i}]`, `duplicates the tool name "${tool.name}"`);
+    seen.add(tool.name);
+    const wire = wireName(namespace, tool.name);
+    if (wire.length > MAX_WIRE_NAME_LENGTH) {
+      fail(
+        `tools[${i}]`,
+        `"${wire}" is ${wire.length} characters; <namespace>__<tool> must fit in ${MAX_WIRE_NAME_LENGTH}`,
+        "AIRLOCK_SDK_NAMESPACE_INVALID",
+      );
+    }
+  });
+  return Object.freeze({
+    kind: PLUGIN_KIND,
+    namespace,
+    version,
+    description,
+    engine,
+    tools: Object.freeze([...tools]),
+    knowledge,
+    egress: Object.freeze(checkEgress(definition.egress, tools)),
+    limits: Object.freeze(checkLimits(definition.limits)),
+  });
+}
+
+/** True for a definePlugin result (by its marker, so it holds across module copies). */
+export function isDefinedPlugin(value: unknown): value is DefinedPlugin {
+  return isRecord(value) && value.kind === PLUGIN_KIND && Array.isArray(value.tools);
+}

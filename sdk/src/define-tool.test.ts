@@ -1,0 +1,141 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineTool, isDefinedTool, type ToolDefinitionInput } from "./define-tool.ts";
+
+const parameters = z.object({ query: z.string().describe("What to search for.") });
+const base = { name: "searchNotes", description: "Searches notes.", parameters, execute: async () => "ok" };
+
+function refusal(definition: Record<string, unknown>): { code: string; message: string } {
+  try {
+    defineTool({ ...base, ...definition } as unknown as ToolDefinitionInput<typeof parameters>);
+  } catch (err) {
+    return err as { code: string; message: string };
+  }
+  throw new Error("defineTool accepted the definition");
+}
+
+describe("defineTool names", () => {
+  it("accepts a camelCase name and defaults category, secrets, annotations", () => {
+    const tool = defineTool(base);
+    expect(isDefinedTool(tool)).toBe(true);
+    expect(tool).toMatchObject({
+      name: "searchNotes",
+      category: "general",
+      harness: null,
+      requiredSecrets: [],
+    });
+    expect(tool.annotations).toEqual({});
+  });
+
+  it("refuses a snake_case name on a regular tool, pointing at harness", () => {
+    const err = refusal({ name: "search_notes" });
+    expect(err.code).toBe("AIRLOCK_SDK_TOOL_NAME");
+    expect(err.message).toContain("name");
+    expect(err.message).toContain("harness");
+  });
+
+  it("accepts snake_case for a harness tool; harness true means group default", () => {
+    expect(defineTool({ ...base, name: "mark_done", harness: true }).harness).toBe("default");
+    expect(defineTool({ ...base, name: "mark_done", harness: "room" }).harness).toBe("room");
+  });
+
+  it("refuses a camelCase harness tool and a harness group that is not snake_case", () => {
+    expect(refusal({ name: "markDone", harness: true }).code).toBe("AIRLOCK_SDK_TOOL_NAME");
+    expect(refusal({ name: "mark_done", harness: "Room" }).message).toContain("harness");
+  });
+});
+
+describe("defineTool secrets", () => {
+  it("defaults sensitive: text is a credential, select and sensitive:false are readable", () => {
+    const tool = defineTool({
+      ...base,
+      requiredSecrets: [
+        { key: "acme_api_key", type: "text" },
+        { key: "acme_region", type: "select", choices: ["eu", "us"], optional: true },
+        { key: "acme_base_url", sensitive: false },
+      ],
+    });
+    expect(tool.requiredSecrets.map((s) => [s.key, s.sensitive, s.optional])).toEqual([
+      ["acme_api_key", true, false],
+      ["acme_region", false, true],
+      ["acme_base_url", false, false],
+    ]);
+  });
+
+  it("refuses a secret key that is not lowercase snake_case, naming the field", () => {
+    const err = refusal({ requiredSecrets: [{ key: "AcmeKey", type: "text" }] });
+    expect(err.code).toBe("AIRLOCK_SDK_SECRET_INVALID");
+    expect(err.message).toContain("requiredSecrets[0].key");
+  });
+
+  it("refuses a select without choices and choices on a text secret", () => {
+    expect(refusal({ requiredSecrets: [{ key: "region", type: "select" }] }).message).toContain(
+      "requiredSecrets[0].choices",
+    );
+    expect(refusal({ requiredSecrets: [{ key: "region", type: "text", choices: ["eu"] }] }).code).toBe(
+      "AIRLOCK_SDK_SECRET_INVALID",
+    );
+  });
+
+  it("refuses a secret declared twice", () => {
+    expect(refusal({ requiredSecrets: [{ key: "k" }, { key: "k" }] }).message).toContain("twice");
+  });
+});
+
+describe("defineTool presentation and annotations", () => {
+  it("accepts family as an alias of group", () => {
+    const tool = defineTool({
+      ...base,
+      presentation: { label: "Notes", icon: "note", tone: "info", family: "notes" },
+    });
+    expect(tool.presentation).toEqual({ label: "Notes", icon: "note", tone: "info", group: "notes" });
+  });
+
+  it("refuses a presentation without an icon, with an unknown tone, or contradicting family", () => {
+    expect(refusal({ presentation: { label: "Notes" } }).message).toContain("presentation.icon");
+    expect(refusal({ presentation: { label: "N", icon: "n", tone: "loud" } }).code).toBe(
+      "AIRLOCK_SDK_PRESENTATION_INVALID",
+    );
+    expect(refusal({ presentation: { label: "N", icon: "n", group: "a", family: "b" } }).message).toContain(
+      "presentation.family",
+    );
+  });
+
+  it("keeps the MCP annotations and refuses a hint that is not boolean or unknown", () => {
+    const annotations = {
+      title: "Search",
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    };
+    expect(defineTool({ ...base, annotations }).annotations).toEqual(annotations);
+    expect(refusal({ annotations: { readOnlyHint: "yes" } }).message).toContain("annotations.readOnlyHint");
+    expect(refusal({ annotations: { sideEffects: true } }).message).toContain("annotations.sideEffects");
+  });
+});
+
+describe("defineTool shape", () => {
+  it("refuses parameters that are not a Zod object, and unknown fields such as inputSchema", () => {
+    expect(refusal({ parameters: z.string() }).message).toContain("parameters");
+    expect(refusal({ parameters: { type: "object" } }).message).toContain("parameters");
+    expect(refusal({ inputSchema: {} }).message).toContain("inputSchema");
+  });
+
+  it("refuses a missing description and a missing execute", () => {
+    expect(refusal({ description: " " }).message).toContain("description");
+    expect(refusal({ execute: undefined }).message).toContain("execute");
+  });
+
+  it("accepts an output schema and examples, and refuses an example without a label", () => {
+    const tool = defineTool({
+      ...base,
+      output: z.object({ hits: z.number() }),
+      inputExamples: [{ label: "minimal", input: { query: "hello" } }],
+    });
+    expect(tool.inputExamples).toEqual([{ label: "minimal", input: { query: "hello" } }]);
+    expect(refusal({ inputExamples: [{ input: { query: "x" } }] }).message).toContain(
+      "inputExamples[0].label",
+    );
+  });
+});

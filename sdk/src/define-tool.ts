@@ -1,0 +1,167 @@
+// `defineTool`: an author's tool definition, checked when it is defined (module load), so a
+// mistake fails the author's build with an error naming the field, never a user's call.
+// Invariants of a DefinedTool: name is camelCase, or snake_case when `harness` is set; secret
+// keys are lowercase snake_case and unique; a select secret has choices and only it has them;
+// `sensitive` is explicit (text → true, select → false unless declared); `presentation.family`
+// is folded into `group`; `harness: true` means group "default". Bundle-safe: zod is used
+// through the schema's own methods only (no zod import), so one zod copy serves the plugin.
+import type { z } from "zod";
+import type { ToolContext } from "./context.ts";
+import {
+  checkAnnotations,
+  checkExamples,
+  checkPresentation,
+  checkSecrets,
+  fail,
+  isRecord,
+  type PresentationInput,
+  type SecretDeclaration,
+} from "./define-checks.ts";
+import { sdkError } from "./error-codes.ts";
+import type { Presentation, SecretSpec, ToolAnnotations } from "./manifest.ts";
+import { HARNESS_TOOL_NAME_PATTERN, TOOL_NAME_PATTERN } from "./names.ts";
+
+export type { PresentationInput, SecretDeclaration } from "./define-checks.ts";
+
+/** The parameters schema of a tool: a Zod object. */
+export type ParametersSchema = z.ZodObject;
+
+export interface ToolDefinitionInput<P extends ParametersSchema, O extends z.ZodType = z.ZodType> {
+  /** The tool's only identifier: camelCase (snake_case only for harness tools). */
+  name: string;
+  /** Short, action-oriented, model-visible. The build appends the input examples to it. */
+  description: string;
+  /** Catalogue category; default "general". */
+  category?: string;
+  requiredSecrets?: SecretDeclaration[];
+  /** Few-shot hints; each is checked against `parameters` at build time. */
+  inputExamples?: Array<{ label: string; input: z.input<P> }>;
+  /** Static Zod object, serialised to JSON Schema at build time; must pass the strict-mode lint. */
+  parameters: P;
+  /** Optional schema of `structuredContent` the tool returns. */
+  output?: O;
+  annotations?: ToolAnnotations;
+  /** UI metadata, never sent to the model. `family` is an older alias of `group`. */
+  presentation?: PresentationInput;
+  /** `true` (group "default") or a harness group name: a harness tool, injected, not enabled per agent. */
+  harness?: boolean | string;
+  execute: (input: z.output<P>, ctx: ToolContext) => unknown;
+}
+
+/** The recognisable marker of a defineTool result. */
+export const TOOL_KIND = "airlock.tool";
+
+export interface DefinedTool<P extends ParametersSchema = ParametersSchema> {
+  readonly kind: typeof TOOL_KIND;
+  readonly name: string;
+  readonly description: string;
+  readonly category: string;
+  readonly requiredSecrets: readonly SecretSpec[];
+  readonly inputExamples: ReadonlyArray<{ label: string; input: Record<string, unknown> }>;
+  readonly parameters: P;
+  readonly output: z.ZodType | undefined;
+  readonly annotations: ToolAnnotations;
+  readonly presentation: Presentation | undefined;
+  /** The harness group, or null for a regular tool. */
+  readonly harness: string | null;
+  readonly execute: (input: z.output<P>, ctx: ToolContext) => unknown;
+}
+
+const KNOWN_KEYS = new Set([
+  "name",
+  "description",
+  "category",
+  "requiredSecrets",
+  "inputExamples",
+  "parameters",
+  "output",
+  "annotations",
+  "presentation",
+  "harness",
+  "execute",
+]);
+
+function isZodSchema(value: unknown): value is z.ZodType {
+  return isRecord(value) && typeof value.safeParse === "function" && isRecord(value._zod);
+}
+
+function harnessGroup(tool: string, value: unknown): string | null {
+  if (value === undefined || value === false) return null;
+  if (value === true) return "default";
+  if (typeof value === "string" && HARNESS_TOOL_NAME_PATTERN.test(value)) return value;
+  return fail("AIRLOCK_SDK_TOOL_INVALID", tool, "harness", "must be true, false or a snake_case group name");
+}
+
+function checkName(name: unknown, harness: string | null): string {
+  if (typeof name !== "string" || name === "") {
+    return fail("AIRLOCK_SDK_TOOL_NAME", "?", "name", "is required (a camelCase string)");
+  }
+  if (harness === null && !TOOL_NAME_PATTERN.test(name)) {
+    const hint = name.includes("_") ? "; snake_case is reserved for harness tools (set harness)" : "";
+    return fail(
+      "AIRLOCK_SDK_TOOL_NAME",
+      name,
+      "name",
+      `"${name}" must be camelCase (${TOOL_NAME_PATTERN})${hint}`,
+    );
+  }
+  if (harness !== null && !HARNESS_TOOL_NAME_PATTERN.test(name)) {
+    return fail("AIRLOCK_SDK_TOOL_NAME", name, "name", `harness tool name "${name}" must be snake_case`);
+  }
+  return name;
+}
+
+/** Checks and normalises a tool definition; throws AIRLOCK_SDK_TOOL_* naming the field at fault. */
+export function defineTool<P extends ParametersSchema, O extends z.ZodType = z.ZodType>(
+  definition: ToolDefinitionInput<P, O>,
+): DefinedTool<P> {
+  if (!isRecord(definition)) throw sdkError("AIRLOCK_SDK_TOOL_INVALID", "defineTool() takes one object");
+  const label = typeof definition.name === "string" ? definition.name : "?";
+  for (const key of Object.keys(definition)) {
+    if (!KNOWN_KEYS.has(key)) {
+      fail(
+        "AIRLOCK_SDK_TOOL_INVALID",
+        label,
+        key,
+        `is not a defineTool field (known: ${[...KNOWN_KEYS].join(", ")})`,
+      );
+    }
+  }
+  const harness = harnessGroup(label, definition.harness);
+  const name = checkName(definition.name, harness);
+  const { description, category = "general", parameters, output, execute } = definition;
+  if (typeof description !== "string" || description.trim() === "") {
+    fail("AIRLOCK_SDK_TOOL_INVALID", name, "description", "is required: a short, model-visible sentence");
+  }
+  if (typeof category !== "string" || !/^.{1,64}$/.test(category)) {
+    fail("AIRLOCK_SDK_TOOL_INVALID", name, "category", "must be a string of 1 to 64 characters");
+  }
+  if (!isZodSchema(parameters) || (parameters._zod.def as { type: string }).type !== "object") {
+    fail("AIRLOCK_SDK_TOOL_INVALID", name, "parameters", "must be a Zod object schema, e.g. z.object({...})");
+  }
+  if (output !== undefined && !isZodSchema(output)) {
+    fail("AIRLOCK_SDK_TOOL_INVALID", name, "output", "must be a Zod schema when given");
+  }
+  if (typeof execute !== "function") {
+    fail("AIRLOCK_SDK_TOOL_INVALID", name, "execute", "must be a function (input, ctx) => result");
+  }
+  return Object.freeze({
+    kind: TOOL_KIND,
+    name,
+    description,
+    category,
+    requiredSecrets: Object.freeze(checkSecrets(name, definition.requiredSecrets)),
+    inputExamples: Object.freeze(checkExamples(name, definition.inputExamples)),
+    parameters,
+    output,
+    annotations: Object.freeze(checkAnnotations(name, definition.annotations)),
+    presentation: checkPresentation(name, definition.presentation),
+    harness,
+    execute,
+  });
+}
+
+/** True for a defineTool result (by its marker, so it holds across module copies). */
+export function isDefinedTool(value: unknown): value is DefinedTool {
+  return isRecord(value) && value.kind === TOOL_KIND && typeof value.execute === "function";
+}
