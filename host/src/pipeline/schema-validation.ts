@@ -26,12 +26,10 @@ export interface SchemaValidator {
 }
 
 function pathOf(root: string, instancePath: string): string {
-  if (instancePath === "") return root;
-  return instancePath
-    .split("/")
-    .slice(1)
-    .map((seg) => seg.replace(/~1/g, "/").replace(/~0/g, "~"))
-    .reduce((acc, seg) => (/^\d+$/.test(seg) ? `${acc}[${seg}]` : `${acc}.${seg}`), root);
+  return segments(instancePath).reduce(
+    (acc, seg) => (/^\d+$/.test(seg) ? `${acc}[${seg}]` : `${acc}.${seg}`),
+    root,
+  );
 }
 
 function kindOf(value: unknown): string {
@@ -41,7 +39,24 @@ function kindOf(value: unknown): string {
   return typeof value;
 }
 
-function phrase(error: ErrorObject, root: string): SchemaProblem {
+function segments(instancePath: string): string[] {
+  if (instancePath === "") return [];
+  return instancePath
+    .split("/")
+    .slice(1)
+    .map((seg) => seg.replace(/~1/g, "/").replace(/~0/g, "~"));
+}
+
+function valueAt(data: unknown, instancePath: string): unknown {
+  let value = data;
+  for (const seg of segments(instancePath)) {
+    if (typeof value !== "object" || value === null) return undefined;
+    value = (value as Record<string, unknown>)[seg];
+  }
+  return value;
+}
+
+function phrase(error: ErrorObject, root: string, data: unknown): SchemaProblem {
   const path = pathOf(root, error.instancePath);
   const p = error.params as Record<string, unknown>;
   switch (error.keyword) {
@@ -50,7 +65,10 @@ function phrase(error: ErrorObject, root: string): SchemaProblem {
     case "additionalProperties":
       return { path, message: `unexpected property "${String(p.additionalProperty)}" (not in the schema)` };
     case "type":
-      return { path, message: `expected ${String(p.type)}, got ${kindOf(error.data)}` };
+      return {
+        path,
+        message: `expected ${String(p.type)}, got ${kindOf(valueAt(data, error.instancePath))}`,
+      };
     case "enum":
       return {
         path,
@@ -93,7 +111,7 @@ export function createSchemaValidator(): SchemaValidator {
     check(cacheKey, schema, data, root) {
       const validate = compile(cacheKey, schema);
       if (validate(data)) return { ok: true };
-      const problems = (validate.errors ?? []).map((e) => phrase(e, root));
+      const problems = (validate.errors ?? []).map((e) => phrase(e, root, data));
       const unique = [...new Map(problems.map((p) => [`${p.path}|${p.message}`, p])).values()];
       const message = unique.map((p) => `${p.path}: ${p.message}`).join("; ");
       return { ok: false, problems: unique, message };

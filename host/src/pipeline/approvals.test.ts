@@ -1,0 +1,54 @@
+import { hasCode } from "@airlock/sdk";
+import { describe, expect, it } from "vitest";
+import { createApprovalRegistry } from "./approvals.ts";
+
+const fields = { runId: "r", agent: "a", toolName: "ns:write", input: { x: 1 } };
+
+describe("approval registry", () => {
+  it("lists a pending approval until it is decided, then resolves with the decision", async () => {
+    const approvals = createApprovalRegistry();
+    let id = "";
+    const decision = approvals.request(fields, undefined, (a) => {
+      id = a.id;
+    });
+    expect(approvals.list("a").map((a) => a.id)).toEqual([id]);
+    expect(approvals.list("other")).toEqual([]);
+    approvals.decide(id, { approve: false, reason: "not today" });
+    expect(await decision).toEqual({ approved: false, reason: "not today" });
+    expect(approvals.list()).toEqual([]);
+  });
+
+  it("refuses to decide an unknown or already decided approval", async () => {
+    const approvals = createApprovalRegistry();
+    let id = "";
+    const decision = approvals.request(fields, undefined, (a) => {
+      id = a.id;
+    });
+    approvals.decide(id, { approve: true });
+    await expect(decision).resolves.toEqual({ approved: true });
+    let caught: unknown;
+    try {
+      approvals.decide(id, { approve: true });
+    } catch (error) {
+      caught = error;
+    }
+    expect(hasCode(caught, "AIRLOCK_APPROVAL_NOT_FOUND")).toBe(true);
+  });
+
+  it("cancels a wait when the call's signal aborts", async () => {
+    const approvals = createApprovalRegistry();
+    const controller = new AbortController();
+    const decision = approvals.request(fields, controller.signal, () => controller.abort());
+    expect(await decision).toEqual({ approved: false, cancelled: true });
+    expect(approvals.list()).toEqual([]);
+  });
+
+  it("denies everything pending when the host closes", async () => {
+    const approvals = createApprovalRegistry();
+    const a = approvals.request(fields, undefined, () => undefined);
+    const b = approvals.request(fields, undefined, () => undefined);
+    approvals.denyAll("shutting down");
+    expect(await a).toEqual({ approved: false, reason: "shutting down" });
+    expect(await b).toEqual({ approved: false, reason: "shutting down" });
+  });
+});
