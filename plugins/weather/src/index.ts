@@ -1,0 +1,103 @@
+// The `weather` plugin: current conditions from the declared weather API.
+// Secrets: `units` is a readable select (metric | imperial | standard) the tool reads with
+// ctx.secrets.get; `api_token` is a sensitive credential that only travels as
+// ctx.secrets.ref in the Authorization header, so its value never enters the isolate.
+import { definePlugin, defineTool, hasCode } from "@airlock/sdk";
+import { z } from "zod";
+import { convert, isUnits, UNIT_CHOICES } from "./units.ts";
+
+export const WEATHER_HOST = "api.weatherhub.dev";
+/** The hosted service, or a local one on loopback (for development; the operator must allow it). */
+export const ENDPOINTS = [`https://${WEATHER_HOST}`, "http://127.0.0.1:47912"] as const;
+
+interface Upstream {
+  city: string;
+  tempC: number;
+  windMs: number;
+  condition: string;
+}
+
+function isUpstream(v: unknown): v is Upstream {
+  const o = v as Record<string, unknown> | null;
+  return (
+    typeof o === "object" &&
+    o !== null &&
+    typeof o.city === "string" &&
+    typeof o.tempC === "number" &&
+    typeof o.windMs === "number" &&
+    typeof o.condition === "string"
+  );
+}
+
+export const currentWeather = defineTool({
+  name: "currentWeather",
+  description: "Current temperature, wind and conditions for a city, in the units the operator chose.",
+  category: "web",
+  requiredSecrets: [
+    {
+      key: "units",
+      type: "select",
+      choices: [...UNIT_CHOICES],
+      label: "Units",
+      description: "How values are reported.",
+    },
+    {
+      key: "api_token",
+      type: "text",
+      sensitive: true,
+      label: "WeatherHub token",
+      description: "From weatherhub.dev.",
+    },
+    {
+      key: "weather_endpoint",
+      type: "select",
+      choices: [...ENDPOINTS],
+      optional: true,
+      label: "Service",
+      description: "The hosted service (default) or a local one.",
+    },
+  ],
+  annotations: { readOnlyHint: true, openWorldHint: true },
+  presentation: { label: "Weather", icon: "cloud-sun", group: "web" },
+  inputExamples: [{ label: "city", input: { city: "Oslo" } }],
+  parameters: z.object({ city: z.string().min(1).max(100).describe("City name, e.g. 'Oslo'.") }),
+  execute: async (input, ctx) => {
+    const chosen = await ctx.secrets.get("units");
+    const units = isUnits(chosen) ? chosen : "metric";
+    const endpoint = await ctx.secrets.get("weather_endpoint");
+    const base = ENDPOINTS.find((e) => e === endpoint) ?? ENDPOINTS[0];
+    let res: Awaited<ReturnType<typeof ctx.fetch>>;
+    try {
+      res = await ctx.fetch(`${base}/v1/current?city=${encodeURIComponent(input.city)}`, {
+        headers: { authorization: ctx.secrets.ref("api_token"), accept: "application/json" },
+      });
+    } catch (err) {
+      return {
+        success: false,
+        error: `The weather service is unreachable (${hasCode(err) ? err.code : "network"}).`,
+      };
+    }
+    if (res.status === 404) return { success: false, error: `No weather station knows "${input.city}".` };
+    if (res.status !== 200) return { success: false, error: `The weather service answered ${res.status}.` };
+    const data = await res.json();
+    if (!isUpstream(data))
+      return { success: false, error: "The weather service answered in an unknown format." };
+    const { temperature, wind } = convert(data.tempC, data.windMs, units);
+    return {
+      success: true,
+      result: { city: data.city, condition: data.condition, temperature, wind, units },
+    };
+  },
+});
+
+export default definePlugin({
+  namespace: "weather",
+  version: "1.0.0",
+  engine: "^1.0.0",
+  description: "Current weather from weatherhub.dev in metric, imperial or standard units.",
+  egress: [
+    { host: WEATHER_HOST, secrets: ["api_token"] },
+    { host: "127.0.0.1", schemes: ["http"], ports: [47912], secrets: ["api_token"] },
+  ],
+  tools: [currentWeather],
+});
