@@ -10,6 +10,7 @@ export {
   writePluginTarball,
 } from "./craft-tar.ts";
 export { PACKAGE_ERRORS, type PackageErrorCode } from "./errors.ts";
+export { type PublishDocument, type PublishSignature, publishDocument } from "./publish-document.ts";
 export { type PluginTarball, readPluginTarball, sha512Integrity } from "./read-plugin-tarball.ts";
 export {
   type SamplePluginFiles,

@@ -1,0 +1,10 @@
+#!/usr/bin/env -S node --no-node-snapshot
+// `airlock-registry` entry point (run with Node 24: type stripping, no build step).
+import { runRegistryCli } from "../src/cli.ts";
+
+const code = await runRegistryCli(process.argv.slice(2), {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  env: process.env,
+});
+process.exitCode = code;
