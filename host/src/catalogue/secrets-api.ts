@@ -4,26 +4,22 @@
 // Invariants: a key can be set only when an active tool declares it; a select secret only to
 // one of its choices; a batch is validated whole before anything is written; a sensitive
 // value is never returned in clear (masked: "••••" plus at most its last 2 characters).
+import { hasCode } from "@airlock/sdk";
 import type { SecretSpec } from "@airlock/sdk/manifest";
 import type { SecretView } from "../host-types.ts";
-import type { SecretRecord, Store } from "../store/types.ts";
+import {
+  isSensitive,
+  MAX_SECRET_BYTES,
+  maskSecret,
+  secretSensitivity,
+  type Vault,
+} from "../secrets/index.ts";
+import type { Store } from "../store/types.ts";
 import { catalogueError, requireAgent } from "./agent-tools.ts";
 import type { Catalogue } from "./catalogue.ts";
 
-/** Seals and opens secret values; implemented by the vault. */
-export interface SecretCodec {
-  seal(agent: string, key: string, plaintext: string): string | Promise<string>;
-  open(record: SecretRecord): string | Promise<string>;
-  /** The masked form of a sensitive value. */
-  mask(plaintext: string): string;
-}
-
-const MAX_SECRET_CHARS = 64 * 1024;
-
-/** "••••" plus the last 2 characters, shown only for values long enough not to give them away. */
-export function defaultMask(plaintext: string): string {
-  return plaintext.length >= 8 ? `••••${plaintext.slice(-2)}` : "••••";
-}
+/** What the secrets API needs of the vault. */
+export type SecretCodec = Pick<Vault, "encrypt" | "decrypt">;
 
 interface Declared {
   specs: SecretSpec[];
@@ -45,9 +41,18 @@ export function declaredSecrets(catalogue: Catalogue): Map<string, Declared> {
   return map;
 }
 
-/** Sensitive when any declaring spec says so; an undeclared (orphaned) key is treated as sensitive. */
-function isSensitive(declared: Declared | undefined): boolean {
-  return declared === undefined || declared.specs.some((s) => s.sensitive);
+/** The clear value, or null when the vault cannot open it (e.g. sealed under another master key). */
+function readable(codec: SecretCodec, ciphertext: string): string | null {
+  try {
+    return codec.decrypt(ciphertext);
+  } catch (error) {
+    if (hasCode(error, "AIRLOCK_SECRETS_DECRYPT_FAILED")) return null;
+    throw error;
+  }
+}
+
+function activeManifests(catalogue: Catalogue) {
+  return [...catalogue.plugins().values()].map((p) => p.manifest);
 }
 
 export async function listSecrets(
@@ -58,17 +63,18 @@ export async function listSecrets(
 ): Promise<SecretView[]> {
   await requireAgent(store, agent);
   const declared = declaredSecrets(catalogue);
+  const sensitivity = secretSensitivity(activeManifests(catalogue));
   const records = new Map((await store.listSecrets(agent)).map((r) => [r.key, r]));
   const keys = [...new Set([...declared.keys(), ...records.keys()])].sort();
   const views: SecretView[] = [];
   for (const key of keys) {
     const d = declared.get(key);
     const record = records.get(key);
-    const sensitive = isSensitive(d);
+    const sensitive = isSensitive(sensitivity, key);
     let value: string | null = null;
     if (record !== undefined) {
-      const plain = await codec.open(record);
-      value = sensitive ? codec.mask(plain) : plain;
+      const plain = readable(codec, record.ciphertext);
+      value = plain === null ? null : sensitive ? maskSecret(plain) : plain;
     }
     views.push({ key, set: record !== undefined, sensitive, value, tools: d?.tools ?? [] });
   }
@@ -94,7 +100,7 @@ export async function setSecrets(
     if (d === undefined) {
       throw catalogueError("AIRLOCK_SECRET_UNKNOWN_KEY", `no active tool declares a secret "${key}"`);
     }
-    if (typeof value !== "string" || value.length > MAX_SECRET_CHARS) {
+    if (typeof value !== "string" || Buffer.byteLength(value, "utf8") > MAX_SECRET_BYTES) {
       throw catalogueError(
         "AIRLOCK_SECRET_INVALID_VALUE",
         `secret "${key}" must be a string of at most 64 KiB`,
@@ -115,7 +121,7 @@ export async function setSecrets(
       await store.putSecret({
         agent,
         key,
-        ciphertext: await codec.seal(agent, key, value),
+        ciphertext: codec.encrypt(value),
         updatedAt: new Date().toISOString(),
       });
   }
