@@ -28,7 +28,8 @@ export async function openStore(config: StoreConfig): Promise<Store> {
     if (typeof config.url !== "string" || config.url === "") {
       throw storeError("AIRLOCK_STORE_CONFIG_INVALID", "a PostgreSQL store needs a url");
     }
-    throw storeError("AIRLOCK_STORE_CONFIG_INVALID", "the PostgreSQL store is not implemented yet");
+    const { openPostgresStore } = await import("./postgres/open.ts");
+    return openPostgresStore(config);
   }
   throw storeError(
     "AIRLOCK_STORE_CONFIG_INVALID",

@@ -1,0 +1,167 @@
+// Versioned schema of the PostgreSQL store. Append-only like the SQLite list: a released
+// entry is never edited. All pending migrations run in ONE transaction that first takes a
+// transaction-level advisory lock keyed by the schema, so replicas starting together migrate
+// exactly once (the others wait, then find nothing pending) and a failure applies nothing.
+import type pg from "pg";
+import { storeError } from "../errors.ts";
+import type { Migration } from "../sqlite/migrations.ts";
+
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "initial schema",
+    sql: `
+      CREATE TABLE agents (
+        slug text PRIMARY KEY,
+        knowledge_level text NOT NULL,
+        created_at text NOT NULL
+      );
+      CREATE TABLE tokens (
+        id text PRIMARY KEY,
+        token_hash text NOT NULL UNIQUE,
+        role text NOT NULL,
+        agent text,
+        label text NOT NULL,
+        created_at text NOT NULL
+      );
+      CREATE TABLE installed_plugins (
+        namespace text NOT NULL,
+        version text NOT NULL,
+        manifest jsonb NOT NULL,
+        integrity text NOT NULL,
+        signer text,
+        source text NOT NULL,
+        path text NOT NULL,
+        installed_at text NOT NULL,
+        PRIMARY KEY (namespace, version)
+      );
+      CREATE TABLE plugin_activations (
+        namespace text PRIMARY KEY,
+        active text NOT NULL,
+        previous text,
+        updated_at text NOT NULL
+      );
+      CREATE TABLE tool_enablement (
+        agent text NOT NULL,
+        tool_id text NOT NULL,
+        PRIMARY KEY (agent, tool_id)
+      );
+      CREATE TABLE secrets (
+        agent text NOT NULL,
+        key text NOT NULL,
+        ciphertext text NOT NULL,
+        updated_at text NOT NULL,
+        PRIMARY KEY (agent, key)
+      );
+      CREATE TABLE conversation_state (
+        agent text NOT NULL,
+        conversation_id text NOT NULL,
+        namespace text NOT NULL,
+        key text NOT NULL,
+        json text NOT NULL,
+        size integer NOT NULL,
+        PRIMARY KEY (agent, conversation_id, namespace, key)
+      );
+      CREATE TABLE artifacts (
+        handle text PRIMARY KEY,
+        agent text NOT NULL,
+        conversation_id text NOT NULL,
+        filename text NOT NULL,
+        mime text NOT NULL,
+        bytes bytea NOT NULL,
+        size integer NOT NULL,
+        expires_at bigint NOT NULL
+      );
+      CREATE INDEX artifacts_binding ON artifacts (agent, conversation_id);
+      CREATE INDEX artifacts_expiry ON artifacts (expires_at);
+      CREATE TABLE knowledge_docs (
+        agent text NOT NULL,
+        id text NOT NULL,
+        filename text NOT NULL,
+        content text NOT NULL,
+        mime text NOT NULL,
+        writer text NOT NULL,
+        created_at text NOT NULL,
+        updated_at text NOT NULL,
+        seq bigserial NOT NULL,
+        tsv tsvector GENERATED ALWAYS AS (
+          setweight(to_tsvector('english'::regconfig, filename), 'A') ||
+          setweight(to_tsvector('english'::regconfig, content), 'B')
+        ) STORED,
+        PRIMARY KEY (agent, id)
+      );
+      CREATE INDEX knowledge_tsv ON knowledge_docs USING gin (tsv);
+      CREATE INDEX knowledge_writer ON knowledge_docs (writer);
+      CREATE TABLE audit (
+        id bigserial PRIMARY KEY,
+        at text NOT NULL,
+        agent text,
+        plugin text,
+        tool text,
+        conversation_id text,
+        kind text NOT NULL,
+        action text NOT NULL,
+        allowed boolean NOT NULL,
+        success boolean,
+        error text,
+        duration_ms double precision,
+        details jsonb
+      );
+      CREATE INDEX audit_agent ON audit (agent, id);
+      CREATE INDEX audit_plugin ON audit (plugin, id);
+      CREATE INDEX audit_tool ON audit (tool, id);
+      CREATE INDEX audit_at ON audit (at);
+    `,
+  },
+];
+
+/** Applies pending migrations in `schema` (created if missing) under an advisory lock. */
+export async function migratePostgres(
+  client: pg.PoolClient,
+  schema: string | undefined,
+  migrations: readonly Migration[] = POSTGRES_MIGRATIONS,
+): Promise<void> {
+  const latest = migrations.at(-1)?.version ?? 0;
+  await client.query("BEGIN");
+  try {
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('airlock:migrate'), hashtext($1))", [
+      schema ?? "",
+    ]);
+    if (schema !== undefined) await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    await client.query(
+      "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at text NOT NULL)",
+    );
+    const done = await client.query<{ version: number }>("SELECT version FROM schema_migrations");
+    const applied = new Set(done.rows.map((r) => r.version));
+    const newest = Math.max(0, ...applied);
+    if (newest > latest) {
+      throw storeError(
+        "AIRLOCK_STORE_SCHEMA_TOO_NEW",
+        `the database is at schema version ${newest}, this host knows up to ${latest}`,
+      );
+    }
+    for (const m of migrations) {
+      if (applied.has(m.version)) continue;
+      try {
+        await client.query(m.sql);
+      } catch (err) {
+        throw storeError(
+          "AIRLOCK_STORE_MIGRATION_FAILED",
+          `PostgreSQL migration ${m.version} (${m.name}) failed`,
+          {
+            cause: err,
+          },
+        );
+      }
+      await client.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)", [
+        m.version,
+        m.name,
+        new Date().toISOString(),
+      ]);
+    }
+    await client.query("COMMIT");
+  } catch (err) {
+    await client.query("ROLLBACK");
+    throw err;
+  }
+}

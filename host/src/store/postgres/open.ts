@@ -1,0 +1,73 @@
+// The shared store: PostgreSQL through a pg Pool, for several host replicas sharing state.
+// Invariants: every connection's search_path is the configured schema (so tests and tenants
+// can isolate themselves); migrations are applied (once across replicas) before the store is
+// handed out; an idle client's error is recorded instead of crashing the process.
+import pg from "pg";
+import { storeError } from "../errors.ts";
+import type { Store } from "../types.ts";
+import { postgresAudit } from "./audit.ts";
+import { postgresData } from "./data.ts";
+import { createDb } from "./db.ts";
+import { postgresKnowledge } from "./knowledge.ts";
+import { migratePostgres } from "./migrations.ts";
+import { postgresRegistry } from "./registry.ts";
+
+const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export interface PostgresStoreConfig {
+  url: string;
+  schema?: string;
+  maxConnections?: number;
+}
+
+export async function openPostgresStore(config: PostgresStoreConfig): Promise<Store> {
+  const { schema } = config;
+  if (schema !== undefined && !SCHEMA_PATTERN.test(schema)) {
+    throw storeError(
+      "AIRLOCK_STORE_CONFIG_INVALID",
+      `PostgreSQL schema ${JSON.stringify(schema)} must match ${SCHEMA_PATTERN} (lowercase identifier)`,
+    );
+  }
+  const pool = new pg.Pool({
+    connectionString: config.url,
+    max: config.maxConnections ?? 10,
+    connectionTimeoutMillis: 10_000,
+    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+  });
+  const idleErrors: Error[] = [];
+  pool.on("error", (err) => {
+    // A connection dropped while idle in the pool: pg discards it and the next query opens a new one.
+    idleErrors.push(err);
+    if (idleErrors.length > 10) idleErrors.shift();
+  });
+  const db = createDb(pool);
+  let closed = false;
+  const store: Store = {
+    kind: "postgres",
+    async migrate() {
+      const client = await pool.connect();
+      try {
+        await migratePostgres(client, schema);
+      } finally {
+        client.release();
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+    ...postgresRegistry(db),
+    ...postgresData(db),
+    ...postgresKnowledge(db),
+    ...postgresAudit(db),
+  };
+  try {
+    await store.migrate();
+  } catch (err) {
+    await pool.end();
+    if ((err as { code?: string }).code?.startsWith("AIRLOCK_")) throw err;
+    throw storeError("AIRLOCK_STORE_OPEN_FAILED", "cannot open the PostgreSQL store", { cause: err });
+  }
+  return store;
+}
