@@ -1,0 +1,173 @@
+// One ctx.fetch request from start to end: validate, check the destination and the secret
+// bindings, then for each hop resolve → check → connect pinned → follow or read.
+// Invariants: every refusal happens before a connection to the refused target is opened;
+// every redirect target goes through the same checks as the first URL (a refusal there is
+// AIRLOCK_FETCH_REDIRECT_REFUSED with the underlying code in details.reason); one deadline
+// covers resolution, all hops and the body; the trace records what the audit may show
+// (host, port, method, status, bytes, redirects) and nothing else.
+import { STATUS_CODES } from "node:http";
+import { AirlockError, hasCode } from "@airlock/sdk/errors";
+import type { CallGrant } from "../bridge/types.ts";
+import type { PrivateAllowance } from "./address.ts";
+import { checkDestination, type Destination, type DestinationContext, parseUrl } from "./destination.ts";
+import { fetchError } from "./errors.ts";
+import { followRedirect, type RedirectedRequest, redirectLocation } from "./redirects.ts";
+import { prepareRequest } from "./request-init.ts";
+import { resolveChecked } from "./resolve.ts";
+import { assertSecretsBound, injectedHeaders, loadSecrets, type Redactor, redactor } from "./secrets.ts";
+import { classifyFailure, openHop } from "./transport.ts";
+import type { FetchLimits, FetchResult, HostPolicy, Resolver, SecretSource } from "./types.ts";
+
+export interface ExchangeDeps {
+  readonly secrets: SecretSource;
+  readonly resolver: Resolver;
+  readonly allowance: PrivateAllowance;
+  readonly hosts: HostPolicy | undefined;
+  readonly limits: FetchLimits;
+}
+
+/** What the audit entry of a request may say. Filled in as the request progresses. */
+export interface ExchangeTrace {
+  host: string | null;
+  port: number | null;
+  method: string | null;
+  status: number | null;
+  bytes: number;
+  redirects: number;
+  finalHost: string | null;
+}
+
+export const USER_AGENT = "airlock-fetch/1";
+
+function redirectRefused(err: unknown, target: URL | null): unknown {
+  if (!hasCode(err) || !err.code.startsWith("AIRLOCK_FETCH_")) return err;
+  return fetchError(
+    "AIRLOCK_FETCH_REDIRECT_REFUSED",
+    `a redirect was refused: ${err.message}`,
+    { reason: err.code, ...(target === null ? {} : { host: target.hostname }) },
+    err,
+  );
+}
+
+/** A copy of an AirlockError with injected secret values scrubbed from message and details. */
+function scrubbed(err: unknown, redact: Redactor): unknown {
+  if (!(err instanceof AirlockError)) return err;
+  const message = redact.text(err.message);
+  const details = err.details === undefined ? undefined : redact.text(JSON.stringify(err.details));
+  if (message === err.message && details === JSON.stringify(err.details)) return err;
+  return new AirlockError(err.code, message, {
+    status: err.status,
+    ...(details === undefined ? {} : { details: JSON.parse(details) as Record<string, unknown> }),
+  });
+}
+
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+function responseHeaders(raw: Record<string, string | string[] | undefined>, redact: Redactor) {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    out[name] = redact.text(Array.isArray(value) ? value.join(", ") : value);
+  }
+  return out;
+}
+
+export async function runExchange(
+  grant: CallGrant,
+  args: readonly unknown[],
+  deps: ExchangeDeps,
+  trace: ExchangeTrace,
+): Promise<FetchResult> {
+  const { limits } = deps;
+  const req = prepareRequest(args[1], limits.maxRequestBytes);
+  trace.method = req.method;
+  const ctx: DestinationContext = {
+    namespace: grant.namespace,
+    rules: grant.egress,
+    hosts: deps.hosts,
+    allowance: deps.allowance,
+  };
+  let dest: Destination = checkDestination(parseUrl(args[0]), ctx);
+  trace.host = trace.finalHost = dest.hostname;
+  trace.port = dest.port;
+  assertSecretsBound(req.secretHeaders, dest, grant.declaredSecrets);
+  const values = await loadSecrets(req.secretHeaders, deps.secrets, grant.agent);
+  const redact = redactor(values.values());
+  const budget = Math.min(limits.timeoutMs, req.timeoutMs ?? Number.POSITIVE_INFINITY);
+  const deadline = AbortSignal.timeout(budget);
+  const signal = AbortSignal.any([deadline, grant.signal]);
+  const endsAt = Date.now() + budget;
+  let state: RedirectedRequest = { method: req.method, body: req.body, headers: req.headers };
+
+  try {
+    for (;;) {
+      const addresses = await untilAborted(resolveChecked(dest, deps.resolver, deps.allowance), signal).catch(
+        (err: unknown) => {
+          throw trace.redirects > 0 && hasCode(err, "AIRLOCK_FETCH_ADDRESS_REFUSED")
+            ? redirectRefused(err, dest.url)
+            : err;
+        },
+      );
+      const headers: Record<string, string> = {
+        "user-agent": USER_AGENT,
+        ...Object.fromEntries(state.headers),
+      };
+      for (const [name, value] of injectedHeaders(req.secretHeaders, values)) headers[name] = value;
+      headers["accept-encoding"] = "identity";
+      const hop = await openHop({
+        dest,
+        addresses,
+        method: state.method,
+        headers,
+        body: state.body,
+        signal,
+        connectTimeoutMs: Math.min(limits.connectTimeoutMs, budget),
+        idleTimeoutMs: Math.max(1, endsAt - Date.now()),
+      });
+      trace.status = hop.status;
+      const location = redirectLocation(hop.status, hop.headers);
+      if (location === null) {
+        const body = await hop.read(limits.maxResponseBytes);
+        trace.bytes = body.byteLength;
+        return {
+          status: hop.status,
+          statusText: STATUS_CODES[hop.status] ?? "",
+          headers: responseHeaders(hop.headers, redact),
+          url: redact.text(dest.url.href),
+          redirected: trace.redirects > 0,
+          body: redact.bytes(body),
+        };
+      }
+      await hop.discard();
+      if (trace.redirects >= limits.maxRedirects) {
+        throw fetchError(
+          "AIRLOCK_FETCH_TOO_MANY_REDIRECTS",
+          `more than ${limits.maxRedirects} redirects, starting at ${trace.host}`,
+          { limit: limits.maxRedirects, host: trace.host },
+        );
+      }
+      trace.redirects += 1;
+      let next: Destination;
+      let target: URL | null = null;
+      try {
+        target = parseUrl(location, dest.url);
+        next = checkDestination(target, ctx);
+        assertSecretsBound(req.secretHeaders, next, grant.declaredSecrets);
+      } catch (err) {
+        throw redirectRefused(err, target);
+      }
+      state = followRedirect(hop.status, dest.url, next.url, state);
+      dest = next;
+      trace.finalHost = redact.text(dest.hostname);
+    }
+  } catch (err) {
+    throw scrubbed(classifyFailure(err, dest.hostname, deadline, grant.signal), redact);
+  }
+}

@@ -1,0 +1,179 @@
+// Test support for the egress suites (imported by tests only): loopback HTTP servers the tests
+// start and inspect, CallGrants built the way the bridge builds them (from a manifest that went
+// through parseManifest: declaredSecrets from the tool's requiredSecrets, egress from the
+// manifest), a resolver the test controls, an in-memory audit sink and secret source.
+// Invariants: servers listen on 127.0.0.1 port 0 only; the resolver never asks real DNS.
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type EgressRule, type PluginManifest, parseManifest } from "@airlock/sdk/manifest";
+import type { CallGrant } from "../../host/src/bridge/types.ts";
+import type { ResolvedAddress, Resolver } from "../../host/src/egress/types.ts";
+import type { AuditInput } from "../../host/src/store/types.ts";
+
+export interface SeenRequest {
+  method: string;
+  url: string;
+  headers: IncomingMessage["headers"];
+  body: Buffer;
+}
+
+export interface TestServer {
+  readonly port: number;
+  readonly seen: SeenRequest[];
+  /** TCP connections accepted so far. */
+  connections(): number;
+  /** `http://<host>:<port><path>` */
+  url(path?: string, host?: string): string;
+  close(): Promise<void>;
+}
+
+export type Handler = (req: SeenRequest, res: ServerResponse) => void;
+
+/** Writes `chunk` for as long as the client keeps reading: a body with no end. */
+export function endlessBody(res: ServerResponse, chunk = Buffer.alloc(16 * 1024, 120)): void {
+  res.writeHead(200, { "content-type": "application/octet-stream" });
+  const pump = () => {
+    while (!res.destroyed && res.write(chunk)) {
+      // keep writing until the socket buffers fill, then wait for 'drain'
+    }
+    if (!res.destroyed) res.once("drain", pump);
+  };
+  pump();
+}
+
+export async function startServer(handler: Handler): Promise<TestServer> {
+  const seen: SeenRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const entry = {
+        method: req.method ?? "",
+        url: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      };
+      seen.push(entry);
+      handler(entry, res);
+    });
+  });
+  let connections = 0;
+  server.on("connection", () => {
+    connections += 1;
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    seen,
+    connections: () => connections,
+    url: (path = "/", host = "127.0.0.1") => `http://${host}:${port}${path}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Resolves only the names in `table`; anything else fails like a missing DNS name. */
+export function tableResolver(table: Record<string, string | string[]>): Resolver & { asked: string[] } {
+  const asked: string[] = [];
+  const resolver = async (hostname: string): Promise<ResolvedAddress[]> => {
+    asked.push(hostname);
+    const entry = table[hostname];
+    if (entry === undefined) throw Object.assign(new Error(`ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
+    return (Array.isArray(entry) ? entry : [entry]).map((address) => ({
+      address,
+      family: address.includes(":") ? 6 : 4,
+    }));
+  };
+  return Object.assign(resolver, { asked });
+}
+
+export interface GrantOptions {
+  egress: EgressRule[];
+  /** Keys the tool declares in requiredSecrets. */
+  secrets?: string[];
+  namespace?: string;
+  tool?: string;
+  agent?: string;
+  signal?: AbortSignal;
+}
+
+export function testManifest(options: GrantOptions): PluginManifest {
+  return parseManifest({
+    manifestVersion: 1,
+    namespace: options.namespace ?? "egress-test",
+    version: "1.0.0",
+    description: "egress test plugin",
+    engine: ">=1.0.0",
+    sdk: "1.0.0",
+    bundle: { file: "index.js", integrity: `sha512-${"A".repeat(86)}==`, size: 0 },
+    tools: [
+      {
+        name: options.tool ?? "call",
+        description: "calls out",
+        category: "utilities",
+        inputSchema: { type: "object" },
+        annotations: {},
+        requiredSecrets: (options.secrets ?? []).map((key) => ({
+          key,
+          type: "text",
+          optional: false,
+          sensitive: true,
+        })),
+        inputExamples: [],
+        harness: null,
+      },
+    ],
+    knowledge: null,
+    egress: options.egress,
+    limits: {},
+  });
+}
+
+/** A CallGrant as the bridge issues it for one call of the manifest's (only) tool. */
+export function testGrant(options: GrantOptions): CallGrant {
+  const manifest = testManifest(options);
+  const tool = manifest.tools[0] as PluginManifest["tools"][number];
+  return {
+    callId: randomBytes(8).toString("hex"),
+    token: randomBytes(32).toString("base64url"),
+    agent: options.agent ?? "agent-1",
+    conversationId: "conv-1",
+    namespace: manifest.namespace,
+    pluginVersion: manifest.version,
+    tool: tool.name,
+    toolId: `${manifest.namespace}:${tool.name}`,
+    manifest,
+    declaredSecrets: new Set(tool.requiredSecrets.map((s) => s.key)),
+    knowledgeLevel: null,
+    egress: manifest.egress,
+    conversation: [],
+    signal: options.signal ?? new AbortController().signal,
+    capabilityCallsLeft: 100,
+    notify: () => undefined,
+  };
+}
+
+export function auditSink(): { entries: AuditInput[]; audit: (e: AuditInput) => Promise<void> } {
+  const entries: AuditInput[] = [];
+  return { entries, audit: async (e) => void entries.push(e) };
+}
+
+export function secretSource(values: Record<string, Record<string, string>>) {
+  return { get: async (agent: string, key: string) => values[agent]?.[key] };
+}
+
+/** Everything a leak could hide in, as one searchable string (bodies decoded as UTF-8). */
+export function everything(...things: unknown[]): string {
+  return JSON.stringify(things, (_key, value: unknown) => {
+    if (value instanceof Uint8Array) return Buffer.from(value).toString("utf8");
+    if (value instanceof Error) {
+      return { ...value, message: value.message, stack: value.stack, cause: value.cause };
+    }
+    return value;
+  });
+}
