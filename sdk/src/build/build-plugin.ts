@@ -1,0 +1,116 @@
+// `buildPlugin(pluginDir)`: the whole `airlock-plugin build`. Bundles the sandbox script,
+// loads the plugin to describe it, composes `airlock.json`, validates it with parseManifest
+// and the strict-mode lint (any violation fails: nothing is written), then writes
+// `<pluginDir>/dist/{index.js, airlock.json, package.json}`.
+// Entry: package.json `airlock.entry`, else `src/index.ts`; it must default-export definePlugin(...).
+import { existsSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import semver from "semver";
+import { sdkError } from "../error-codes.ts";
+import { lintError, lintManifestTools } from "../lint/index.ts";
+import {
+  BUNDLE_FILE,
+  MANIFEST_FILE,
+  MANIFEST_VERSION,
+  type PluginManifest,
+  parseManifest,
+  SDK_VERSION,
+} from "../manifest.ts";
+import { integrityOf } from "../signing.ts";
+import { bundleForSandbox, loadDescription } from "./bundle.ts";
+
+export const DIST_DIR = "dist";
+
+export interface BuildOptions {
+  /** Minify the sandbox bundle (default false: readable stack traces). */
+  minify?: boolean;
+}
+
+export interface BuildResult {
+  manifest: PluginManifest;
+  /** Absolute path of the dist/ folder written. */
+  outDir: string;
+  bundleSize: number;
+}
+
+export interface SourcePackage {
+  name?: string;
+  version?: string;
+  description?: string;
+  license?: string;
+  airlock?: { entry?: string };
+}
+
+export async function readSourcePackage(pluginDir: string): Promise<SourcePackage> {
+  const file = join(pluginDir, "package.json");
+  if (!existsSync(file)) return {};
+  try {
+    return JSON.parse(await readFile(file, "utf8")) as SourcePackage;
+  } catch (err) {
+    throw sdkError("AIRLOCK_SDK_BUILD_ENTRY", `${file} is not valid JSON`, { cause: err });
+  }
+}
+
+/** The absolute path of the plugin's entry file; throws AIRLOCK_SDK_BUILD_ENTRY when it is missing. */
+export function resolveEntry(pluginDir: string, pkg: SourcePackage): string {
+  const declared = pkg.airlock?.entry;
+  const entry = resolve(pluginDir, typeof declared === "string" ? declared : "src/index.ts");
+  if (!existsSync(entry)) {
+    const source =
+      typeof declared === "string" ? 'package.json "airlock.entry"' : "the default entry src/index.ts";
+    throw sdkError("AIRLOCK_SDK_BUILD_ENTRY", `${entry} not found (${source})`);
+  }
+  return entry;
+}
+
+/** The `package.json` shipped in the tarball: what npm-style tooling needs, nothing of the source's scripts. */
+export function distPackageJson(manifest: PluginManifest, pkg: SourcePackage): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    name: pkg.name ?? manifest.namespace,
+    version: manifest.version,
+    description: manifest.description,
+    main: BUNDLE_FILE,
+    airlock: { manifest: MANIFEST_FILE, namespace: manifest.namespace },
+  };
+  if (pkg.license !== undefined) out.license = pkg.license;
+  return out;
+}
+
+export async function buildPlugin(pluginDir: string, options: BuildOptions = {}): Promise<BuildResult> {
+  const dir = resolve(pluginDir);
+  const pkg = await readSourcePackage(dir);
+  const entry = resolveEntry(dir, pkg);
+  const bundle = await bundleForSandbox(dir, entry, options.minify === true);
+  const described = await loadDescription(dir, entry);
+  if (semver.validRange(described.engine) === null) {
+    throw sdkError(
+      "AIRLOCK_SDK_PLUGIN_INVALID",
+      `definePlugin: engine "${described.engine}" is not a semver range`,
+    );
+  }
+  const manifest = parseManifest({
+    manifestVersion: MANIFEST_VERSION,
+    namespace: described.namespace,
+    version: described.version,
+    description: described.description,
+    engine: described.engine,
+    sdk: SDK_VERSION,
+    bundle: { file: BUNDLE_FILE, integrity: integrityOf(bundle), size: bundle.byteLength },
+    tools: described.tools,
+    knowledge: described.knowledge,
+    egress: described.egress,
+    limits: described.limits,
+  });
+  const violations = lintManifestTools(manifest);
+  if (violations.length > 0) throw lintError(violations);
+  const outDir = join(dir, DIST_DIR);
+  await mkdir(outDir, { recursive: true });
+  await writeFile(join(outDir, BUNDLE_FILE), bundle);
+  await writeFile(join(outDir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+  await writeFile(
+    join(outDir, "package.json"),
+    `${JSON.stringify(distPackageJson(manifest, pkg), null, 2)}\n`,
+  );
+  return { manifest, outDir, bundleSize: bundle.byteLength };
+}

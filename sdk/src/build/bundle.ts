@@ -1,0 +1,113 @@
+// The two esbuild runs of `airlock-plugin build`:
+//  1. bundleForSandbox: the plugin's entry wrapped by a generated entry that calls
+//     installPlugin(default export), bundled into ONE classic script (iife, platform neutral,
+//     es2023): no imports, no require of anything unbundled, no Node built-ins.
+//  2. loadDescription: the same entry plus describe.ts bundled as ESM for Node into a temp
+//     file, imported in this process to read tools and schemas (the plugin's top-level code
+//     runs here, at build time, on the author's machine).
+// Resolution: bare imports resolve from the plugin directory first; when the plugin cannot
+// resolve one (a plugin scaffolded outside any project), it falls back to the node_modules
+// folders the SDK itself resolves from, so `@airlock/sdk` and `zod` are the CLI's own.
+import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { type BuildFailure, type BuildOptions, build } from "esbuild";
+import type { DescribedPlugin } from "./describe.ts";
+import { buildFailure, forbidNodeBuiltins, singleZod } from "./esbuild-plugins.ts";
+
+export const SDK_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const DESCRIBE_MODULE = fileURLToPath(new URL("./describe.ts", import.meta.url));
+
+function fallbackNodePaths(): string[] {
+  const out: string[] = [];
+  for (let dir = SDK_ROOT; ; dir = dirname(dir)) {
+    const candidate = join(dir, "node_modules");
+    if (existsSync(candidate)) out.push(candidate);
+    if (dirname(dir) === dir) return out;
+  }
+}
+
+function isBuildFailure(err: unknown): err is BuildFailure {
+  return typeof err === "object" && err !== null && Array.isArray((err as { errors?: unknown }).errors);
+}
+
+async function run(options: BuildOptions, pluginDir: string): Promise<Uint8Array> {
+  try {
+    const result = await build({
+      ...options,
+      bundle: true,
+      write: false,
+      logLevel: "silent",
+      absWorkingDir: pluginDir,
+    });
+    const file = result.outputFiles?.[0];
+    if (!file) throw new Error("esbuild produced no output");
+    return file.contents;
+  } catch (err) {
+    if (isBuildFailure(err)) throw buildFailure(err.errors, pluginDir);
+    throw err;
+  }
+}
+
+/** The sandbox bundle (index.js) of the plugin whose entry is `entry`. */
+export async function bundleForSandbox(
+  pluginDir: string,
+  entry: string,
+  minify: boolean,
+): Promise<Uint8Array> {
+  const contents = [
+    `import * as entry from ${JSON.stringify(entry)};`,
+    `import { installPlugin } from "@airlock/sdk";`,
+    "installPlugin(entry.default);",
+  ].join("\n");
+  return run(
+    {
+      stdin: { contents, resolveDir: pluginDir, sourcefile: "airlock-entry.js", loader: "js" },
+      format: "iife",
+      platform: "neutral",
+      target: "es2023",
+      mainFields: ["module", "main"],
+      conditions: ["import", "default"],
+      nodePaths: fallbackNodePaths(),
+      minify,
+      legalComments: "none",
+      charset: "utf8",
+      plugins: [forbidNodeBuiltins(pluginDir), singleZod(pluginDir)],
+    },
+    pluginDir,
+  );
+}
+
+/** Loads the plugin in this process and describes it (tools, JSON Schemas, checked examples). */
+export async function loadDescription(pluginDir: string, entry: string): Promise<DescribedPlugin> {
+  const contents = [
+    `import * as entry from ${JSON.stringify(entry)};`,
+    `export { describePlugin } from ${JSON.stringify(DESCRIBE_MODULE)};`,
+    "export const plugin = entry.default;",
+  ].join("\n");
+  const code = await run(
+    {
+      stdin: { contents, resolveDir: pluginDir, sourcefile: "airlock-describe.js", loader: "js" },
+      format: "esm",
+      platform: "node",
+      target: "node24",
+      nodePaths: fallbackNodePaths(),
+      plugins: [singleZod(pluginDir)],
+    },
+    pluginDir,
+  );
+  const dir = await mkdtemp(join(tmpdir(), "airlock-build-"));
+  try {
+    const file = join(dir, "describe.mjs");
+    await writeFile(file, code);
+    const mod = (await import(pathToFileURL(file).href)) as {
+      describePlugin: (plugin: unknown) => DescribedPlugin;
+      plugin: unknown;
+    };
+    return mod.describePlugin(mod.plugin);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
