@@ -1,0 +1,91 @@
+// startAdminServer(host, options): the admin API and the MCP endpoint on one HTTP listener
+// (@hono/node-server). Resolves once listening, with the bound URL (port 0 picks a free one).
+// Invariants: DNS-rebinding protection is on by default (allowed Host/Origin = the address it
+// listens on, plus `localhost`/`127.0.0.1`/`[::1]` aliases for a loopback bind, plus any
+// `extraAllowedHosts`); close() ends MCP sessions and open connections, then the listener. It
+// does not close the host (the caller owns it).
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { hostname as machineName } from "node:os";
+import { createAdaptorServer } from "@hono/node-server";
+import type { AirlockHost } from "../host-types.ts";
+import { McpSessionRegistry } from "../mcp/http.ts";
+import type { McpServerOptions } from "../mcp/server.ts";
+import { type AdminApiOptions, createAdminApi } from "./app.ts";
+
+export interface AdminServerOptions extends Omit<AdminApiOptions, "allowedHosts" | "mcp"> {
+  /** Default 127.0.0.1. */
+  hostname?: string;
+  /** Default 0 (a free port). */
+  port?: number;
+  /** More `host:port` values to accept in Host/Origin (a reverse proxy's name). */
+  extraAllowedHosts?: string[];
+  /** Turn DNS-rebinding protection off (not recommended); default false. */
+  disableHostCheck?: boolean;
+  mcp?: false | McpServerOptions;
+}
+
+export interface AdminServer {
+  /** `http://host:port` */
+  readonly url: string;
+  readonly port: number;
+  /** The MCP endpoint of an agent. */
+  mcpUrl(agent: string): string;
+  close(): Promise<void>;
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+const WILDCARD = new Set(["0.0.0.0", "::", "[::]"]);
+
+export function allowedHostsFor(hostname: string, port: number, extra: readonly string[] = []): string[] {
+  const bracketed = hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname;
+  const loopback = ["127.0.0.1", "localhost", "[::1]"];
+  const names = LOOPBACK.has(hostname)
+    ? loopback
+    : WILDCARD.has(hostname)
+      ? [...loopback, machineName().toLowerCase()]
+      : [bracketed];
+  return [...names.map((n) => `${n}:${port}`), ...extra];
+}
+
+export async function startAdminServer(
+  host: AirlockHost,
+  options: AdminServerOptions = {},
+): Promise<AdminServer> {
+  const hostname = options.hostname ?? "127.0.0.1";
+  let allowed: string[] | undefined;
+  const sessions = new McpSessionRegistry(options.log);
+  const { hostname: _h, port: _p, extraAllowedHosts, disableHostCheck, mcp, ...apiOptions } = options;
+  const app = createAdminApi(host, {
+    ...apiOptions,
+    allowedHosts: () => (disableHostCheck === true ? undefined : allowed),
+    mcp: mcp === false ? false : { ...(mcp ?? {}), sessions },
+  });
+  const server = createAdaptorServer({ fetch: app.fetch, hostname }) as Server;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, hostname, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  allowed = allowedHostsFor(hostname, port, extraAllowedHosts);
+  const urlHost = hostname.includes(":") ? `[${hostname}]` : hostname;
+  const url = `http://${urlHost}:${port}`;
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    mcpUrl: (agent) => `${url}/mcp/${encodeURIComponent(agent)}`,
+    close() {
+      closing ??= (async () => {
+        await sessions.closeAll();
+        const done = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeAllConnections();
+        await done;
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,86 @@
+// Option parsing for `airlock` commands: node:util parseArgs in strict mode, with failures
+// turned into AIRLOCK_CLI_USAGE, plus small typed readers (ports, enums, data dir).
+import { resolve } from "node:path";
+import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
+import { cliError } from "./errors.ts";
+import type { CliIO } from "./types.ts";
+
+export interface Parsed {
+  values: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
+}
+
+export function parseOptions(
+  args: readonly string[],
+  options: ParseArgsOptionsConfig,
+  positionals = 0,
+): Parsed {
+  let parsed: Parsed;
+  try {
+    const out = parseArgs({ args: [...args], options, strict: true, allowPositionals: positionals > 0 });
+    parsed = { values: out.values as Parsed["values"], positionals: out.positionals };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw cliError("AIRLOCK_CLI_USAGE", message);
+  }
+  if (parsed.positionals.length > positionals) {
+    throw cliError(
+      "AIRLOCK_CLI_USAGE",
+      `unexpected argument ${JSON.stringify(parsed.positionals[positionals])}`,
+    );
+  }
+  return parsed;
+}
+
+export function stringOption(parsed: Parsed, name: string): string | undefined {
+  const value = parsed.values[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+export function listOption(parsed: Parsed, name: string): string[] {
+  const value = parsed.values[name];
+  return Array.isArray(value) ? value : typeof value === "string" ? [value] : [];
+}
+
+export function requiredPositional(parsed: Parsed, index: number, what: string): string {
+  const value = parsed.positionals[index];
+  if (value === undefined) throw cliError("AIRLOCK_CLI_USAGE", `missing ${what}`);
+  return value;
+}
+
+export function portOption(parsed: Parsed, name: string, fallback: number): number {
+  const raw = stringOption(parsed, name);
+  if (raw === undefined) return fallback;
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port > 65535) {
+    throw cliError(
+      "AIRLOCK_CLI_USAGE",
+      `--${name} must be a port number 0–65535 (got ${JSON.stringify(raw)})`,
+    );
+  }
+  return port;
+}
+
+export function enumOption<T extends string>(
+  parsed: Parsed,
+  name: string,
+  allowed: readonly T[],
+  fallback: T,
+): T {
+  const raw = stringOption(parsed, name);
+  if (raw === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw cliError(
+      "AIRLOCK_CLI_USAGE",
+      `--${name} must be one of ${allowed.join(", ")} (got ${JSON.stringify(raw)})`,
+    );
+  }
+  return raw as T;
+}
+
+/** --data-dir, else $AIRLOCK_DATA_DIR, else ./.airlock-data, resolved against the CLI's cwd. */
+export function dataDirOption(parsed: Parsed, io: CliIO): string {
+  return resolve(io.cwd, stringOption(parsed, "data-dir") ?? io.env.AIRLOCK_DATA_DIR ?? ".airlock-data");
+}
+
+export const DATA_DIR_OPTION = { "data-dir": { type: "string" } } as const satisfies ParseArgsOptionsConfig;

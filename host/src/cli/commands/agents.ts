@@ -1,0 +1,157 @@
+// `airlock agents …`: list and create agents, show and change what each is served, set its
+// knowledge level. Works directly on a data directory (no running server needed).
+import type { AgentKnowledgeLevel } from "../../store/types.ts";
+import { parseOptions, requiredPositional } from "../args.ts";
+import { ensureAgentToken } from "../credentials.ts";
+import { cliError } from "../errors.ts";
+import { HOST_OPTIONS, HOST_OPTIONS_HELP, hostOptionsFrom, requireAgent, withHost } from "../open-host.ts";
+import type { CliCommand, CliIO } from "../types.ts";
+
+const OPTIONS = { ...HOST_OPTIONS, json: { type: "boolean" } } as const;
+const LEVELS: readonly AgentKnowledgeLevel[] = ["none", "read", "write", "manage"];
+
+function print(io: CliIO, json: boolean, data: unknown, text: () => string): number {
+  io.stdout(json ? `${JSON.stringify(data, null, 2)}\n` : text());
+  return 0;
+}
+
+function usage(path: string, args: string, what: string, example: string): string {
+  return `Usage: airlock agents ${path}${args} [options]\n\n${what}\n\nOptions:\n${HOST_OPTIONS_HELP}\n  --json             Print JSON.\n\nExample:\n  airlock agents ${path} ${example}\n`;
+}
+
+const listCommand: CliCommand = {
+  path: ["agents", "list"],
+  summary: "List agents and their knowledge levels",
+  help: usage("list", "", "Lists every agent with its knowledge level.", "--data-dir ./airlock-data"),
+  async run(args, io) {
+    const parsed = parseOptions(args, OPTIONS);
+    const agents = await withHost(hostOptionsFrom(parsed, io, "in-process"), (host) => host.listAgents());
+    return print(io, parsed.values.json === true, agents, () =>
+      agents.length === 0
+        ? "No agents. Create one with `airlock agents create <slug>`.\n"
+        : `${agents.map((a) => `${a.slug}\tknowledge=${a.knowledgeLevel}\tcreated=${a.createdAt}`).join("\n")}\n`,
+    );
+  },
+};
+
+const createCommand: CliCommand = {
+  path: ["agents", "create"],
+  summary: "Create an agent and print its token",
+  help: usage(
+    "create",
+    " <slug>",
+    "Creates an agent (knowledge level read, no tools enabled) and prints an agent token\nfor its MCP endpoint and tool calls (kept in <data-dir>/credentials.json).",
+    "support-bot",
+  ),
+  async run(args, io) {
+    const parsed = parseOptions(args, OPTIONS, 1);
+    const slug = requiredPositional(parsed, 0, "<slug>");
+    const options = hostOptionsFrom(parsed, io, "in-process");
+    const out = await withHost(options, async (host) => {
+      const agent = await host.createAgent(slug);
+      const token = await ensureAgentToken(host, options.dataDir as string, slug);
+      return { agent, token };
+    });
+    return print(
+      io,
+      parsed.values.json === true,
+      out,
+      () => `Agent ${slug} ready.\nAgent token: ${out.token.token}\n`,
+    );
+  },
+};
+
+const toolsCommand: CliCommand = {
+  path: ["agents", "tools"],
+  summary: "Show the tools an agent is served (enabled, missing secrets)",
+  help: usage("tools", " <slug>", "Shows every catalogue tool as the agent sees it.", "support-bot"),
+  async run(args, io) {
+    const parsed = parseOptions(args, OPTIONS, 1);
+    const slug = requiredPositional(parsed, 0, "<slug>");
+    const tools = await withHost(hostOptionsFrom(parsed, io, "in-process"), async (host) => {
+      await requireAgent(host, slug);
+      return host.listAgentTools(slug);
+    });
+    return print(io, parsed.values.json === true, tools, () => {
+      if (tools.length === 0) return "No tools installed.\n";
+      const line = (t: (typeof tools)[number]) => {
+        const state = t.served
+          ? "served"
+          : t.enabled
+            ? `enabled, missing secrets: ${t.missingSecrets.join(", ")}`
+            : "disabled";
+        return `${t.id}\t${state}`;
+      };
+      return `${tools.map(line).join("\n")}\n`;
+    });
+  },
+};
+
+function toggleCommand(enable: boolean): CliCommand {
+  const verb = enable ? "enable" : "disable";
+  return {
+    path: ["agents", verb],
+    summary: `${enable ? "Enable" : "Disable"} tools for an agent`,
+    help: usage(
+      verb,
+      " <slug> <ns:tool>...",
+      `${enable ? "Enables" : "Disables"} the named tools for the agent.`,
+      "support-bot weather:forecast",
+    ),
+    async run(args, io) {
+      const parsed = parseOptions(args, OPTIONS, 1000);
+      const slug = requiredPositional(parsed, 0, "<slug>");
+      const tools = parsed.positionals.slice(1);
+      if (tools.length === 0)
+        throw cliError("AIRLOCK_CLI_USAGE", "name at least one tool (<namespace>:<tool>)");
+      const changes = Object.fromEntries(tools.map((t) => [t.replace("__", ":"), enable]));
+      const view = await withHost(hostOptionsFrom(parsed, io, "in-process"), async (host) => {
+        await requireAgent(host, slug);
+        return host.setToolsEnabled(slug, changes);
+      });
+      return print(
+        io,
+        parsed.values.json === true,
+        view,
+        () => `${tools.length} tool(s) ${verb}d for ${slug}.\n`,
+      );
+    },
+  };
+}
+
+const levelCommand: CliCommand = {
+  path: ["agents", "level"],
+  summary: "Set an agent's knowledge level (none, read, write, manage)",
+  help: usage(
+    "level",
+    " <slug> <none|read|write|manage>",
+    "Sets the agent's knowledge level.",
+    "support-bot write",
+  ),
+  async run(args, io) {
+    const parsed = parseOptions(args, OPTIONS, 2);
+    const slug = requiredPositional(parsed, 0, "<slug>");
+    const level = requiredPositional(parsed, 1, "<level>") as AgentKnowledgeLevel;
+    if (!LEVELS.includes(level))
+      throw cliError("AIRLOCK_CLI_USAGE", `the level is one of ${LEVELS.join(", ")}`);
+    await withHost(hostOptionsFrom(parsed, io, "in-process"), async (host) => {
+      await requireAgent(host, slug);
+      await host.setKnowledgeLevel(slug, level);
+    });
+    return print(
+      io,
+      parsed.values.json === true,
+      { slug, level },
+      () => `Knowledge level of ${slug}: ${level}.\n`,
+    );
+  },
+};
+
+export const agentsCommands: CliCommand[] = [
+  listCommand,
+  createCommand,
+  toolsCommand,
+  toggleCommand(true),
+  toggleCommand(false),
+  levelCommand,
+];

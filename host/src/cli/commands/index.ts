@@ -1,0 +1,15 @@
+// Every `airlock` command, in the order `airlock --help` lists them. To add a command, import
+// its CliCommand (one file under commands/) and add it to this list; main.ts does the rest.
+import type { CliCommand } from "../types.ts";
+import { agentsCommands } from "./agents.ts";
+import { mcpCommand } from "./mcp.ts";
+import { serveCommand, startCommand } from "./start.ts";
+import { tokensCommands } from "./tokens.ts";
+
+export const COMMANDS: CliCommand[] = [
+  startCommand,
+  serveCommand,
+  mcpCommand,
+  ...agentsCommands,
+  ...tokensCommands,
+];

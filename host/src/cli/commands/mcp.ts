@@ -1,0 +1,57 @@
+// `airlock mcp --agent <slug>`: serves one agent's tools over MCP on stdin/stdout, for MCP
+// clients that spawn their servers (Claude Desktop, IDEs, the MCP SDK's StdioClientTransport).
+// Invariants: stdout carries MCP messages only — console output of the whole process is sent
+// to stderr before the host opens; the agent must exist (it is not created implicitly).
+import { serveMcpStdio } from "../../mcp/stdio.ts";
+import { parseOptions, stringOption } from "../args.ts";
+import { cliError } from "../errors.ts";
+import { HOST_OPTIONS, HOST_OPTIONS_HELP, hostOptionsFrom, openHost, requireAgent } from "../open-host.ts";
+import type { CliCommand } from "../types.ts";
+
+const OPTIONS = {
+  ...HOST_OPTIONS,
+  agent: { type: "string" },
+  "auto-approve": { type: "boolean" },
+} as const;
+
+/** Routes console.log/info/debug to stderr so nothing but MCP reaches stdout. */
+function keepStdoutForMcp(): void {
+  const toStderr = (...args: unknown[]) => console.error(...args);
+  console.log = toStderr;
+  console.info = toStderr;
+  console.debug = toStderr;
+}
+
+export const mcpCommand: CliCommand = {
+  path: ["mcp"],
+  summary: "Serve one agent's tools over MCP on stdio",
+  help: `Usage: airlock mcp --agent <slug> [options]
+
+Serves the agent's enabled tools (named <namespace>__<tool>) over MCP on stdin/stdout.
+Tools that are not read-only wait for an operator's approval (admin API) unless
+--auto-approve is given.
+
+Options:
+  --agent SLUG       The agent whose tools are served (required).
+${HOST_OPTIONS_HELP}
+  --auto-approve     Run tools that are not read-only without waiting for an approval.
+
+Example (an MCP client's server entry):
+  {"command": "airlock", "args": ["mcp", "--agent", "default", "--data-dir", "/srv/airlock"]}
+`,
+  async run(args, io) {
+    const parsed = parseOptions(args, OPTIONS);
+    const agent = stringOption(parsed, "agent");
+    if (agent === undefined) throw cliError("AIRLOCK_CLI_USAGE", "missing --agent <slug>");
+    const hostOptions = hostOptionsFrom(parsed, io);
+    keepStdoutForMcp();
+    const host = await openHost(hostOptions);
+    try {
+      await requireAgent(host, agent);
+      await serveMcpStdio(host, agent, parsed.values["auto-approve"] === true ? { autoApprove: true } : {});
+      return 0;
+    } finally {
+      await host.close();
+    }
+  },
+};

@@ -1,0 +1,171 @@
+// `airlock start` and `airlock serve`: open the host on a data directory, serve the admin API
+// and the MCP endpoint on one listener, print the URLs and tokens, run until SIGINT/SIGTERM.
+// `start` additionally runs the bootstrap steps (START_BOOTSTRAP): first-run conveniences such
+// as a `default` agent; other components add their step (a local registry, first-party plugins)
+// to that list, in one place. `serve` runs none of them.
+// Invariants: shutdown closes the server, then runs registered cleanups in reverse, then closes
+// the host; a failing step stops startup with its error (nothing keeps listening).
+import type { AdminServer } from "../../api/server.ts";
+import { startAdminServer } from "../../api/server.ts";
+import type { HostOptions } from "../../config.ts";
+import type { AirlockHost } from "../../host-types.ts";
+import { listOption, type Parsed, parseOptions, portOption, stringOption } from "../args.ts";
+import { ensureAgentToken, ensureOperatorToken } from "../credentials.ts";
+import { HOST_OPTIONS, HOST_OPTIONS_HELP, hostOptionsFrom, openHost } from "../open-host.ts";
+import type { CliCommand, CliIO } from "../types.ts";
+
+export const DEFAULT_PORT = 4480;
+export const DEFAULT_AGENT = "default";
+
+export interface StartContext {
+  io: CliIO;
+  parsed: Parsed;
+  dataDir: string;
+  /** Steps may adjust these in `beforeHost` (e.g. point registryUrl at a local registry). */
+  hostOptions: HostOptions;
+  /** Extra banner lines, printed after the URLs and tokens. */
+  notes: string[];
+  /** Registers a cleanup run at shutdown (reverse order), before the host closes. */
+  onShutdown(cleanup: () => Promise<void>): void;
+}
+
+export interface RunningContext extends StartContext {
+  host: AirlockHost;
+  server: AdminServer;
+}
+
+export interface BootstrapStep {
+  name: string;
+  beforeHost?(ctx: StartContext): Promise<void>;
+  afterHost?(ctx: RunningContext): Promise<void>;
+}
+
+/** On a fresh data directory, create the `default` agent and keep a token for it. */
+export const defaultAgentStep: BootstrapStep = {
+  name: "default-agent",
+  async afterHost(ctx) {
+    if ((await ctx.host.listAgents()).length === 0) await ctx.host.createAgent(DEFAULT_AGENT);
+  },
+};
+
+/** What `airlock start` runs besides serving. Add a step here; keep `serve` step-free. */
+export const START_BOOTSTRAP: BootstrapStep[] = [defaultAgentStep];
+
+const OPTIONS = {
+  ...HOST_OPTIONS,
+  port: { type: "string" },
+  host: { type: "string" },
+  "allowed-host": { type: "string", multiple: true },
+  "auto-approve": { type: "boolean" },
+} as const;
+
+function help(name: "start" | "serve"): string {
+  const what =
+    name === "start"
+      ? "Starts the host: admin API and MCP over HTTP, plus first-run setup (a `default` agent)."
+      : "Serves an existing data directory (admin API and MCP over HTTP) with no first-run setup.";
+  return `Usage: airlock ${name} [options]
+
+${what}
+Prints the admin API URL, the operator token, and each agent's MCP URL and token.
+Runs until interrupted (Ctrl+C / SIGTERM).
+
+Options:
+${HOST_OPTIONS_HELP}
+  --port N           Port to listen on (0 = any free port). Default: ${DEFAULT_PORT}
+  --host ADDR        Address to listen on. Default: 127.0.0.1
+  --allowed-host H   Also accept this host:port in Host/Origin headers (a proxy); repeatable.
+  --auto-approve     Run tools that are not read-only without an approval (development only).
+
+Example:
+  airlock ${name} --data-dir ./airlock-data --port 4480
+`;
+}
+
+function waitForSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: string) => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      resolve(signal);
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+}
+
+async function banner(ctx: RunningContext): Promise<string> {
+  const operator = await ensureOperatorToken(ctx.host, ctx.dataDir);
+  const lines = [
+    `Airlock ${ctx.host.version} is running (data: ${ctx.dataDir})`,
+    `  Admin API:       ${ctx.server.url}/api  (OpenAPI: ${ctx.server.url}/api/openapi.json)`,
+    `  Operator token:  ${operator.token}`,
+  ];
+  for (const agent of await ctx.host.listAgents()) {
+    const token = await ensureAgentToken(ctx.host, ctx.dataDir, agent.slug);
+    lines.push(
+      `  MCP (${agent.slug}):  ${ctx.server.mcpUrl(agent.slug)}`,
+      `    agent token:     ${token.token}`,
+    );
+  }
+  return [...lines, ...ctx.notes, "Press Ctrl+C to stop.", ""].join("\n");
+}
+
+/** Starts everything, then waits for `until` (default: SIGINT/SIGTERM), then shuts down. */
+export async function runServer(
+  name: "start" | "serve",
+  args: readonly string[],
+  io: CliIO,
+  steps: readonly BootstrapStep[],
+  until: () => Promise<unknown> = waitForSignal,
+): Promise<number> {
+  const parsed = parseOptions(args, OPTIONS);
+  const hostOptions = hostOptionsFrom(parsed, io);
+  if (parsed.values["auto-approve"] === true) hostOptions.autoApprove = true;
+  const cleanups: Array<() => Promise<void>> = [];
+  const ctx: StartContext = {
+    io,
+    parsed,
+    dataDir: hostOptions.dataDir as string,
+    hostOptions,
+    notes: [],
+    onShutdown: (cleanup) => cleanups.push(cleanup),
+  };
+  const port = portOption(parsed, "port", DEFAULT_PORT);
+  const hostname = stringOption(parsed, "host") ?? "127.0.0.1";
+  let host: AirlockHost | undefined;
+  let server: AdminServer | undefined;
+  try {
+    for (const step of steps) await step.beforeHost?.(ctx);
+    host = await openHost(ctx.hostOptions);
+    server = await startAdminServer(host, {
+      hostname,
+      port,
+      extraAllowedHosts: listOption(parsed, "allowed-host"),
+    });
+    const running: RunningContext = { ...ctx, host, server };
+    for (const step of steps) await step.afterHost?.(running);
+    io.stdout(await banner(running));
+    await until();
+    io.stderr(`airlock ${name}: shutting down\n`);
+    return 0;
+  } finally {
+    await server?.close();
+    for (const cleanup of cleanups.reverse()) await cleanup();
+    await host?.close();
+  }
+}
+
+export const startCommand: CliCommand = {
+  path: ["start"],
+  summary: "Start the host (admin API + MCP over HTTP) with first-run setup",
+  help: help("start"),
+  run: (args, io) => runServer("start", args, io, START_BOOTSTRAP),
+};
+
+export const serveCommand: CliCommand = {
+  path: ["serve"],
+  summary: "Serve an existing data directory (admin API + MCP over HTTP)",
+  help: help("serve"),
+  run: (args, io) => runServer("serve", args, io, []),
+};

@@ -1,0 +1,21 @@
+// The error catalogue of the `airlock` CLI (AIRLOCK_CLI_*). `status` is the HTTP-style status
+// the catalogue convention asks for; the process exit code is `exitCode` in main.ts (2 for
+// usage errors, 1 for everything else).
+import { AirlockError, defineErrorCodes } from "@airlock/sdk/errors";
+
+export const CLI_ERRORS = defineErrorCodes({
+  AIRLOCK_CLI_USAGE: {
+    status: 400,
+    description:
+      "Unknown option, missing argument or malformed value; the message says which, --help shows usage.",
+  },
+  AIRLOCK_CLI_UNKNOWN_COMMAND: {
+    status: 404,
+    description: "No command has this name; `airlock --help` lists them.",
+  },
+  AIRLOCK_CLI_UNKNOWN_AGENT: { status: 404, description: "No agent has this slug in the data directory." },
+});
+
+export function cliError(code: keyof typeof CLI_ERRORS, message: string): AirlockError {
+  return new AirlockError(code, message, { status: CLI_ERRORS[code].status });
+}

@@ -1,0 +1,60 @@
+// Opening a host for a CLI command from its options: the data directory (SQLite store, vault
+// key, installed plugins), the sandbox mode, the registry URL. Shared by every command that
+// works on a data directory, so they all agree on defaults and environment variables.
+// Env: AIRLOCK_DATA_DIR, AIRLOCK_REGISTRY_URL, AIRLOCK_SANDBOX (workers | in-process).
+import type { ParseArgsOptionsConfig } from "node:util";
+import type { HostOptions } from "../config.ts";
+import { createHost } from "../host.ts";
+import type { AirlockHost } from "../host-types.ts";
+import { dataDirOption, enumOption, type Parsed, stringOption } from "./args.ts";
+import { cliError } from "./errors.ts";
+import type { CliIO } from "./types.ts";
+
+export const HOST_OPTIONS = {
+  "data-dir": { type: "string" },
+  sandbox: { type: "string" },
+  registry: { type: "string" },
+} as const satisfies ParseArgsOptionsConfig;
+
+export const HOST_OPTIONS_HELP = [
+  "  --data-dir DIR     Data directory (SQLite store, vault key, plugins).",
+  "                     Default: $AIRLOCK_DATA_DIR or ./.airlock-data",
+  "  --sandbox MODE     workers (isolates in worker processes) or in-process.",
+  "                     Default: $AIRLOCK_SANDBOX or workers",
+  "  --registry URL     Plugin registry for `name@range` installs. Default: $AIRLOCK_REGISTRY_URL",
+].join("\n");
+
+export type SandboxMode = "workers" | "in-process";
+
+/** HostOptions from the shared options; `sandbox` overrides the mode (admin-only commands). */
+export function hostOptionsFrom(parsed: Parsed, io: CliIO, sandbox?: SandboxMode): HostOptions {
+  const envMode = io.env.AIRLOCK_SANDBOX === "in-process" ? "in-process" : "workers";
+  const mode = sandbox ?? enumOption(parsed, "sandbox", ["workers", "in-process"] as const, envMode);
+  const options: HostOptions = { dataDir: dataDirOption(parsed, io), sandbox: { mode } };
+  const registry = stringOption(parsed, "registry") ?? io.env.AIRLOCK_REGISTRY_URL;
+  if (registry !== undefined) options.registryUrl = registry;
+  return options;
+}
+
+export function openHost(options: HostOptions): Promise<AirlockHost> {
+  return createHost(options);
+}
+
+/** Opens the host, runs `body`, and closes the host whatever happens. */
+export async function withHost<T>(options: HostOptions, body: (host: AirlockHost) => Promise<T>): Promise<T> {
+  const host = await openHost(options);
+  try {
+    return await body(host);
+  } finally {
+    await host.close();
+  }
+}
+
+export async function requireAgent(host: AirlockHost, slug: string): Promise<void> {
+  if ((await host.getAgent(slug)) === null) {
+    throw cliError(
+      "AIRLOCK_CLI_UNKNOWN_AGENT",
+      `no agent "${slug}"; create it with \`airlock agents create ${slug}\``,
+    );
+  }
+}
