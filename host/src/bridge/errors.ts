@@ -1,0 +1,61 @@
+// The error catalogue of the bridge and the core capabilities (secrets, state, audit, progress,
+// log): AIRLOCK_BRIDGE_*, AIRLOCK_STATE_*, AIRLOCK_AUDIT_*, AIRLOCK_NOTIFY_*.
+// Invariants: each code is defined once here with its status and the line docs/sandbox.md shows;
+// messages name keys, capabilities and limits, never a secret value, a token or artifact bytes.
+import { AirlockError, defineErrorCodes } from "@airlock/sdk/errors";
+
+export const BRIDGE_ERRORS = defineErrorCodes({
+  AIRLOCK_BRIDGE_TOKEN_INVALID: {
+    status: 403,
+    description: "The call token is unknown or revoked (the call it was issued for has ended).",
+  },
+  AIRLOCK_BRIDGE_CALL_LIMIT: {
+    status: 429,
+    description: "The tool call used up its capabilityCalls; no further ctx calls are allowed in it.",
+  },
+  AIRLOCK_BRIDGE_UNKNOWN_CAPABILITY: {
+    status: 404,
+    description: "No such capability or method on ctx (or the host did not wire that capability).",
+  },
+  AIRLOCK_BRIDGE_ARGS_INVALID: {
+    status: 400,
+    description: "A ctx method got arguments of the wrong type or shape (the message names which).",
+  },
+  AIRLOCK_BRIDGE_FAILED: {
+    status: 500,
+    description: "A capability handler failed without a code of its own (a host-side bug or outage).",
+  },
+  AIRLOCK_BRIDGE_AUDIT_FAILED: {
+    status: 500,
+    description: "The bridge could not write the audit entry of a capability call; the call is refused.",
+  },
+  AIRLOCK_STATE_TOO_LARGE: {
+    status: 413,
+    description: "ctx.state.set would take the plugin's state in this conversation over the host's cap.",
+  },
+  AIRLOCK_STATE_INVALID: {
+    status: 400,
+    description:
+      "ctx.state got a key that is not a 1–256 character string, or a value that is not JSON data.",
+  },
+  AIRLOCK_AUDIT_ENTRY_INVALID: {
+    status: 400,
+    description: "ctx.audit.log got an entry of the wrong shape, or one over the size caps.",
+  },
+});
+
+export type BridgeErrorCode = keyof typeof BRIDGE_ERRORS;
+
+export function bridgeError(
+  code: BridgeErrorCode,
+  message: string,
+  details?: Record<string, unknown>,
+  cause?: unknown,
+): AirlockError {
+  const options: { status: number; details?: Record<string, unknown>; cause?: unknown } = {
+    status: BRIDGE_ERRORS[code].status,
+  };
+  if (details !== undefined) options.details = details;
+  if (cause !== undefined) options.cause = cause;
+  return new AirlockError(code, message, options);
+}

@@ -1,0 +1,124 @@
+// The isolate engine both sandbox modes share: the in-process sandbox runs it in the host
+// process, the worker mode runs one per worker process. It owns the loaded PluginRuntimes, the
+// per-plugin concurrency queues and one engine-wide bound on calls in flight (isolated-vm starts
+// extra OS threads when more isolates are busy than cores + 1).
+// Invariants: a call's wall-clock deadline (wallMs) starts when the call arrives (queue time
+// counts) and is independent of CPU time; loading a key that is loaded with the same bundle and
+// limits is a no-op, with anything different it replaces the runtime (in-flight calls of the
+// old one fail with AIRLOCK_SANDBOX_UNLOADED).
+import { availableParallelism } from "node:os";
+import { sandboxError } from "./errors.ts";
+import { type EngineBridge, PluginRuntime } from "./plugin-runtime.ts";
+import { Semaphore } from "./semaphore.ts";
+import type { CallContextData, SandboxPlugin } from "./types.ts";
+
+export type { EngineBridge };
+
+export interface EngineOptions {
+  /** Calls running at once in this engine, across plugins. Default: cores + 1. */
+  maxActiveCalls?: number;
+  /** Agent contexts kept per isolate (least recently used are released). Default 64. */
+  maxContextsPerIsolate?: number;
+  /** How often the CPU watchdog samples a busy isolate. Default 20 ms. */
+  watchIntervalMs?: number;
+  /** Where non-fatal problems go (an unwritable code cache). Default: process.emitWarning. */
+  onWarning?: (message: string) => void;
+}
+
+export interface EngineCall {
+  pluginKey: string;
+  tool: string;
+  /** The input, already serialised and size-checked by the caller. */
+  inputJson: string;
+  context: CallContextData;
+}
+
+interface Loaded {
+  runtime: PluginRuntime;
+  queue: Semaphore;
+}
+
+export interface Engine {
+  load(plugin: SandboxPlugin): Promise<void>;
+  unload(pluginKey: string): Promise<void>;
+  /** Resolves to the result JSON (not yet normalised), rejects with an AirlockError. */
+  run(call: EngineCall, bridge: EngineBridge, signal: AbortSignal): Promise<string>;
+  stats(): { loadedPlugins: number; busyCalls: number };
+  close(): Promise<void>;
+}
+
+function sameLoad(a: SandboxPlugin, b: SandboxPlugin): boolean {
+  return a.code === b.code && JSON.stringify(a.limits) === JSON.stringify(b.limits);
+}
+
+export function createEngine(options: EngineOptions = {}): Engine {
+  const active = new Semaphore(options.maxActiveCalls ?? availableParallelism() + 1);
+  const runtimeOptions = {
+    maxContexts: options.maxContextsPerIsolate ?? 64,
+    watchIntervalMs: options.watchIntervalMs ?? 20,
+    onWarning: options.onWarning ?? ((m: string) => process.emitWarning(m, "AirlockSandbox")),
+  };
+  const plugins = new Map<string, Loaded>();
+  let closed = false;
+
+  return {
+    async load(plugin) {
+      if (closed) throw sandboxError("AIRLOCK_SANDBOX_CLOSED", "the sandbox is closed");
+      const existing = plugins.get(plugin.key);
+      if (existing && sameLoad(existing.runtime.plugin, plugin)) return;
+      const runtime = new PluginRuntime(plugin, runtimeOptions);
+      try {
+        await runtime.prepare();
+      } catch (error) {
+        runtime.dispose("unload");
+        throw error;
+      }
+      existing?.runtime.dispose("unload");
+      plugins.set(plugin.key, { runtime, queue: new Semaphore(plugin.limits.concurrency) });
+    },
+
+    async unload(pluginKey) {
+      plugins.get(pluginKey)?.runtime.dispose("unload");
+      plugins.delete(pluginKey);
+    },
+
+    async run(call, bridge, signal) {
+      if (closed) throw sandboxError("AIRLOCK_SANDBOX_CLOSED", "the sandbox is closed");
+      const loaded = plugins.get(call.pluginKey);
+      if (!loaded) {
+        throw sandboxError("AIRLOCK_SANDBOX_PLUGIN_NOT_LOADED", `no plugin is loaded as ${call.pluginKey}`);
+      }
+      const { runtime, queue } = loaded;
+      const deadline = AbortSignal.any([signal, AbortSignal.timeout(runtime.plugin.limits.wallMs)]);
+      const timeout = () =>
+        sandboxError("AIRLOCK_SANDBOX_TIMEOUT", "the call passed its wall-clock deadline");
+      await queue.acquire(deadline).catch(() => {
+        throw timeout();
+      });
+      try {
+        await active.acquire(deadline).catch(() => {
+          throw timeout();
+        });
+        try {
+          return await runtime.run(call.tool, call.inputJson, call.context, bridge, deadline);
+        } finally {
+          active.release();
+        }
+      } finally {
+        queue.release();
+      }
+    },
+
+    stats() {
+      let busyCalls = 0;
+      for (const { runtime } of plugins.values()) busyCalls += runtime.busy;
+      return { loadedPlugins: plugins.size, busyCalls };
+    },
+
+    async close() {
+      closed = true;
+      for (const { runtime } of plugins.values()) runtime.dispose("close");
+      plugins.clear();
+    },
+  };
+}

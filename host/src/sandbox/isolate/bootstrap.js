@@ -1,0 +1,407 @@
+// Bootstrap of one agent's context inside a plugin's isolate. It runs before any plugin code,
+// as a classic strict-mode script whose completion value is the `run` function the host calls.
+// Contract:
+// - It takes the bridge Reference from globalThis.__airlockBridge and deletes that global, so
+//   plugin code can never reach a Reference, ExternalCopy, Callback or the ivm module.
+// - It captures every intrinsic it uses before plugin code runs; plugin code may patch globals
+//   and prototypes of its own context afterwards without changing what this code does.
+// - It removes WebAssembly, SharedArrayBuffer and Atomics (memory the heap limit cannot see).
+// - run(seq, tool, inputJson, ctxJson, maxResultBytes) → "R" + result JSON, or "E" + JSON of
+//   {code, message, details?}. The result is serialised here from own data properties only.
+
+(function bootstrap(global) {
+  const bridge = global.__airlockBridge;
+  delete global.__airlockBridge;
+  for (const name of ["WebAssembly", "SharedArrayBuffer", "Atomics"]) delete global[name];
+
+  const { apply } = Reflect;
+  const { ownKeys } = Reflect;
+  const { freeze, getOwnPropertyDescriptor, getPrototypeOf, hasOwn } = Object;
+  const { isArray } = Array;
+  const jsonParse = JSON.parse;
+  const jsonStringify = JSON.stringify;
+  const ObjectProto = Object.prototype;
+  const ArrayProto = Array.prototype;
+  const DateProto = Date.prototype;
+  const dateToISOString = Date.prototype.toISOString;
+  const ErrorCtor = Error;
+  const ErrorProto = Error.prototype;
+  const isProtoOf = Object.prototype.isPrototypeOf;
+  const Uint8ArrayCtor = Uint8Array;
+  const ArrayBufferCtor = ArrayBuffer;
+  const abIsView = ArrayBuffer.isView;
+  const StringCtor = String;
+  const stringFromCharCode = String.fromCharCode;
+  const charCodeAt = String.prototype.charCodeAt;
+  const stringSlice = String.prototype.slice;
+  const regexTest = RegExp.prototype.test;
+  const codePattern = /^[A-Z][A-Z0-9_]{0,63}$/;
+  const SetCtor = Set;
+  const setHas = Set.prototype.has;
+  const setAdd = Set.prototype.add;
+  const setDelete = Set.prototype.delete;
+  const WeakSetCtor = WeakSet;
+  const weakAdd = WeakSet.prototype.add;
+  const weakHas = WeakSet.prototype.has;
+  const bridgeApply = bridge.apply;
+  const PLUGIN_GLOBAL = "__airlockPlugin";
+  const MAX_DEPTH = 64;
+  const MAX_MESSAGE = 2000;
+
+  const failures = new WeakSetCtor();
+  function fail(code, message) {
+    const f = { code, message };
+    apply(weakAdd, failures, [f]);
+    return f;
+  }
+  function ownData(obj, key) {
+    if ((typeof obj !== "object" && typeof obj !== "function") || obj === null) return undefined;
+    const desc = getOwnPropertyDescriptor(obj, key);
+    return desc !== undefined && hasOwn(desc, "value") ? desc.value : undefined;
+  }
+  function clip(text) {
+    return text.length > MAX_MESSAGE ? apply(stringSlice, text, [0, MAX_MESSAGE]) : text;
+  }
+  function deepFreeze(value) {
+    if (typeof value !== "object" || value === null) return value;
+    const keys = ownKeys(value);
+    for (let i = 0; i < keys.length; i++) deepFreeze(value[keys[i]]);
+    return freeze(value);
+  }
+
+  // ---- UTF-8 (the isolate has no TextEncoder/TextDecoder) ----
+  function codePointsOf(text, visit) {
+    for (let i = 0; i < text.length; i++) {
+      let c = apply(charCodeAt, text, [i]);
+      if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length) {
+        const d = apply(charCodeAt, text, [i + 1]);
+        if (d >= 0xdc00 && d < 0xe000) {
+          c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+          i++;
+        }
+      }
+      visit(c >= 0xd800 && c < 0xe000 ? 0xfffd : c);
+    }
+  }
+  function utf8Encode(text) {
+    let n = 0;
+    codePointsOf(text, (c) => {
+      n += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+    });
+    const bytes = new Uint8ArrayCtor(n);
+    let i = 0;
+    const put = (b) => {
+      bytes[i++] = b;
+    };
+    codePointsOf(text, (c) => {
+      if (c < 0x80) put(c);
+      else if (c < 0x800) {
+        put(0xc0 | (c >> 6));
+        put(0x80 | (c & 63));
+      } else if (c < 0x10000) {
+        put(0xe0 | (c >> 12));
+        put(0x80 | ((c >> 6) & 63));
+        put(0x80 | (c & 63));
+      } else {
+        put(0xf0 | (c >> 18));
+        put(0x80 | ((c >> 12) & 63));
+        put(0x80 | ((c >> 6) & 63));
+        put(0x80 | (c & 63));
+      }
+    });
+    return bytes;
+  }
+  function utf8Decode(bytes) {
+    let out = "";
+    let i = 0;
+    while (i < bytes.length) {
+      const b = bytes[i];
+      let c = 0xfffd;
+      let n = 1;
+      if (b < 0x80) c = b;
+      else if (b >= 0xc2 && b < 0xe0 && i + 1 < bytes.length) {
+        n = 2;
+        c = ((b & 31) << 6) | (bytes[i + 1] & 63);
+      } else if (b >= 0xe0 && b < 0xf0 && i + 2 < bytes.length) {
+        n = 3;
+        c = ((b & 15) << 12) | ((bytes[i + 1] & 63) << 6) | (bytes[i + 2] & 63);
+      } else if (b >= 0xf0 && b < 0xf5 && i + 3 < bytes.length) {
+        n = 4;
+        c = ((b & 7) << 18) | ((bytes[i + 1] & 63) << 12) | ((bytes[i + 2] & 63) << 6) | (bytes[i + 3] & 63);
+      }
+      if (c >= 0x10000) {
+        c -= 0x10000;
+        out += stringFromCharCode(0xd800 + (c >> 10), 0xdc00 + (c & 1023));
+      } else out += stringFromCharCode(c);
+      i += n;
+    }
+    return out;
+  }
+
+  // ---- result serialisation: own enumerable data properties of plain objects/arrays only ----
+  function serialize(root, maxBytes) {
+    let out = "";
+    const stack = new SetCtor();
+    function emit(piece) {
+      if (out.length + piece.length > maxBytes) {
+        throw fail("AIRLOCK_SANDBOX_RESULT_TOO_LARGE", "the result is over maxResultBytes");
+      }
+      out += piece;
+    }
+    function entry(obj, key) {
+      const desc = getOwnPropertyDescriptor(obj, key);
+      if (desc === undefined) return { skip: true };
+      if (!hasOwn(desc, "value")) throw fail("AIRLOCK_SANDBOX_RESULT_INVALID", "the result has a getter");
+      return { skip: desc.enumerable !== true, value: desc.value };
+    }
+    function walk(v, depth) {
+      switch (typeof v) {
+        case "string":
+          if (v.length > maxBytes)
+            throw fail("AIRLOCK_SANDBOX_RESULT_TOO_LARGE", "the result is over maxResultBytes");
+          return emit(jsonStringify(v));
+        case "number":
+        case "boolean":
+          return emit(jsonStringify(v));
+        case "undefined":
+          return emit("null");
+        case "object":
+          break;
+        default:
+          throw fail("AIRLOCK_SANDBOX_RESULT_INVALID", `the result holds a ${typeof v}, which is not data`);
+      }
+      if (v === null) return emit("null");
+      if (depth > MAX_DEPTH) throw fail("AIRLOCK_SANDBOX_RESULT_INVALID", "the result is nested too deeply");
+      if (apply(setHas, stack, [v])) throw fail("AIRLOCK_SANDBOX_RESULT_INVALID", "the result is cyclic");
+      const proto = getPrototypeOf(v);
+      if (proto === DateProto) return emit(jsonStringify(apply(dateToISOString, v, [])));
+      apply(setAdd, stack, [v]);
+      if (isArray(v)) {
+        if (proto !== ArrayProto)
+          throw fail("AIRLOCK_SANDBOX_RESULT_INVALID", "the result holds an Array subclass");
+        const length = ownData(v, "length");
+        emit("[");
+        for (let i = 0; i < length; i++) {
+          if (i > 0) emit(",");
+          const e = entry(v, `${i}`);
+          walk(e.skip ? null : e.value, depth + 1);
+        }
+        emit("]");
+      } else {
+        if (proto !== ObjectProto && proto !== null) {
+          throw fail(
+            "AIRLOCK_SANDBOX_RESULT_INVALID",
+            "the result holds an object that is not a plain object",
+          );
+        }
+        emit("{");
+        let first = true;
+        const keys = ownKeys(v);
+        for (let k = 0; k < keys.length; k++) {
+          const key = keys[k];
+          if (typeof key !== "string") continue;
+          if (key === "__proto__")
+            throw fail("AIRLOCK_SANDBOX_RESULT_INVALID", "the result has a __proto__ key");
+          const e = entry(v, key);
+          if (e.skip || e.value === undefined) continue;
+          if (!first) emit(",");
+          first = false;
+          emit(`${jsonStringify(key)}:`);
+          walk(e.value, depth + 1);
+        }
+        emit("}");
+      }
+      apply(setDelete, stack, [v]);
+    }
+    walk(root, 0);
+    return out;
+  }
+
+  // ---- what a throw becomes: {code, message, details} built from data properties only ----
+  function describeThrown(e) {
+    if (typeof e === "object" && e !== null && apply(weakHas, failures, [e]))
+      return { code: e.code, message: e.message };
+    let isError = false;
+    try {
+      isError = typeof e === "object" && e !== null && apply(isProtoOf, ErrorProto, [e]);
+    } catch {
+      isError = false;
+    }
+    if (!isError) {
+      const what = e === null ? "null" : typeof e;
+      const shown = typeof e === "string" ? `: ${jsonStringify(clip(e))}` : "";
+      return {
+        code: "AIRLOCK_SANDBOX_TOOL_THREW",
+        message: `the tool threw a non-Error value (${what})${shown}`,
+      };
+    }
+    let message = "";
+    let errorCode;
+    try {
+      const m = ownData(e, "message");
+      if (typeof m === "string") message = clip(m);
+      const c = ownData(e, "code");
+      if (typeof c === "string" && apply(regexTest, codePattern, [c])) errorCode = c;
+    } catch {
+      message = "(the thrown Error's properties could not be read)";
+    }
+    const out = {
+      code: "AIRLOCK_SANDBOX_TOOL_THREW",
+      message: message === "" ? "the tool threw an Error" : message,
+    };
+    if (errorCode !== undefined) out.details = { errorCode };
+    return out;
+  }
+
+  // ---- ctx: every method crosses the one bridge function with copied plain data ----
+  function makeCtx(seq, data) {
+    async function call(capability, method, args) {
+      let reply;
+      try {
+        reply = await apply(bridgeApply, bridge, [
+          undefined,
+          [seq, capability, method, args],
+          { arguments: { copy: true }, result: { promise: true, copy: true } },
+        ]);
+      } catch {
+        const err = new ErrorCtor(`arguments to ctx.${capability}.${method} must be plain data`);
+        err.code = "AIRLOCK_SANDBOX_ARGS_NOT_COPYABLE";
+        throw err;
+      }
+      if (ownData(reply, "ok") === true) return ownData(reply, "value");
+      const err = new ErrorCtor(StringCtor(ownData(reply, "message")));
+      err.code = StringCtor(ownData(reply, "code"));
+      throw err;
+    }
+    function toBytes(buffer) {
+      if (typeof buffer === "string") return utf8Encode(buffer);
+      if (buffer instanceof ArrayBufferCtor) return new Uint8ArrayCtor(buffer);
+      if (abIsView(buffer)) return new Uint8ArrayCtor(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+      const err = new ErrorCtor("artifact buffer must be a Uint8Array, an ArrayBuffer or a string");
+      err.code = "AIRLOCK_SANDBOX_ARGS_NOT_COPYABLE";
+      throw err;
+    }
+    function response(r) {
+      const body = ownData(r, "body");
+      const bytes = abIsView(body) ? body : new Uint8ArrayCtor(0);
+      return freeze({
+        status: ownData(r, "status"),
+        statusText: ownData(r, "statusText"),
+        headers: deepFreeze(ownData(r, "headers") ?? {}),
+        url: ownData(r, "url"),
+        redirected: ownData(r, "redirected") === true,
+        text: async () => utf8Decode(bytes),
+        json: async () => jsonParse(utf8Decode(bytes)),
+        bytes: async () => new Uint8ArrayCtor(bytes),
+      });
+    }
+    const knowledge =
+      data.knowledgeLevel === null
+        ? {}
+        : {
+            knowledge: freeze({
+              level: data.knowledgeLevel,
+              search: (query, options) =>
+                call("knowledge", "search", options === undefined ? [query] : [query, options]),
+              get: (id) => call("knowledge", "get", [id]),
+              list: (options) => call("knowledge", "list", options === undefined ? [] : [options]),
+              write: (doc) => call("knowledge", "write", [doc]),
+              append: (id, content) => call("knowledge", "append", [id, content]),
+              delete: (id) => call("knowledge", "delete", [id]),
+              reingest: (id) => call("knowledge", "reingest", [id]),
+            }),
+          };
+    const ctx = {
+      ...knowledge,
+      instanceId: data.instanceId,
+      conversationId: data.conversationId,
+      toolId: data.toolId,
+      conversation: deepFreeze(data.conversation),
+      attachments: deepFreeze(data.attachments),
+      secrets: freeze({
+        get: (key) => call("secrets", "get", [key]),
+        ref: (key) => freeze({ $secretRef: StringCtor(key) }),
+      }),
+      state: freeze({
+        get: (key) => call("state", "get", [key]),
+        set: async (key, value) => {
+          await call("state", "set", [key, value]);
+        },
+        delete: async (key) => {
+          await call("state", "delete", [key]);
+        },
+        keys: () => call("state", "keys", []),
+      }),
+      audit: freeze({
+        log: async (entry) => {
+          await call("audit", "log", [entry]);
+        },
+      }),
+      artifacts: freeze({
+        put: (artifact, ttlMs) => {
+          const a = { buffer: toBytes(artifact?.buffer), filename: artifact?.filename, mime: artifact?.mime };
+          return call("artifacts", "put", ttlMs === undefined ? [a] : [a, ttlMs]);
+        },
+        take: (handle) => call("artifacts", "take", [handle]),
+      }),
+      fetch: async (url, init) => response(await call("fetch", "request", [url, init ?? {}])),
+      progress: async (progress, total, message) => {
+        await call("progress", "report", [progress, total, message]);
+      },
+      log: async (level, message) => {
+        await call("log", "write", [level, message]);
+      },
+    };
+    return freeze(ctx);
+  }
+
+  function toolNames() {
+    const tools = ownData(ownData(global, PLUGIN_GLOBAL), "tools");
+    if (typeof tools !== "object" || tools === null) return "";
+    let names = "";
+    const keys = ownKeys(tools);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      if (typeof key === "string" && typeof ownData(tools, key) === "function")
+        names += (names ? "," : "") + key;
+    }
+    return names;
+  }
+
+  async function run(seq, tool, inputJson, ctxJson, maxResultBytes) {
+    if (seq === 0) return `T${toolNames()}`;
+    let value;
+    try {
+      const fn = ownData(ownData(ownData(global, PLUGIN_GLOBAL), "tools"), tool);
+      if (typeof fn !== "function") {
+        return (
+          "E" +
+          jsonStringify({
+            code: "AIRLOCK_SANDBOX_TOOL_NOT_FOUND",
+            message: `the bundle exports no tool ${tool}`,
+          })
+        );
+      }
+      const ctx = makeCtx(seq, jsonParse(ctxJson));
+      value = await apply(fn, undefined, [jsonParse(inputJson), ctx]);
+    } catch (e) {
+      return `E${jsonStringify(describeThrown(e))}`;
+    }
+    try {
+      return `R${serialize(value, maxResultBytes)}`;
+    } catch (e) {
+      const d = describeThrown(e);
+      if (d.code === "AIRLOCK_SANDBOX_TOOL_THREW") {
+        return (
+          "E" +
+          jsonStringify({
+            code: "AIRLOCK_SANDBOX_RESULT_INVALID",
+            message: `reading the result threw: ${d.message}`,
+          })
+        );
+      }
+      return `E${jsonStringify(d)}`;
+    }
+  }
+  return run;
+})(globalThis);

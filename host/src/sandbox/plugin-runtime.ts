@@ -1,0 +1,371 @@
+// One loaded plugin version inside isolated-vm: its isolate (memoryLimit = memoryMb), the
+// compiled bundle (V8 code cache keyed by integrity), and one context per agent created on first
+// use and reused (LRU-capped). Enters plugin code only with async `apply`; the sync part of a call
+// runs under the isolate `timeout` (cpuMs) and a watchdog samples `isolate.cpuTime` for what runs
+// after an await, resetting the isolate when a call passes cpuMs.
+// Invariants: plugin code never receives a Reference/ExternalCopy/ivm object (the bootstrap takes
+// the bridge Reference and deletes it); a disposed isolate is replaced on next use; every failure
+// leaves this file as an AirlockError with an AIRLOCK_SANDBOX_* code.
+// isolated-vm reports failures only as messages (no codes): classify() is the one place that
+// reads them, and prefers what this file itself recorded (why it disposed the isolate).
+import { readFileSync } from "node:fs";
+import { AirlockError } from "@airlock/sdk/errors";
+import ivm from "isolated-vm";
+import { readCodeCache, writeCodeCache } from "./code-cache.ts";
+import { isSandboxCode, sandboxError } from "./errors.ts";
+import type { CallContextData, SandboxPlugin } from "./types.ts";
+
+const BOOTSTRAP_SOURCE = readFileSync(new URL("./isolate/bootstrap.js", import.meta.url), "utf8");
+
+/** How plugin code reaches the host for one call: the call's token is bound by the caller. */
+export type EngineBridge = (capability: string, method: string, args: unknown[]) => Promise<unknown>;
+
+export interface RuntimeOptions {
+  maxContexts: number;
+  watchIntervalMs: number;
+  onWarning: (message: string) => void;
+}
+
+interface Execution {
+  bridge: EngineBridge | null;
+  cpuNs: number;
+  startedAt: number;
+  exceeded: boolean;
+}
+
+interface AgentContext {
+  context: ivm.Context;
+  run: ivm.Reference<(...args: unknown[]) => Promise<string>>;
+  active: number;
+}
+
+type DisposeReason = "cpu" | "memory" | "unload" | "close";
+
+class Generation {
+  readonly isolate: ivm.Isolate;
+  readonly contexts = new Map<string, Promise<AgentContext>>();
+  readonly executions = new Map<number, Execution>();
+  reason: DisposeReason | null = null;
+  lastCpu = 0n;
+  timer: NodeJS.Timeout | null = null;
+  bootstrap: ivm.Script | null = null;
+  bundle: ivm.Script | null = null;
+  readonly bridgeRef: ivm.Reference;
+
+  constructor(memoryMb: number) {
+    this.isolate = new ivm.Isolate({ memoryLimit: memoryMb });
+    this.bridgeRef = new ivm.Reference(
+      async (seq: unknown, capability: unknown, method: unknown, args: unknown) => {
+        const bridge = typeof seq === "number" ? this.executions.get(seq)?.bridge : undefined;
+        if (!bridge)
+          return { ok: false, code: "AIRLOCK_BRIDGE_TOKEN_INVALID", message: "this call has ended" };
+        if (typeof capability !== "string" || typeof method !== "string" || !Array.isArray(args)) {
+          return {
+            ok: false,
+            code: "AIRLOCK_BRIDGE_UNKNOWN_CAPABILITY",
+            message: "malformed bridge request",
+          };
+        }
+        try {
+          return { ok: true, value: await bridge(capability, method, args) };
+        } catch (error) {
+          const code =
+            error instanceof AirlockError || hasStringCode(error) ? error.code : "AIRLOCK_BRIDGE_FAILED";
+          const message = error instanceof Error ? error.message : "the capability failed";
+          return { ok: false, code, message };
+        }
+      },
+    );
+  }
+}
+
+function hasStringCode(e: unknown): e is { code: string } {
+  return typeof e === "object" && e !== null && typeof (e as { code?: unknown }).code === "string";
+}
+
+let nextSeq = 1;
+
+export class PluginRuntime {
+  readonly plugin: SandboxPlugin;
+  #options: RuntimeOptions;
+  #gen: Generation | null = null;
+  #cachedData: Buffer | undefined;
+
+  constructor(plugin: SandboxPlugin, options: RuntimeOptions) {
+    this.plugin = plugin;
+    this.#options = options;
+    const path = plugin.codeCachePath;
+    if (path !== undefined) {
+      try {
+        this.#cachedData = readCodeCache(path, plugin.manifest.bundle.integrity);
+      } catch (error) {
+        options.onWarning(`code cache of ${plugin.key} unreadable: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  get busy(): number {
+    return this.#gen?.executions.size ?? 0;
+  }
+
+  /** Compiles the bundle, runs it in a probe context and checks it exports every manifest tool. */
+  async prepare(): Promise<void> {
+    const gen = await this.#generation();
+    const probe = await this.#createContext(gen);
+    try {
+      const names = await probe.run.apply(undefined, [0, "", "", "", 0], {
+        timeout: this.plugin.limits.cpuMs,
+        result: { promise: true },
+      });
+      const exported = new Set(String(names).slice(1).split(","));
+      const missing = this.plugin.manifest.tools.map((t) => t.name).filter((n) => !exported.has(n));
+      if (missing.length > 0) {
+        throw sandboxError(
+          "AIRLOCK_SANDBOX_BUNDLE_INVALID",
+          `the bundle does not export ${missing.join(", ")}`,
+          {
+            missing,
+          },
+        );
+      }
+    } finally {
+      probe.context.release();
+    }
+  }
+
+  /** Runs one tool call; resolves to the result JSON, rejects with an AirlockError. */
+  async run(
+    tool: string,
+    inputJson: string,
+    context: CallContextData,
+    bridge: EngineBridge,
+    deadline: AbortSignal,
+  ): Promise<string> {
+    const gen = await this.#generation();
+    const agent = await this.#agentContext(gen, context.instanceId);
+    const seq = nextSeq++;
+    const exec: Execution = { bridge, cpuNs: 0, startedAt: Date.now(), exceeded: false };
+    gen.executions.set(seq, exec);
+    this.#watch(gen);
+    agent.active++;
+    const { cpuMs, maxResultBytes } = this.plugin.limits;
+    const applied = agent.run
+      .apply(undefined, [seq, tool, inputJson, JSON.stringify(context), maxResultBytes], {
+        timeout: cpuMs,
+        result: { promise: true },
+      })
+      .then(
+        (raw) => decodeEnvelope(String(raw)),
+        (error: unknown) => {
+          throw this.#classify(gen, exec, error);
+        },
+      )
+      .finally(() => {
+        agent.active--;
+        gen.executions.delete(seq);
+      });
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () =>
+        reject(sandboxError("AIRLOCK_SANDBOX_TIMEOUT", "the call passed its wall-clock deadline"));
+      if (deadline.aborted) onAbort();
+      else deadline.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([applied, aborted]);
+    } finally {
+      if (onAbort) deadline.removeEventListener("abort", onAbort);
+      exec.bridge = null;
+      applied.catch(() => undefined);
+      aborted.catch(() => undefined);
+    }
+  }
+
+  dispose(reason: DisposeReason): void {
+    const gen = this.#gen;
+    this.#gen = null;
+    if (gen) this.#disposeGeneration(gen, reason);
+  }
+
+  #disposeGeneration(gen: Generation, reason: DisposeReason): void {
+    if (gen.timer) clearInterval(gen.timer);
+    gen.timer = null;
+    if (gen.reason === null) gen.reason = reason;
+    if (!gen.isolate.isDisposed) gen.isolate.dispose();
+    if (this.#gen === gen) this.#gen = null;
+  }
+
+  async #generation(): Promise<Generation> {
+    if (this.#gen && !this.#gen.isolate.isDisposed) return this.#gen;
+    const gen = new Generation(this.plugin.limits.memoryMb);
+    this.#gen = gen;
+    try {
+      gen.bootstrap = await gen.isolate.compileScript(BOOTSTRAP_SOURCE, { filename: "airlock:bootstrap.js" });
+      gen.bundle = await this.#compileBundle(gen.isolate);
+    } catch (error) {
+      this.#disposeGeneration(gen, "unload");
+      if (error instanceof AirlockError) throw error;
+      throw sandboxError(
+        "AIRLOCK_SANDBOX_BUNDLE_INVALID",
+        `the bundle does not compile: ${messageOf(error)}`,
+      );
+    }
+    return gen;
+  }
+
+  async #compileBundle(isolate: ivm.Isolate): Promise<ivm.Script> {
+    const { key, code, manifest, codeCachePath } = this.plugin;
+    const filename = `airlock:${key}/index.js`;
+    type Compiled = ivm.Script & ivm.CachedDataResult & { cachedDataRejected?: boolean };
+    if (this.#cachedData) {
+      const cachedData = new ivm.ExternalCopy(toArrayBuffer(this.#cachedData));
+      const script = (await isolate.compileScript(code, { filename, cachedData })) as Compiled;
+      if (script.cachedDataRejected !== true) return script;
+      this.#cachedData = undefined;
+    }
+    const script = (await isolate.compileScript(code, { filename, produceCachedData: true })) as Compiled;
+    if (script.cachedData) {
+      this.#cachedData = Buffer.from(script.cachedData.copy());
+      if (codeCachePath !== undefined) {
+        try {
+          writeCodeCache(codeCachePath, manifest.bundle.integrity, this.#cachedData);
+        } catch (error) {
+          this.#options.onWarning(`code cache of ${key} not written: ${messageOf(error)}`);
+        }
+      }
+    }
+    return script;
+  }
+
+  async #createContext(gen: Generation): Promise<AgentContext> {
+    const context = await gen.isolate.createContext();
+    try {
+      await context.global.set("__airlockBridge", gen.bridgeRef);
+      const run = (await gen.bootstrap!.run(context, { reference: true })) as AgentContext["run"];
+      await gen.bundle!.run(context, { timeout: this.plugin.limits.cpuMs });
+      return { context, run, active: 0 };
+    } catch (error) {
+      context.release();
+      if (gen.isolate.isDisposed) throw this.#classify(gen, null, error);
+      throw sandboxError("AIRLOCK_SANDBOX_BUNDLE_INVALID", `the bundle failed to start: ${messageOf(error)}`);
+    }
+  }
+
+  async #agentContext(gen: Generation, agent: string): Promise<AgentContext> {
+    let entry = gen.contexts.get(agent);
+    if (entry) {
+      gen.contexts.delete(agent);
+      gen.contexts.set(agent, entry);
+      return entry;
+    }
+    entry = this.#createContext(gen);
+    gen.contexts.set(agent, entry);
+    entry.catch(() => gen.contexts.delete(agent));
+    await this.#evict(gen);
+    return entry;
+  }
+
+  async #evict(gen: Generation): Promise<void> {
+    if (gen.contexts.size <= this.#options.maxContexts) return;
+    for (const [agent, pending] of gen.contexts) {
+      const ctx = await pending.catch(() => null);
+      if (ctx && ctx.active > 0) continue;
+      gen.contexts.delete(agent);
+      ctx?.context.release();
+      return;
+    }
+  }
+
+  #watch(gen: Generation): void {
+    if (gen.timer) return;
+    gen.lastCpu = gen.isolate.cpuTime;
+    gen.timer = setInterval(() => this.#tick(gen), this.#options.watchIntervalMs);
+    gen.timer.unref();
+  }
+
+  #tick(gen: Generation): void {
+    if (gen.isolate.isDisposed) {
+      this.#disposeGeneration(gen, "memory");
+      return;
+    }
+    const now = gen.isolate.cpuTime;
+    const share = Number(now - gen.lastCpu) / Math.max(1, gen.executions.size);
+    gen.lastCpu = now;
+    const { cpuMs, wallMs } = this.plugin.limits;
+    let exceeded = false;
+    for (const [seq, exec] of gen.executions) {
+      exec.cpuNs += share;
+      if (exec.cpuNs > cpuMs * 1e6) exec.exceeded = exceeded = true;
+      // abandoned after its deadline and not spinning: stop watching it
+      else if (exec.bridge === null && Date.now() - exec.startedAt > wallMs + cpuMs)
+        gen.executions.delete(seq);
+    }
+    if (exceeded) this.#disposeGeneration(gen, "cpu");
+    else if (gen.executions.size === 0 && gen.timer) {
+      clearInterval(gen.timer);
+      gen.timer = null;
+    }
+  }
+
+  #classify(gen: Generation, exec: Execution | null, error: unknown): AirlockError {
+    if (error instanceof AirlockError) return error;
+    const message = messageOf(error);
+    if (gen.reason === null && (/memory limit/i.test(message) || gen.isolate.isDisposed)) {
+      this.#disposeGeneration(gen, "memory");
+    }
+    switch (gen.reason) {
+      case "cpu":
+        return exec === null || exec.exceeded
+          ? sandboxError(
+              "AIRLOCK_SANDBOX_CPU_LIMIT",
+              `the call used more than ${this.plugin.limits.cpuMs} ms of CPU`,
+            )
+          : sandboxError(
+              "AIRLOCK_SANDBOX_ISOLATE_RESET",
+              "another call of this plugin exhausted its CPU; retry",
+            );
+      case "memory":
+        return sandboxError(
+          "AIRLOCK_SANDBOX_MEMORY_LIMIT",
+          `the plugin went over its ${this.plugin.limits.memoryMb} MB memory limit`,
+        );
+      case "unload":
+        return sandboxError("AIRLOCK_SANDBOX_UNLOADED", "the plugin was unloaded");
+      case "close":
+        return sandboxError("AIRLOCK_SANDBOX_CLOSED", "the sandbox was closed");
+      default:
+        break;
+    }
+    if (/timed out/i.test(message)) {
+      return sandboxError(
+        "AIRLOCK_SANDBOX_CPU_LIMIT",
+        `the call used more than ${this.plugin.limits.cpuMs} ms of CPU`,
+      );
+    }
+    return sandboxError("AIRLOCK_SANDBOX_INTERNAL", "the isolate failed unexpectedly", { reason: message });
+  }
+}
+
+/** "R<json>" → the JSON; "E<json>" → the AirlockError it describes (only sandbox codes pass). */
+function decodeEnvelope(raw: string): string {
+  if (raw.startsWith("R")) return raw.slice(1);
+  let wire: { code?: unknown; message?: unknown; details?: unknown } = {};
+  try {
+    wire = raw.startsWith("E") ? JSON.parse(raw.slice(1)) : {};
+  } catch (error) {
+    throw sandboxError("AIRLOCK_SANDBOX_INTERNAL", "undecodable envelope", { reason: messageOf(error) });
+  }
+  const code =
+    typeof wire.code === "string" && isSandboxCode(wire.code) ? wire.code : "AIRLOCK_SANDBOX_INTERNAL";
+  const message = typeof wire.message === "string" ? wire.message : "the call failed";
+  const details = typeof wire.details === "object" && wire.details !== null ? wire.details : undefined;
+  throw sandboxError(code, message, details as Record<string, unknown> | undefined);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function toArrayBuffer(buf: Buffer): ArrayBuffer {
+  return buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;
+}

@@ -1,0 +1,50 @@
+// Messages between the host and a sandbox worker process (IPC with advanced serialisation, so
+// Uint8Array crosses as bytes). Only plain data crosses; errors cross as their wire form.
+// Invariants: the worker never receives a bridge token or a secret at rest — a bridge request
+// names the call by the id the host gave it, and the host resolves that id to the call's token
+// only for calls it sent to that same worker.
+import type { EngineCall, EngineOptions } from "./engine.ts";
+import type { SandboxPlugin } from "./types.ts";
+
+export interface WireError {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+export type ToWorker =
+  | { type: "load"; rid: number; plugin: SandboxPlugin }
+  | { type: "unload"; rid: number; pluginKey: string }
+  | { type: "call"; id: number; call: EngineCall }
+  | { type: "cancel"; id: number }
+  | { type: "bridge-reply"; bid: number; ok: true; value: unknown }
+  | { type: "bridge-reply"; bid: number; ok: false; error: WireError }
+  | { type: "ping"; n: number };
+
+export type FromWorker =
+  | { type: "reply"; rid: number; ok: true }
+  | { type: "reply"; rid: number; ok: false; error: WireError }
+  | { type: "result"; id: number; ok: true; json: string }
+  | { type: "result"; id: number; ok: false; error: WireError }
+  | { type: "bridge"; id: number; bid: number; capability: string; method: string; args: unknown[] }
+  | { type: "pong"; n: number };
+
+/** Engine knobs a worker is started with (argv[2], JSON). */
+export type WorkerEngineOptions = Omit<EngineOptions, "onWarning">;
+
+export function toWire(error: unknown): WireError {
+  if (typeof error === "object" && error !== null) {
+    const e = error as { code?: unknown; message?: unknown; details?: unknown };
+    if (typeof e.code === "string" && e.code.startsWith("AIRLOCK_")) {
+      const wire: WireError = { code: e.code, message: typeof e.message === "string" ? e.message : "failed" };
+      if (typeof e.details === "object" && e.details !== null)
+        wire.details = e.details as Record<string, unknown>;
+      return wire;
+    }
+  }
+  return {
+    code: "AIRLOCK_SANDBOX_INTERNAL",
+    message: "unexpected failure in the sandbox worker",
+    details: { reason: error instanceof Error ? error.message : String(error) },
+  };
+}

@@ -1,0 +1,245 @@
+// One sandbox worker process as the host sees it: starts it, talks to it, and restarts it when
+// it dies (reloading the plugins it hosted). Calls in flight on a worker that dies fail with
+// AIRLOCK_SANDBOX_WORKER_CRASHED; calls on other workers are untouched.
+// Invariants: the child gets `--no-node-snapshot`, an empty environment (no secrets, no store
+// URL) and advanced serialisation; a bridge request from the child is served only for a call
+// this host sent to this child, with that call's token and BridgeDispatch.
+import { type ChildProcess, fork } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { AirlockError } from "@airlock/sdk/errors";
+import type { BridgeDispatch } from "../bridge/types.ts";
+import type { EngineCall } from "./engine.ts";
+import { isSandboxCode, SANDBOX_ERRORS, sandboxError } from "./errors.ts";
+import type { SandboxPlugin } from "./types.ts";
+import type { FromWorker, ToWorker, WireError, WorkerEngineOptions } from "./worker-protocol.ts";
+import { toWire } from "./worker-protocol.ts";
+
+const ENTRY = fileURLToPath(new URL("./worker-entry.ts", import.meta.url));
+
+interface PendingCall {
+  token: string;
+  bridge: BridgeDispatch;
+  resolve: (json: string) => void;
+  reject: (error: AirlockError) => void;
+}
+
+export function fromWire(error: WireError): AirlockError {
+  const status = isSandboxCode(error.code) ? SANDBOX_ERRORS[error.code].status : 500;
+  const options: { status: number; details?: Record<string, unknown> } = { status };
+  if (error.details !== undefined) options.details = error.details;
+  return new AirlockError(error.code, error.message, options);
+}
+
+export class WorkerSlot {
+  readonly index: number;
+  readonly plugins = new Map<string, SandboxPlugin>();
+  restarts = 0;
+  /** When the last unanswered ping was sent (ms since epoch), or null. */
+  pingSentAt: number | null = null;
+  #child: ChildProcess | null = null;
+  #ready: Promise<void> = Promise.resolve();
+  #calls = new Map<number, PendingCall>();
+  #requests = new Map<number, { resolve: () => void; reject: (e: AirlockError) => void }>();
+  #nextId = 1;
+  #closing = false;
+  #engineOptions: WorkerEngineOptions;
+  #onLog: (line: string) => void;
+
+  constructor(index: number, engineOptions: WorkerEngineOptions, onLog: (line: string) => void) {
+    this.index = index;
+    this.#engineOptions = engineOptions;
+    this.#onLog = onLog;
+    this.#start();
+  }
+
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  get busy(): number {
+    return this.#calls.size;
+  }
+
+  #start(): void {
+    const child = fork(ENTRY, [JSON.stringify(this.#engineOptions)], {
+      execArgv: ["--no-node-snapshot"],
+      env: {},
+      serialization: "advanced",
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
+    });
+    this.#child = child;
+    this.pingSentAt = null;
+    for (const stream of [child.stdout, child.stderr]) {
+      if (stream)
+        createInterface({ input: stream }).on("line", (line) =>
+          this.#onLog(`[worker ${this.index}] ${line}`),
+        );
+    }
+    child.on("message", (m: FromWorker) => this.#receive(child, m));
+    child.on("error", (error) => this.#onLog(`[worker ${this.index}] process error: ${error.message}`));
+    child.on("exit", (code, signal) => this.#exited(child, code, signal));
+    const reloads = [...this.plugins.values()].map((p) =>
+      this.#request({ type: "load", rid: 0, plugin: p }).catch((error: AirlockError) => {
+        this.#onLog(`[worker ${this.index}] reloading ${p.key} failed: ${error.code}`);
+      }),
+    );
+    this.#ready = Promise.all(reloads).then(() => undefined);
+  }
+
+  #exited(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.#child !== child) return;
+    this.#child = null;
+    const crashed = () =>
+      this.#closing
+        ? sandboxError("AIRLOCK_SANDBOX_CLOSED", "the sandbox was closed")
+        : sandboxError("AIRLOCK_SANDBOX_WORKER_CRASHED", "the sandbox worker hosting this plugin died");
+    for (const call of this.#calls.values()) call.reject(crashed());
+    this.#calls.clear();
+    for (const request of this.#requests.values()) request.reject(crashed());
+    this.#requests.clear();
+    if (this.#closing) return;
+    this.restarts++;
+    this.#onLog(`[worker ${this.index}] exited (${signal ?? code}); restarting`);
+    this.#start();
+  }
+
+  /** Kills the child (the supervisor's remedy for a worker that stopped answering). */
+  kill(): void {
+    this.#child?.kill("SIGKILL");
+  }
+
+  ping(n: number): void {
+    this.pingSentAt = Date.now();
+    this.#send({ type: "ping", n });
+  }
+
+  #send(message: ToWorker): boolean {
+    const child = this.#child;
+    if (!child?.connected) return false;
+    try {
+      child.send(message, (error) => {
+        if (error) this.#onLog(`[worker ${this.index}] send failed: ${error.message}`);
+      });
+    } catch (error) {
+      // an uncloneable value (a capability returned something that is not plain data)
+      this.#onLog(`[worker ${this.index}] could not send ${message.type}: ${(error as Error).message}`);
+      return false;
+    }
+    return true;
+  }
+
+  #request(message: Extract<ToWorker, { rid: number }>): Promise<void> {
+    const rid = this.#nextId++;
+    return new Promise<void>((resolve, reject) => {
+      this.#requests.set(rid, { resolve, reject });
+      if (!this.#send({ ...message, rid })) {
+        this.#requests.delete(rid);
+        reject(sandboxError("AIRLOCK_SANDBOX_WORKER_CRASHED", "the sandbox worker is not running"));
+      }
+    });
+  }
+
+  async load(plugin: SandboxPlugin): Promise<void> {
+    await this.#ready;
+    await this.#request({ type: "load", rid: 0, plugin });
+    this.plugins.set(plugin.key, plugin);
+  }
+
+  async unload(pluginKey: string): Promise<void> {
+    this.plugins.delete(pluginKey);
+    await this.#ready;
+    await this.#request({ type: "unload", rid: 0, pluginKey });
+  }
+
+  /** Runs a call in the child; `signal` aborting rejects at once and cancels it there. */
+  async call(call: EngineCall, token: string, bridge: BridgeDispatch, signal: AbortSignal): Promise<string> {
+    await this.#ready;
+    const id = this.#nextId++;
+    const timeout = () => sandboxError("AIRLOCK_SANDBOX_TIMEOUT", "the call passed its wall-clock deadline");
+    if (signal.aborted) throw timeout();
+    return new Promise<string>((resolve, reject) => {
+      const onAbort = () => {
+        this.#calls.delete(id);
+        this.#send({ type: "cancel", id });
+        reject(timeout());
+      };
+      const settle = () => signal.removeEventListener("abort", onAbort);
+      this.#calls.set(id, {
+        token,
+        bridge,
+        resolve: (json) => {
+          settle();
+          resolve(json);
+        },
+        reject: (error) => {
+          settle();
+          reject(error);
+        },
+      });
+      signal.addEventListener("abort", onAbort, { once: true });
+      if (!this.#send({ type: "call", id, call })) {
+        this.#calls.delete(id);
+        settle();
+        reject(sandboxError("AIRLOCK_SANDBOX_WORKER_CRASHED", "the sandbox worker is not running"));
+      }
+    });
+  }
+
+  #receive(child: ChildProcess, m: FromWorker): void {
+    if (this.#child !== child) return;
+    switch (m.type) {
+      case "pong":
+        this.pingSentAt = null;
+        return;
+      case "reply": {
+        const request = this.#requests.get(m.rid);
+        this.#requests.delete(m.rid);
+        if (m.ok) request?.resolve();
+        else request?.reject(fromWire(m.error));
+        return;
+      }
+      case "result": {
+        const call = this.#calls.get(m.id);
+        this.#calls.delete(m.id);
+        if (m.ok) call?.resolve(m.json);
+        else call?.reject(fromWire(m.error));
+        return;
+      }
+      case "bridge":
+        this.#serveBridge(m);
+        return;
+    }
+  }
+
+  #serveBridge(m: Extract<FromWorker, { type: "bridge" }>): void {
+    const call = this.#calls.get(m.id);
+    const reply = (r: { ok: true; value: unknown } | { ok: false; error: WireError }) => {
+      if (this.#send({ type: "bridge-reply", bid: m.bid, ...r } as ToWorker) || !r.ok) return;
+      const error = {
+        code: "AIRLOCK_BRIDGE_FAILED",
+        message: "the capability returned data that cannot be copied",
+      };
+      this.#send({ type: "bridge-reply", bid: m.bid, ok: false, error });
+    };
+    if (!call) {
+      reply({ ok: false, error: { code: "AIRLOCK_BRIDGE_TOKEN_INVALID", message: "this call has ended" } });
+      return;
+    }
+    call.bridge(call.token, m.capability, m.method, Array.isArray(m.args) ? m.args : []).then(
+      (value) => reply({ ok: true, value }),
+      (error: unknown) => reply({ ok: false, error: toWire(error) }),
+    );
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true;
+    const child = this.#child;
+    if (!child) return;
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    child.disconnect();
+    const timer = setTimeout(() => child.kill("SIGKILL"), 2000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
