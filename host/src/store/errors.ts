@@ -47,6 +47,11 @@ export const STORE_ERRORS = defineErrorCodes({
     status: 403,
     description: "The call has no knowledge level, so ctx.knowledge is not available to it.",
   },
+  AIRLOCK_KNOWLEDGE_UNAVAILABLE: {
+    status: 503,
+    description:
+      "The knowledge base could not be reached (store failure); nothing was changed by a failed write.",
+  },
 });
 
 export type StoreErrorCode = keyof typeof STORE_ERRORS;
