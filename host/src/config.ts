@@ -1,9 +1,8 @@
 // Host options (`createHost(options)`) and their defaults. Pure: resolving options touches
 // no disk and opens nothing; host.ts does that.
 // Invariants: every limit the operator sets is a ceiling — a plugin gets the minimum of its
-// manifest's request and the ceiling, with the ceiling as the default when it asks nothing.
+// manifest's request and the ceiling (sandbox/limits.ts resolveLimits), the ceiling when it asks nothing.
 import { join } from "node:path";
-import type { RequestedLimits } from "@airlock/sdk/manifest";
 import type { EgressPolicy } from "./egress/types.ts";
 import type { EffectiveLimits, Sandbox } from "./sandbox/types.ts";
 import type { Store } from "./store/types.ts";
@@ -53,22 +52,13 @@ export interface HostOptions {
 
 export const DEFAULT_HOST_VERSION = "1.0.0";
 
-export const DEFAULT_LIMITS: Readonly<EffectiveLimits> = Object.freeze({
-  cpuMs: 5_000,
-  wallMs: 30_000,
-  memoryMb: 128,
-  maxInputBytes: 1024 * 1024,
-  maxResultBytes: 4 * 1024 * 1024,
-  concurrency: 8,
-  capabilityCalls: 1_000,
-});
-
 export interface ResolvedHostOptions {
   dataDir: string;
   pluginsDir: string;
   store: StoreOption;
   sandbox: SandboxOption;
-  ceilings: EffectiveLimits;
+  /** Operator ceilings; sandbox/limits.ts `resolveLimits` fills defaults and intersects with manifests. */
+  ceilings: Partial<EffectiveLimits>;
   registryUrl: string | undefined;
   trust: TrustOptions;
   egress: EgressPolicy;
@@ -90,7 +80,7 @@ export function resolveHostOptions(options: HostOptions = {}): ResolvedHostOptio
     pluginsDir: join(dataDir, "plugins"),
     store: options.store ?? { kind: "sqlite", dataDir },
     sandbox: options.sandbox ?? { mode: "workers" },
-    ceilings: { ...DEFAULT_LIMITS, ...stripUndefined(options.limits ?? {}) },
+    ceilings: stripUndefined(options.limits ?? {}),
     registryUrl: options.registryUrl,
     trust: options.trust ?? {},
     egress: options.egress ?? {},
@@ -103,21 +93,4 @@ export function resolveHostOptions(options: HostOptions = {}): ResolvedHostOptio
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/** min(ceiling, request) per limit; the ceiling where the manifest asks nothing. */
-export function effectiveLimits(ceilings: EffectiveLimits, requested: RequestedLimits): EffectiveLimits {
-  const pick = (key: keyof EffectiveLimits): number => {
-    const asked = requested[key];
-    return typeof asked === "number" && asked > 0 ? Math.min(asked, ceilings[key]) : ceilings[key];
-  };
-  return {
-    cpuMs: pick("cpuMs"),
-    wallMs: pick("wallMs"),
-    memoryMb: pick("memoryMb"),
-    maxInputBytes: pick("maxInputBytes"),
-    maxResultBytes: pick("maxResultBytes"),
-    concurrency: pick("concurrency"),
-    capabilityCalls: pick("capabilityCalls"),
-  };
 }

@@ -14,9 +14,9 @@ import {
   setToolsEnabled,
   toCatalogueTool,
 } from "./catalogue/agent-tools.ts";
-import { createCatalogue } from "./catalogue/catalogue.ts";
+import { type CatalogueProblem, createCatalogue } from "./catalogue/catalogue.ts";
 import { deleteSecret, listSecrets, type SecretCodec, setSecrets } from "./catalogue/secrets-api.ts";
-import { effectiveLimits, type ResolvedHostOptions } from "./config.ts";
+import type { ResolvedHostOptions } from "./config.ts";
 import type { AirlockHost, PluginLifecycle, RunOptions } from "./host-types.ts";
 import { createApprovalRegistry } from "./pipeline/approvals.ts";
 import type { GrantIssuer, PipelineDeps } from "./pipeline/deps.ts";
@@ -26,6 +26,7 @@ import { createHookRegistry } from "./pipeline/hooks.ts";
 import { createPluginLoader, pluginKey } from "./pipeline/plugin-loader.ts";
 import { startRun } from "./pipeline/run.ts";
 import { createSchemaValidator } from "./pipeline/schema-validation.ts";
+import { resolveLimits } from "./sandbox/limits.ts";
 import type { Sandbox } from "./sandbox/types.ts";
 import type { AgentKnowledgeLevel, AuditInput, Store } from "./store/types.ts";
 
@@ -49,13 +50,14 @@ const LEVELS: ReadonlySet<string> = new Set(["none", "read", "write", "manage"])
 export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
   const { store, sandbox, options } = parts;
   const report = options.onInternalError;
+  resolveLimits(options.ceilings, {}); // fail at start, not at the first call, on a malformed ceiling
   const catalogue = createCatalogue(store);
   const events = createEventBus((type, error) => report(`listener of ${type}`, error));
   const hooks = createHookRegistry();
   const approvals = createApprovalRegistry();
   const loader = createPluginLoader({
     sandbox,
-    limitsFor: (plugin) => effectiveLimits(options.ceilings, plugin.manifest.limits),
+    limitsFor: (plugin) => resolveLimits(options.ceilings, plugin.manifest.limits),
   });
   const audit = async (entry: AuditInput) => {
     try {
@@ -81,7 +83,10 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
   let closed = false;
 
   async function refreshCatalogue(): Promise<void> {
-    const problems = await catalogue.reload();
+    await settle(await catalogue.reload());
+  }
+  /** Reports a reload's problems and unloads plugin versions that are no longer active. */
+  async function settle(problems: readonly CatalogueProblem[]): Promise<void> {
     for (const problem of problems) {
       report("catalogue", new AirlockError(problem.code, problem.message));
       await audit({
@@ -127,8 +132,14 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
       });
     }
   };
-  const begin = (run: RunOptions) => {
+  /** Another replica (or process) may have changed the active versions: pick that up first. */
+  const fresh = async () => {
+    const problems = await catalogue.sync();
+    if (problems !== null) await settle(problems);
+  };
+  const begin = async (run: RunOptions) => {
     assertOpen();
+    await fresh();
     return startRun(deps, run);
   };
 
@@ -165,18 +176,34 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     },
     authenticate: (token) => authenticate(store, token),
 
-    listTools: async () => catalogue.tools().map(toCatalogueTool),
-    listAgentTools: (agent) => listAgentTools(store, catalogue, agent),
-    setToolsEnabled: (agent, changes) => setToolsEnabled(store, catalogue, agent, changes),
+    async listTools() {
+      await fresh();
+      return catalogue.tools().map(toCatalogueTool);
+    },
+    async listAgentTools(agent) {
+      await fresh();
+      return listAgentTools(store, catalogue, agent);
+    },
+    async setToolsEnabled(agent, changes) {
+      await fresh();
+      return setToolsEnabled(store, catalogue, agent, changes);
+    },
     async getToolPresentations() {
+      await fresh();
       const all = [...catalogue.tools(), ...catalogue.harnessGroups().flatMap((g) => catalogue.harness(g))];
       const out: Record<string, Presentation> = {};
       for (const entry of all) if (entry.tool.presentation) out[entry.id] = { ...entry.tool.presentation };
       return out;
     },
 
-    listSecrets: (agent) => listSecrets(store, catalogue, parts.codec, agent),
-    setSecrets: (agent, values) => setSecrets(store, catalogue, parts.codec, agent, values),
+    async listSecrets(agent) {
+      await fresh();
+      return listSecrets(store, catalogue, parts.codec, agent);
+    },
+    async setSecrets(agent, values) {
+      await fresh();
+      return setSecrets(store, catalogue, parts.codec, agent, values);
+    },
     deleteSecret: (agent, key) => deleteSecret(store, agent, key),
 
     startRun: begin,

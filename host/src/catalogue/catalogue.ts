@@ -27,6 +27,12 @@ export interface CatalogueProblem {
 export interface Catalogue {
   /** Re-reads active plugins from the store; returns the problems found (also kept in `problems`). */
   reload(): Promise<CatalogueProblem[]>;
+  /**
+   * Reloads only when the set of active versions changed since the last load (another replica
+   * or process installed, upgraded or rolled back). The problems of the reload, or null when
+   * nothing changed.
+   */
+  sync(): Promise<CatalogueProblem[] | null>;
   /** Regular (non-harness) tools, sorted by id. */
   tools(): CatalogueEntry[];
   /** Any tool by canonical id, harness tools included. */
@@ -39,6 +45,8 @@ export interface Catalogue {
 }
 
 interface View {
+  /** `ns@version` of every activation read, sorted: what `sync` compares. */
+  signature: string;
   byId: Map<string, CatalogueEntry>;
   regular: CatalogueEntry[];
   harness: Map<string, CatalogueEntry[]>;
@@ -47,6 +55,7 @@ interface View {
 }
 
 const emptyView = (): View => ({
+  signature: "",
   byId: new Map(),
   regular: [],
   harness: new Map(),
@@ -62,9 +71,17 @@ export function canonicalToolId(name: string): ToolId | undefined {
   return toolId(parsed.namespace, parsed.tool);
 }
 
+function signatureOf(activations: ReadonlyArray<{ namespace: string; active: string }>): string {
+  return activations
+    .map((a) => `${a.namespace}@${a.active}`)
+    .sort()
+    .join(",");
+}
+
 async function buildView(store: Store): Promise<View> {
   const view = emptyView();
   const activations = (await store.listActivations()).sort((a, b) => a.namespace.localeCompare(b.namespace));
+  view.signature = signatureOf(activations);
   for (const activation of activations) {
     const record = await store.getInstalledPlugin(activation.namespace, activation.active);
     if (record === null) {
@@ -126,6 +143,10 @@ export function createCatalogue(store: Store): Catalogue {
 
   return {
     reload,
+    async sync() {
+      if (signatureOf(await store.listActivations()) === view.signature) return null;
+      return reload();
+    },
     tools: () => [...view.regular],
     get: (id) => view.byId.get(id),
     harnessGroups: () => [...view.harness.keys()].sort(),

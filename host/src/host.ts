@@ -1,0 +1,106 @@
+// createHost(options): opens the store, the vault and the sandbox, builds the capabilities and
+// the bridge, the plugin lifecycle, then assembles the AirlockHost (host-api.ts) and loads the
+// active plugins' catalogue. Plugins are loaded into the sandbox lazily, on their first call.
+// Invariants: a failure while starting closes whatever was already opened and rethrows; the
+// sandbox never receives the store, the vault or a secret; the host owns (and closes) every
+// part it opened, never one the embedder handed in (`{kind: "instance"}` store).
+import { createBridge } from "./bridge/bridge.ts";
+import { createArtifactsCapability, startArtifactSweeper } from "./capabilities/artifacts.ts";
+import { createAuditCapability } from "./capabilities/audit.ts";
+import { createFetchCapability } from "./capabilities/fetch.ts";
+import { createKnowledgeCapability } from "./capabilities/knowledge.ts";
+import { createNotifyCapabilities } from "./capabilities/notify.ts";
+import { createSecretsCapability } from "./capabilities/secrets.ts";
+import { createStateCapability } from "./capabilities/state.ts";
+import { type HostOptions, type ResolvedHostOptions, resolveHostOptions } from "./config.ts";
+import { assembleHost } from "./host-api.ts";
+import type { AirlockHost } from "./host-types.ts";
+import { createPluginLifecycleFor } from "./lifecycle-wiring.ts";
+import { bridgeGrantIssuer } from "./pipeline/grants.ts";
+import { createSandbox, type Sandbox } from "./sandbox/index.ts";
+import { createSecretSource, createVault, openVault, type Vault } from "./secrets/index.ts";
+import { openStore } from "./store/index.ts";
+import type { AuditInput, Store } from "./store/types.ts";
+
+async function openHostStore(options: ResolvedHostOptions): Promise<{ store: Store; owned: boolean }> {
+  const s = options.store;
+  if (s.kind === "instance") return { store: s.store, owned: false };
+  if (s.kind === "sqlite")
+    return { store: await openStore({ kind: "sqlite", dataDir: s.dataDir ?? options.dataDir }), owned: true };
+  return {
+    store: await openStore({
+      kind: "postgres",
+      url: s.url,
+      ...(s.schema === undefined ? {} : { schema: s.schema }),
+      ...(s.maxConnections === undefined ? {} : { maxConnections: s.maxConnections }),
+    }),
+    owned: true,
+  };
+}
+
+function openHostVault(options: ResolvedHostOptions): Vault {
+  if (options.masterKey !== undefined) return createVault(Buffer.from(options.masterKey, "base64"));
+  return openVault({ dataDir: options.dataDir, env: process.env });
+}
+
+function openSandbox(options: ResolvedHostOptions): Sandbox {
+  const s = options.sandbox;
+  if (s.instance !== undefined) return s.instance;
+  const report = (line: string) => options.onInternalError("sandbox", line);
+  if (s.mode === "in-process") return createSandbox({ mode: "in-process", onWarning: report });
+  return createSandbox({
+    mode: "workers",
+    onLog: report,
+    ...(s.workers === undefined ? {} : { workers: s.workers }),
+  });
+}
+
+export async function createHost(options: HostOptions = {}): Promise<AirlockHost> {
+  const resolved = resolveHostOptions(options);
+  const { store, owned } = await openHostStore(resolved);
+  let sandbox: Sandbox | undefined;
+  let stopSweeper: (() => void) | undefined;
+  try {
+    const vault = openHostVault(resolved);
+    const secrets = createSecretSource({ store, vault });
+    const audit = (entry: AuditInput) => store.appendAudit(entry);
+    const bridge = createBridge({
+      audit,
+      capabilities: [
+        createSecretsCapability({ source: secrets }),
+        createStateCapability({ store }),
+        createAuditCapability({ store }),
+        createArtifactsCapability({ store }),
+        createKnowledgeCapability({ store, audit }),
+        ...createNotifyCapabilities(),
+        createFetchCapability({ secrets, policy: resolved.egress, audit }),
+      ],
+    });
+    sandbox = openSandbox(resolved);
+    stopSweeper = startArtifactSweeper({
+      store,
+      onError: (error) => resolved.onInternalError("artifact sweep", error),
+    });
+    const sweeper = stopSweeper;
+    return await assembleHost({
+      options: resolved,
+      store,
+      ownsStore: owned,
+      sandbox,
+      grants: bridgeGrantIssuer(bridge, resolved.egress),
+      codec: vault,
+      lifecycle: createPluginLifecycleFor({ store, sandbox, options: resolved }),
+      closeExtras: async () => sweeper(),
+    });
+  } catch (error) {
+    stopSweeper?.();
+    await sandbox
+      ?.close()
+      .catch((e: unknown) => resolved.onInternalError("closing the sandbox after a failed start", e));
+    if (owned)
+      await store
+        .close()
+        .catch((e: unknown) => resolved.onInternalError("closing the store after a failed start", e));
+    throw error;
+  }
+}

@@ -1,0 +1,56 @@
+// Adapts the bridge (host/src/bridge/bridge.ts) to the pipeline's GrantIssuer, and narrows a
+// plugin's declared egress by the operator's policy before it goes into the grant.
+// Invariants: narrowing only removes rules, never adds or widens one; a namespace the policy
+// record does not name reaches nothing; the egress gate applies the same policy again at
+// request time (defence in depth), so this narrowing is what the grant shows, not the only check.
+import type { EgressRule } from "@airlock/sdk/manifest";
+import type { Bridge } from "../bridge/bridge.ts";
+import type { EgressPolicy } from "../egress/types.ts";
+import type { GrantIssuer } from "./deps.ts";
+
+function patternCovers(pattern: string, host: string): boolean {
+  if (pattern === "*") return true;
+  if (pattern === host) return true;
+  if (pattern.startsWith("*.")) {
+    const suffix = pattern.slice(1); // ".example.com"
+    // A wildcard rule is covered only by the same or a broader wildcard.
+    return host.startsWith("*.") ? host.slice(1).endsWith(suffix) : host.endsWith(suffix);
+  }
+  return false;
+}
+
+/** The manifest's egress rules the operator's policy allows for this namespace. */
+export function narrowEgress(
+  namespace: string,
+  rules: readonly EgressRule[],
+  policy: EgressPolicy,
+): EgressRule[] {
+  const hosts = policy.hosts;
+  if (hosts === undefined) return rules.map((r) => ({ ...r }));
+  if (typeof hosts === "function")
+    return rules.filter((r) => hosts(namespace, r.host)).map((r) => ({ ...r }));
+  const patterns = Object.hasOwn(hosts, namespace) ? (hosts[namespace] ?? []) : [];
+  return rules.filter((r) => patterns.some((p) => patternCovers(p, r.host))).map((r) => ({ ...r }));
+}
+
+export function bridgeGrantIssuer(bridge: Bridge, policy: EgressPolicy): GrantIssuer {
+  return {
+    issue(request) {
+      return bridge.issueGrant({
+        callId: request.callId,
+        agent: request.agent,
+        conversationId: request.conversationId,
+        manifest: request.plugin.manifest,
+        tool: request.tool.name,
+        knowledgeLevel: request.knowledgeLevel,
+        egress: narrowEgress(request.plugin.namespace, request.plugin.manifest.egress, policy),
+        conversation: request.conversation,
+        capabilityCalls: request.limits.capabilityCalls,
+        notify: request.notify,
+        signal: request.signal,
+      });
+    },
+    revoke: (token) => bridge.revoke(token),
+    dispatch: bridge.dispatch,
+  };
+}

@@ -1,0 +1,48 @@
+// Test support (imported by tests only): a real host — SQLite store in a temp dir, in-process
+// sandbox, real bridge and capabilities — with fixture plugins recorded before it starts.
+// Internal errors the host reports are collected so a test can assert on them.
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { HostOptions } from "../config.ts";
+import { createHost } from "../host.ts";
+import type { AirlockHost } from "../host-types.ts";
+import { openStore } from "../store/index.ts";
+import { type FixturePlugin, installFixture } from "./test-fixtures.ts";
+
+export interface TestHost {
+  host: AirlockHost;
+  dir: string;
+  internalErrors: Array<{ what: string; error: unknown }>;
+  /** Records another fixture in the store (as another replica's installer would). */
+  install(plugin: FixturePlugin): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openTestHost(plugins: FixturePlugin[], options: HostOptions = {}): Promise<TestHost> {
+  const dir = await mkdtemp(join(tmpdir(), "airlock-host-"));
+  const seed = await openStore({ kind: "sqlite", dataDir: dir });
+  for (const plugin of plugins) await installFixture(seed, join(dir, "plugins"), plugin);
+  await seed.close();
+  const internalErrors: TestHost["internalErrors"] = [];
+  const host = await createHost({
+    dataDir: dir,
+    sandbox: { mode: "in-process" },
+    masterKey: randomBytes(32).toString("base64"),
+    onInternalError: (what, error) => internalErrors.push({ what, error }),
+    ...options,
+  });
+  return {
+    host,
+    dir,
+    internalErrors,
+    install: async (plugin) => {
+      await installFixture(host.store, join(dir, "plugins"), plugin);
+    },
+    close: async () => {
+      await host.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
