@@ -181,6 +181,8 @@ export interface PendingApproval {
 export interface InstallOptions {
   /** Allow an unsigned package or an unknown signer from this source (operator decision). */
   allowUnsigned?: boolean;
+  /** Signatures of the tarball's integrity (installTarball only; registry installs take them from the packument). */
+  signatures?: Array<{ keyid: string; sig: string }>;
 }
 
 export interface InstallReport {

@@ -1,0 +1,165 @@
+// The one path every install takes once it has tarball bytes, in this order:
+//   integrity (vs what the registry announced) → signature decision → in-memory tarball read
+//   and validation → name/version match → engine and SDK compatibility → [namespace lock]
+//   source and signer continuity → stage files → atomic rename → store record → activate.
+// Invariants: nothing is written before the signature decision and the tarball read succeed;
+// the previously active version stays active until `activatePlugin` (the last step), so an
+// interrupted install leaves it in place and calls keep being served by it.
+import { rmSync } from "node:fs";
+import { type PluginTarball, readPluginTarball, sha512Integrity } from "@airlock/sdk/package";
+import type { IntegritySignature } from "@airlock/sdk/signing";
+import type { InstallReport } from "../host-types.ts";
+import type { InstalledPluginRecord } from "../store/types.ts";
+import { checkCompatibility } from "./compat.ts";
+import type { LifecycleContext } from "./context.ts";
+import { installError } from "./errors.ts";
+import { commitStaged, removeVersionDir, stageFiles } from "./files.ts";
+import { withNamespaceLock } from "./lock.ts";
+import { activateAndPrune, toolIds } from "./records.ts";
+import { decideSigner, loadTrustKeys, sourceAllowsUnsigned } from "./trust.ts";
+
+export interface VerifiedInstallInput {
+  bytes: Uint8Array;
+  /** Stored on the record: `<registry>/<name>@<version>` or `file:<path>`. */
+  source: string;
+  /** Registry base URL, or `file:<path>`: what allowUnsigned and namespace continuity compare. */
+  origin: string;
+  signatures: readonly IntegritySignature[];
+  allowUnsigned: boolean;
+  /** What was resolved from a registry; absent for a file. */
+  expected?: { name: string; version: string; integrity: string };
+}
+
+/** `file` for every local file, else the registry base URL. Plugins of one namespace share one. */
+export function continuityKey(origin: string): string {
+  return origin.startsWith("file:") ? "file" : origin.replace(/\/+$/, "");
+}
+
+export function originOfSource(source: string): string {
+  if (source.startsWith("file:")) return source;
+  const slash = source.lastIndexOf("/");
+  return slash < 0 ? source : source.slice(0, slash);
+}
+
+async function verify(
+  ctx: LifecycleContext,
+  input: VerifiedInstallInput,
+): Promise<{ tarball: PluginTarball; integrity: string; signer: string | null }> {
+  const integrity = sha512Integrity(input.bytes);
+  if (input.expected !== undefined && integrity !== input.expected.integrity) {
+    throw installError(
+      "AIRLOCK_INSTALL_INTEGRITY_MISMATCH",
+      `the tarball from ${input.source} does not match the announced integrity`,
+      {
+        expected: input.expected.integrity,
+        actual: integrity,
+      },
+    );
+  }
+  const signer = decideSigner({
+    integrity,
+    signatures: input.signatures,
+    trusted: loadTrustKeys(ctx.trust),
+    allowUnsigned: input.allowUnsigned || sourceAllowsUnsigned(ctx.trust, input.origin),
+    source: input.source,
+  });
+  const tarball = await readPluginTarball(input.bytes, ctx.limits);
+  const { manifest } = tarball;
+  if (
+    input.expected !== undefined &&
+    (manifest.namespace !== input.expected.name || manifest.version !== input.expected.version)
+  ) {
+    throw installError(
+      "AIRLOCK_INSTALL_MISMATCH",
+      `resolved ${input.expected.name}@${input.expected.version} but the tarball is ${manifest.namespace}@${manifest.version}`,
+    );
+  }
+  checkCompatibility(manifest, ctx.hostVersion, ctx.supportedSdk);
+  return { tarball, integrity, signer };
+}
+
+export async function installVerified(
+  ctx: LifecycleContext,
+  input: VerifiedInstallInput,
+): Promise<InstallReport> {
+  const { tarball, integrity, signer } = await verify(ctx, input);
+  const { namespace, version } = tarball.manifest;
+  return withNamespaceLock(ctx.dataDir, namespace, async () => {
+    const installed = await ctx.store.listInstalledPlugins(namespace);
+    const foreign = installed.find(
+      (r) => continuityKey(originOfSource(r.source)) !== continuityKey(input.origin),
+    );
+    if (foreign !== undefined) {
+      throw installError(
+        "AIRLOCK_INSTALL_NAMESPACE_TAKEN",
+        `namespace "${namespace}" is held by ${foreign.namespace}@${foreign.version} from ${foreign.source}; uninstall it first`,
+        { namespace, holder: foreign.source },
+      );
+    }
+    const activation = await ctx.store.getActivation(namespace);
+    const active = installed.find((r) => r.version === activation?.active);
+    if (active !== undefined && active.signer !== signer) {
+      throw installError(
+        "AIRLOCK_INSTALL_SIGNER_CHANGED",
+        `${namespace}@${active.version} is signed by ${active.signer ?? "nobody"}; ${version} by ${signer ?? "nobody"}`,
+        { namespace, installedSigner: active.signer, newSigner: signer },
+      );
+    }
+    const same = installed.find((r) => r.version === version);
+    if (same !== undefined && same.integrity !== integrity) {
+      throw installError(
+        "AIRLOCK_INSTALL_VERSION_CONFLICT",
+        `${namespace}@${version} is installed with different contents`,
+        {
+          namespace,
+          version,
+        },
+      );
+    }
+    let record: InstalledPluginRecord;
+    if (same !== undefined && ctx.filesPresent(same.path)) {
+      record = same;
+    } else {
+      record = await writeAndRecord(ctx, tarball, {
+        integrity,
+        signer,
+        source: input.source,
+        replacing: same !== undefined,
+      });
+    }
+    const after = await activateAndPrune(ctx, record);
+    return { namespace, version, previous: after.previous, tools: toolIds(record), signer };
+  });
+}
+
+/** Stage → rename → record. On a failure (not a crash) it removes what it wrote before rethrowing. */
+async function writeAndRecord(
+  ctx: LifecycleContext,
+  tarball: PluginTarball,
+  meta: { integrity: string; signer: string | null; source: string; replacing: boolean },
+): Promise<InstalledPluginRecord> {
+  const { namespace, version } = tarball.manifest;
+  const staged = stageFiles(ctx.dataDir, namespace, version, tarball.files);
+  let path: string | undefined;
+  try {
+    await ctx.faults?.afterStaged?.(staged);
+    path = commitStaged(staged, ctx.dataDir, namespace, version);
+    await ctx.faults?.afterCommitted?.(path);
+    const record: InstalledPluginRecord = {
+      namespace,
+      version,
+      manifest: tarball.manifest,
+      integrity: meta.integrity,
+      signer: meta.signer,
+      source: meta.source,
+      path,
+      installedAt: new Date().toISOString(),
+    };
+    await ctx.store.putInstalledPlugin(record);
+    return record;
+  } catch (err) {
+    rmSync(staged, { recursive: true, force: true });
+    if (path !== undefined && !meta.replacing) removeVersionDir(ctx.dataDir, namespace, version);
+    throw err;
+  }
+}
