@@ -8,7 +8,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { type EgressRule, type PluginManifest, parseManifest } from "@airlock/sdk/manifest";
 import type { CallGrant } from "../../host/src/bridge/types.ts";
-import type { ResolvedAddress, Resolver } from "../../host/src/egress/types.ts";
+import { createFetchCapability } from "../../host/src/egress/fetch-capability.ts";
+import type {
+  FetchLimits,
+  FetchResult,
+  HostPolicy,
+  ResolvedAddress,
+  Resolver,
+} from "../../host/src/egress/types.ts";
 import type { AuditInput } from "../../host/src/store/types.ts";
 
 export interface SeenRequest {
@@ -176,4 +183,66 @@ export function everything(...things: unknown[]): string {
     }
     return value;
   });
+}
+
+export interface HarnessOptions extends GrantOptions {
+  /** A server that answers 200: the harness can reach it as `health.test` to prove the gate still works. */
+  health: TestServer;
+  table?: Record<string, string | string[]>;
+  /** Answers every name but health.test (instead of `table`). */
+  resolver?: Resolver;
+  allowPrivate?: string[];
+  hosts?: HostPolicy;
+  limits?: Partial<FetchLimits>;
+  /** Secret values of agent-1. */
+  values?: Record<string, string>;
+}
+
+/** A fetch capability with a controlled resolver and audit, plus a grant for one call. */
+export function fetchHarness(options: HarnessOptions) {
+  const sink = auditSink();
+  const table = tableResolver({ "health.test": "127.0.0.1", ...options.table });
+  const custom = options.resolver;
+  const resolver: Resolver & { asked: string[] } =
+    custom === undefined
+      ? table
+      : Object.assign((name: string) => (name === "health.test" ? table(name) : custom(name)), {
+          asked: table.asked,
+        });
+  const cap = createFetchCapability({
+    secrets: secretSource({ "agent-1": options.values ?? {} }),
+    policy: {
+      allowPrivate: ["health.test", ...(options.allowPrivate ?? [])],
+      ...(options.hosts === undefined ? {} : { hosts: options.hosts }),
+    },
+    resolver,
+    audit: sink.audit,
+    limits: { timeoutMs: 10_000, ...options.limits },
+  });
+  const grant = testGrant({
+    ...options,
+    egress: [...options.egress, { host: "health.test", schemes: ["http"], ports: [options.health.port] }],
+  });
+  const request = (url: string, init?: unknown) =>
+    (cap.methods.request as NonNullable<typeof cap.methods.request>)(grant, [
+      url,
+      init,
+    ]) as Promise<FetchResult>;
+  /** The rejection of a request (fails the test if it resolves). */
+  const refusal = async (url: string, init?: unknown) => {
+    const outcome = await request(url, init).then(
+      (res) => ({ ok: true as const, res }),
+      (err: unknown) => ({ ok: false as const, err }),
+    );
+    if (outcome.ok) throw new Error(`expected a refusal, got HTTP ${outcome.res.status} from ${url}`);
+    return outcome.err as { code: string; message: string; details?: Record<string, unknown> };
+  };
+  /** True when an allowed request still succeeds through the same capability. */
+  const healthy = async () => (await request(`http://health.test:${options.health.port}/`)).status === 200;
+  /** True when no secret value appears in the given outputs or in any audit entry so far. */
+  const leakFree = (...outputs: unknown[]) => {
+    const text = everything(...outputs, sink.entries);
+    return Object.values(options.values ?? {}).every((v) => !text.includes(v));
+  };
+  return { cap, grant, sink, resolver, request, refusal, healthy, leakFree };
 }
