@@ -89,6 +89,7 @@ export function eventRoutes(options: EventStreamOptions): RouteSpec[] {
             }
             if (options.keepAliveMs > 0) timer = setInterval(() => send(": ping\n\n"), options.keepAliveMs);
             c.req.raw.signal.addEventListener("abort", () => {
+              if (closed) return;
               stop();
               controller.close();
             });
