@@ -35,7 +35,7 @@ export const KIT: FixturePlugin = {
       },
       annotations: { title: "Echo", readOnlyHint: true },
       presentation: { label: "Echo", icon: "repeat", tone: "info" },
-      code: "async (input) => `echo: ${input.text}`",
+      code: "async (input) => \"echo: \" + input.text",
     },
     {
       name: "picture",

@@ -21,7 +21,7 @@ interface Answer {
 async function send(
   method: string,
   path: string,
-  init: { token?: string | null; type?: string; body?: BodyInit } = {},
+  init: { token?: string | null; type?: string; body?: string } = {},
 ): Promise<Answer> {
   const headers: Record<string, string> = {};
   const token = init.token === undefined ? f.operatorToken : init.token;
