@@ -54,6 +54,8 @@ export async function invokeTool(
   const toolName = id ?? String(rawName);
   const presentation = entry?.tool.presentation;
   const base = { runId: run.id, callId, agent: run.agent, toolName };
+  // Audit rows name the plugin and its bare tool, like the bridge's capability rows.
+  const auditTool = entry?.tool.name ?? toolName;
   deps.events.emit("tool.started", presentation === undefined ? base : { ...base, presentation });
 
   let input: Record<string, unknown> = isPlainObject(rawInput) ? rawInput : {};
@@ -204,7 +206,7 @@ export async function invokeTool(
         void deps.audit({
           agent: run.agent,
           plugin: entry?.namespace ?? null,
-          tool: toolName,
+          tool: auditTool,
           conversationId: run.conversationId,
           kind: "tool",
           action: "hook.after_failed",
@@ -220,7 +222,7 @@ export async function invokeTool(
     await deps.audit({
       agent: run.agent,
       plugin: entry?.namespace ?? null,
-      tool: toolName,
+      tool: auditTool,
       conversationId: run.conversationId,
       kind: "tool",
       action: "call",
