@@ -77,7 +77,18 @@ export function distPackageJson(manifest: PluginManifest, pkg: SourcePackage): R
   return out;
 }
 
-export async function buildPlugin(pluginDir: string, options: BuildOptions = {}): Promise<BuildResult> {
+export interface ComposedPlugin {
+  /** The manifest, validated by parseManifest but not yet linted. */
+  manifest: PluginManifest;
+  bundle: Uint8Array;
+  pkg: SourcePackage;
+}
+
+/** Bundles and describes the plugin into a manifest object that is NOT yet validated; writes nothing. */
+export async function composeRawManifest(
+  pluginDir: string,
+  options: BuildOptions = {},
+): Promise<{ raw: Record<string, unknown>; bundle: Uint8Array; pkg: SourcePackage }> {
   const dir = resolve(pluginDir);
   const pkg = await readSourcePackage(dir);
   const entry = resolveEntry(dir, pkg);
@@ -89,7 +100,7 @@ export async function buildPlugin(pluginDir: string, options: BuildOptions = {})
       `definePlugin: engine "${described.engine}" is not a semver range`,
     );
   }
-  const manifest = parseManifest({
+  const raw = {
     manifestVersion: MANIFEST_VERSION,
     namespace: described.namespace,
     version: described.version,
@@ -101,10 +112,21 @@ export async function buildPlugin(pluginDir: string, options: BuildOptions = {})
     knowledge: described.knowledge,
     egress: described.egress,
     limits: described.limits,
-  });
+  };
+  return { raw, bundle, pkg };
+}
+
+/** composeRawManifest, then parseManifest (AIRLOCK_MANIFEST_INVALID naming each path); writes nothing. */
+export async function composePlugin(pluginDir: string, options: BuildOptions = {}): Promise<ComposedPlugin> {
+  const { raw, bundle, pkg } = await composeRawManifest(pluginDir, options);
+  return { manifest: parseManifest(raw), bundle, pkg };
+}
+
+export async function buildPlugin(pluginDir: string, options: BuildOptions = {}): Promise<BuildResult> {
+  const { manifest, bundle, pkg } = await composePlugin(pluginDir, options);
   const violations = lintManifestTools(manifest);
   if (violations.length > 0) throw lintError(violations);
-  const outDir = join(dir, DIST_DIR);
+  const outDir = join(resolve(pluginDir), DIST_DIR);
   await mkdir(outDir, { recursive: true });
   await writeFile(join(outDir, BUNDLE_FILE), bundle);
   await writeFile(join(outDir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);

@@ -1,6 +1,15 @@
 // `@airlock/sdk/build`: the build and pack steps as a library (Node only; the CLI and
 // `@airlock/sdk/testing` use them). Never imported by the part bundled into plugins.
-export { type BuildOptions, type BuildResult, buildPlugin, DIST_DIR, resolveEntry } from "./build-plugin.ts";
+export {
+  type BuildOptions,
+  type BuildResult,
+  buildPlugin,
+  type ComposedPlugin,
+  composePlugin,
+  composeRawManifest,
+  DIST_DIR,
+  resolveEntry,
+} from "./build-plugin.ts";
 export { type DescribedPlugin, describeWithExamples } from "./describe.ts";
 export { JSON_SCHEMA_TARGET, toJsonSchema } from "./json-schema.ts";
 export {
@@ -12,3 +21,4 @@ export {
   tarballName,
   tarballOf,
 } from "./pack.ts";
+export { type PublishDocument, publishDocument } from "./publish-document.ts";

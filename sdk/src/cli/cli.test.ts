@@ -1,0 +1,127 @@
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { list } from "tar";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli, spawnCli } from "../../test/support/cli.ts";
+import { FIXTURES } from "../../test/support/fixtures.ts";
+import { parseManifest } from "../manifest.ts";
+import { integrityOf, keyIdOf } from "../signing.ts";
+import { COMMANDS } from "./main.ts";
+
+let work: string;
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), "airlock-cli-"));
+});
+afterAll(async () => {
+  await rm(work, { recursive: true, force: true });
+});
+
+describe("airlock-plugin as a new user runs it", () => {
+  it("init, then build, check and pack the scaffold through the CLI entry on Node 24", async () => {
+    const init = spawnCli(["init", "my-plugin"], work);
+    expect(init.code, init.stderr).toBe(0);
+    const dir = join(work, "my-plugin");
+    for (const file of ["package.json", "src/index.ts", "test/greet.test.ts", "README.md"]) {
+      await expect(stat(join(dir, file))).resolves.toBeTruthy();
+    }
+    expect(await readFile(join(dir, "test/greet.test.ts"), "utf8")).toContain(
+      'import { testTool } from "@airlock/sdk/testing"',
+    );
+
+    const build = spawnCli(["build"], dir);
+    expect(build.code, build.stderr).toBe(0);
+    expect(build.stdout).toContain("built my-plugin@0.1.0: 1 tool (greet)");
+    const check = spawnCli(["check"], dir);
+    expect(check.code, check.stdout + check.stderr).toBe(0);
+    const pack = spawnCli(["pack", "my-plugin"], work);
+    expect(pack.code, pack.stderr).toBe(0);
+
+    const tgz = join(dir, "my-plugin-0.1.0.tgz");
+    expect(pack.stdout).toContain(`integrity ${integrityOf(await readFile(tgz))}`);
+    const paths: string[] = [];
+    let manifestText = "";
+    await list({
+      file: tgz,
+      onReadEntry: (entry) => {
+        paths.push(entry.path);
+        entry.on("data", (c: Buffer) => {
+          if (entry.path === "package/airlock.json") manifestText += c.toString("utf8");
+        });
+      },
+    });
+    expect(paths).toEqual(["package/package.json", "package/airlock.json", "package/index.js"]);
+    const manifest = parseManifest(JSON.parse(manifestText));
+    expect(manifest.tools.map((t) => t.name)).toEqual(["greet"]);
+    expect(manifest.namespace).toBe("my-plugin");
+  });
+});
+
+describe("airlock-plugin commands", () => {
+  it("answers --help on every command with its own usage, and exit 0", async () => {
+    expect([...COMMANDS.keys()]).toEqual(["init", "build", "check", "pack", "keygen", "publish"]);
+    for (const name of COMMANDS.keys()) {
+      const run = await runCli([name, "--help"], work);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(`Usage: airlock-plugin ${name}`);
+    }
+    const top = await runCli(["--help"], work);
+    expect(top.code).toBe(0);
+    expect(top.stdout).toContain("Exit status");
+  });
+
+  it("exits 2 on an unknown command, an unknown option and a missing argument", async () => {
+    expect((await runCli(["bogus"], work)).code).toBe(2);
+    const option = await runCli(["build", "--fast"], work);
+    expect(option.code).toBe(2);
+    expect(option.stderr).toContain("AIRLOCK_SDK_USAGE");
+    expect((await runCli(["init"], work)).code).toBe(2);
+    expect((await runCli([], work)).code).toBe(2);
+  });
+
+  it("refuses to init into a non-empty directory, and a reserved namespace", async () => {
+    await writeFile(join(work, "occupied.txt"), "x");
+    const occupied = await runCli(["init", "."], work);
+    expect(occupied.code).toBe(1);
+    expect(occupied.stderr).toContain("AIRLOCK_SDK_INIT_EXISTS");
+    expect((await runCli(["init", "plugins-x", "--namespace", "system"], work)).stderr).toContain(
+      "not a usable namespace",
+    );
+  });
+
+  it("check prints every violation with its path and fix, and exits 1", async () => {
+    const run = await runCli(["check", join(FIXTURES, "lint-violation")], work);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("fetchPage $.properties.url [format]");
+    expect(run.stdout).toContain("fetchPage $.properties.limit [optional]");
+    expect(run.stdout).toContain("fetchPage $.properties.raw [description]");
+    expect(run.stdout.match(/fix: /g)).toHaveLength(3);
+  });
+
+  it("check --manifest reports manifest problems and lint violations of a file", async () => {
+    const file = join(work, "broken.json");
+    await writeFile(
+      file,
+      JSON.stringify({
+        namespace: "Bad_Name",
+        tools: [{ name: "x", inputSchema: { type: "object", properties: { a: { type: "string" } } } }],
+      }),
+    );
+    const run = await runCli(["check", "--manifest", file], work);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("manifest $.namespace");
+    expect(run.stdout).toContain("x $.properties.a [optional]");
+  });
+
+  it("keygen writes a 0600 private key and prints the public key's id; never overwrites without --force", async () => {
+    const run = await runCli(["keygen", "--out", "keys", "--name", "acme"], work);
+    expect(run.code, run.stderr).toBe(0);
+    const pub = await readFile(join(work, "keys/acme.pub"), "utf8");
+    expect(run.stdout).toContain(`key id      ${keyIdOf(pub)}`);
+    expect((await stat(join(work, "keys/acme.key"))).mode & 0o777).toBe(0o600);
+    const again = await runCli(["keygen", "--out", "keys", "--name", "acme"], work);
+    expect(again.code).toBe(2);
+    expect(await readFile(join(work, "keys/acme.pub"), "utf8")).toBe(pub);
+    expect((await runCli(["keygen", "--out", "keys", "--name", "acme", "--force"], work)).code).toBe(0);
+  });
+});
