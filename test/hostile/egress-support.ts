@@ -1,12 +1,11 @@
 // Test support for the egress suites (imported by tests only): loopback HTTP servers the tests
-// start and inspect, CallGrants built the way the bridge builds them (from a manifest that went
-// through parseManifest: declaredSecrets from the tool's requiredSecrets, egress from the
-// manifest), a resolver the test controls, an in-memory audit sink and secret source.
+// start and inspect, CallGrants issued by the real bridge (issueGrant, from a manifest that went
+// through parseManifest), a resolver the test controls, an in-memory audit sink and secret source.
 // Invariants: servers listen on 127.0.0.1 port 0 only; the resolver never asks real DNS.
-import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type EgressRule, type PluginManifest, parseManifest } from "@airlock/sdk/manifest";
+import { createBridge } from "../../host/src/bridge/bridge.ts";
 import type { CallGrant } from "../../host/src/bridge/types.ts";
 import { createFetchCapability } from "../../host/src/egress/fetch-capability.ts";
 import type {
@@ -141,28 +140,19 @@ export function testManifest(options: GrantOptions): PluginManifest {
   });
 }
 
-/** A CallGrant as the bridge issues it for one call of the manifest's (only) tool. */
+/** A CallGrant issued by the real bridge for one call of the manifest's (only) tool. */
 export function testGrant(options: GrantOptions): CallGrant {
   const manifest = testManifest(options);
-  const tool = manifest.tools[0] as PluginManifest["tools"][number];
-  return {
-    callId: randomBytes(8).toString("hex"),
-    token: randomBytes(32).toString("base64url"),
+  const bridge = createBridge({ capabilities: [], audit: async () => undefined });
+  return bridge.issueGrant({
     agent: options.agent ?? "agent-1",
     conversationId: "conv-1",
-    namespace: manifest.namespace,
-    pluginVersion: manifest.version,
-    tool: tool.name,
-    toolId: `${manifest.namespace}:${tool.name}`,
     manifest,
-    declaredSecrets: new Set(tool.requiredSecrets.map((s) => s.key)),
+    tool: (manifest.tools[0] as PluginManifest["tools"][number]).name,
     knowledgeLevel: null,
-    egress: manifest.egress,
-    conversation: [],
-    signal: options.signal ?? new AbortController().signal,
-    capabilityCallsLeft: 100,
-    notify: () => undefined,
-  };
+    capabilityCalls: 100,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
 }
 
 export function auditSink(): { entries: AuditInput[]; audit: (e: AuditInput) => Promise<void> } {

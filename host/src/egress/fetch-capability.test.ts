@@ -11,6 +11,7 @@ import {
   tableResolver,
   testGrant,
 } from "../../../test/hostile/egress-support.ts";
+import { createBridge } from "../bridge/bridge.ts";
 import { createFetchCapability } from "./fetch-capability.ts";
 import type { FetchResult } from "./types.ts";
 
@@ -149,6 +150,33 @@ describe("fetch.request on an allowed host", () => {
     expect(typeof entry?.details?.durationMs).toBe("number");
     expect(JSON.stringify(entry)).not.toContain("secret-path");
     expect(JSON.stringify(entry)).not.toContain("private");
+  });
+});
+
+describe("fetch.request through the bridge", () => {
+  it("writes exactly one audit entry per request, allowed or refused", async () => {
+    const { cap, sink } = setup([api(server.port)]);
+    const bridge = createBridge({ capabilities: [cap], audit: sink.audit });
+    const grant = bridge.issueGrant({
+      agent: "agent-1",
+      conversationId: "conv-1",
+      manifest: testGrant({ egress: [api(server.port)] }).manifest,
+      tool: "call",
+      knowledgeLevel: null,
+      capabilityCalls: 10,
+    });
+    const ok = (await bridge.dispatch(grant.token, "fetch", "request", [
+      `http://api.test:${server.port}/via-bridge`,
+    ])) as FetchResult;
+    expect(ok.status).toBe(200);
+    const refused = await bridge
+      .dispatch(grant.token, "fetch", "request", ["http://nowhere.test/"])
+      .catch((e: unknown) => e);
+    expect(hasCode(refused, "AIRLOCK_FETCH_HOST_NOT_ALLOWED")).toBe(true);
+    expect(sink.entries.map((e) => [e.action, e.allowed, e.error])).toEqual([
+      ["fetch.request", true, null],
+      ["fetch.request", false, "AIRLOCK_FETCH_HOST_NOT_ALLOWED"],
+    ]);
   });
 });
 
