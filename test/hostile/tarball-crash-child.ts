@@ -1,0 +1,22 @@
+// Child process for tarball-crash.test.ts: installs a .tgz and, at the fault point named in
+// argv, tells the parent where it is and waits to be SIGKILLed (a crash mid-install).
+import { createPluginLifecycle } from "@airlock/host/install/index.ts";
+import { openStore } from "@airlock/host/store/index.ts";
+
+const [dataDir, tarball, point] = process.argv.slice(2) as [string, string, "afterStaged" | "afterCommitted"];
+const store = await openStore({ kind: "sqlite", dataDir });
+const hang = (where: string) => async (): Promise<void> => {
+  process.send?.({ at: point, where });
+  // Never settles: the parent SIGKILLs this process here.
+  await new Promise<never>(() => undefined);
+};
+const lifecycle = createPluginLifecycle({
+  store,
+  dataDir,
+  trust: { allowUnsigned: ["file"] },
+  hostVersion: "0.1.0",
+  supportedSdk: "^1.0.0",
+  faults: point === "afterStaged" ? { afterStaged: hang("staged") } : { afterCommitted: hang("committed") },
+});
+await lifecycle.install(tarball);
+process.send?.({ at: "finished" });

@@ -1,0 +1,100 @@
+// A host process killed (SIGKILL) in the middle of an install: after staging, and after the
+// rename but before the store record. The previous version stays active, and the next start's
+// recovery leaves no stray staging, orphan version directory or stale lock behind.
+import { fork } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { createPluginLifecycle } from "@airlock/host/install/index.ts";
+import { openStore } from "@airlock/host/store/index.ts";
+import { samplePluginTarball } from "@airlock/sdk/package";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "airlock-crash-"));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function tree(root: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const n of readdirSync(d)) {
+      const p = join(d, n);
+      out.push(relative(root, p));
+      if (statSync(p).isDirectory()) walk(p);
+    }
+  };
+  walk(root);
+  return out.sort();
+}
+
+async function crashAt(
+  point: "afterStaged" | "afterCommitted",
+  dataDir: string,
+  tarball: string,
+): Promise<string> {
+  const child = fork(join(import.meta.dirname, "tarball-crash-child.ts"), [dataDir, tarball, point], {
+    execArgv: ["--no-node-snapshot"],
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
+  });
+  const where = await new Promise<string>((resolve, reject) => {
+    child.once("message", (m: { at: string; where?: string }) =>
+      m.at === point ? resolve(m.where ?? "") : reject(new Error(`child reached ${m.at}`)),
+    );
+    child.once("exit", (code) => reject(new Error(`child exited (${code}) before ${point}`)));
+  });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    child.once("exit", (_code, signal) => resolve(signal)),
+  );
+  child.kill("SIGKILL");
+  expect(await exited).toBe("SIGKILL");
+  return where;
+}
+
+for (const point of ["afterStaged", "afterCommitted"] as const) {
+  describe(`a host killed ${point === "afterStaged" ? "after staging" : "after the rename, before the record"}`, () => {
+    it("keeps the previous version active and cleans up on the next start", async () => {
+      const dataDir = join(dir, "data");
+      const store = await openStore({ kind: "sqlite", dataDir });
+      const options = {
+        store,
+        dataDir,
+        trust: { allowUnsigned: ["file"] },
+        hostVersion: "0.1.0",
+        supportedSdk: "^1.0.0",
+      };
+      const v1 = join(dir, "v1.tgz");
+      const v2 = join(dir, "v2.tgz");
+      writeFileSync(v1, samplePluginTarball({ namespace: "weather", version: "1.0.0" }));
+      writeFileSync(v2, samplePluginTarball({ namespace: "weather", version: "2.0.0" }));
+      await createPluginLifecycle(options).install(v1);
+
+      await crashAt(point, dataDir, v2);
+      const leftovers = tree(join(dataDir, "plugins"));
+      expect(leftovers).toContain(".locks/weather.lock");
+      if (point === "afterStaged")
+        expect(leftovers.some((p) => p.startsWith(".staging/weather@2.0.0."))).toBe(true);
+      else expect(leftovers).toContain("weather/2.0.0/index.js");
+      expect((await store.getActivation("weather"))?.active).toBe("1.0.0");
+
+      const restarted = createPluginLifecycle(options);
+      const recovery = await restarted.recover();
+      expect(recovery.removed.length).toBeGreaterThan(0);
+      expect(tree(join(dataDir, "plugins"))).toEqual([
+        ".locks",
+        ".staging",
+        "weather",
+        "weather/1.0.0",
+        "weather/1.0.0/airlock.json",
+        "weather/1.0.0/index.js",
+        "weather/1.0.0/package.json",
+      ]);
+      expect((await restarted.list()).map((p) => [p.namespace, p.active])).toEqual([["weather", "1.0.0"]]);
+      expect(await restarted.install(v2)).toMatchObject({ version: "2.0.0", previous: "1.0.0" });
+      await store.close();
+    });
+  });
+}
