@@ -7,7 +7,9 @@ const [dataDir, tarball, point] = process.argv.slice(2) as [string, string, "aft
 const store = await openStore({ kind: "sqlite", dataDir });
 const hang = (where: string) => async (): Promise<void> => {
   process.send?.({ at: point, where });
-  // Never settles: the parent SIGKILLs this process here.
+  // Never settles; the interval keeps the event loop alive (the IPC channel is unref'd) until
+  // the parent SIGKILLs this process here.
+  setInterval(() => undefined, 60_000);
   await new Promise<never>(() => undefined);
 };
 const lifecycle = createPluginLifecycle({
