@@ -35,7 +35,7 @@ export const KIT: FixturePlugin = {
       },
       annotations: { title: "Echo", readOnlyHint: true },
       presentation: { label: "Echo", icon: "repeat", tone: "info" },
-      code: "async (input) => \"echo: \" + input.text",
+      code: 'async (input) => "echo: " + input.text',
     },
     {
       name: "picture",
@@ -89,6 +89,8 @@ export interface SurfaceFixture {
   agentToken: string;
   otherAgent: string;
   otherAgentToken: string;
+  /** Closes the host but keeps the data directory (for a child process to open it). */
+  closeHost(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -131,6 +133,7 @@ export async function createSurfaceFixture(
       agentToken: alpha.token,
       otherAgent: "beta",
       otherAgentToken: beta.token,
+      closeHost: () => host.close(),
       async close() {
         try {
           await host.close();
