@@ -4,6 +4,7 @@
 // manifest's request and the ceiling (sandbox/limits.ts resolveLimits), the ceiling when it asks nothing.
 import { join } from "node:path";
 import type { EgressPolicy } from "./egress/types.ts";
+import type { TrustConfig } from "./install/index.ts";
 import type { EffectiveLimits, Sandbox } from "./sandbox/types.ts";
 import type { Store } from "./store/types.ts";
 
@@ -22,12 +23,8 @@ export interface SandboxOption {
   instance?: Sandbox;
 }
 
-export interface TrustOptions {
-  /** Signer public keys (PEM) the installer accepts. */
-  keys?: string[];
-  /** Accept unsigned packages without the per-install allowUnsigned flag. */
-  allowUnsigned?: boolean;
-}
+/** Trust roots of the installer: keys, a keys directory, sources allowed to be unsigned. */
+export type TrustOptions = TrustConfig;
 
 export interface HostOptions {
   /** Where the SQLite file, the vault key and installed plugins live. Default `./.airlock-data`. */

@@ -89,7 +89,7 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
       sandbox,
       grants: bridgeGrantIssuer(bridge, resolved.egress),
       codec: vault,
-      lifecycle: createPluginLifecycleFor({ store, sandbox, options: resolved }),
+      lifecycle: createPluginLifecycleFor({ store, options: resolved }),
       closeExtras: async () => sweeper(),
     });
   } catch (error) {

@@ -8,6 +8,5 @@ export { CATALOGUE_ERRORS } from "./catalogue/errors.ts";
 export type { HostOptions, SandboxOption, StoreOption, TrustOptions } from "./config.ts";
 export { createHost } from "./host.ts";
 export { assembleHost, type HostParts } from "./host-api.ts";
-export { HOST_ERRORS } from "./host-errors.ts";
 export type * from "./host-types.ts";
 export { PIPELINE_ERRORS } from "./pipeline/errors.ts";

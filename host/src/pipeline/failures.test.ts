@@ -14,7 +14,7 @@ const tools: FixturePlugin = {
   tools: [
     {
       name: "greet",
-      code: "async (input) => ({ greeting: `hi ${input.name}`, count: input.times })",
+      code: "async (input) => ({ greeting: 'hi ' + input.name, count: input.times })",
       annotations: RO,
       inputSchema: {
         type: "object",

@@ -9,14 +9,14 @@ const files: FixturePlugin = {
   tools: [
     {
       name: "read",
-      code: "async (input) => `read ${input.path}`",
+      code: "async (input) => 'read ' + input.path",
       annotations: { readOnlyHint: true },
       inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
       presentation: { label: "Read file", icon: "file", group: "fs" },
     },
     {
       name: "write",
-      code: "async (input) => `wrote ${input.path}`",
+      code: "async (input) => 'wrote ' + input.path",
       annotations: { destructiveHint: true },
       inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
       presentation: { label: "Write file", icon: "pen", tone: "warning" },

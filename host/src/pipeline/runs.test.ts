@@ -11,7 +11,7 @@ const weather: FixturePlugin = {
   tools: [
     {
       name: "forecast",
-      code: "async (input) => `sunny in ${input.city}`",
+      code: "async (input) => 'sunny in ' + input.city",
       category: "weather",
       annotations: readOnly,
       inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
@@ -19,7 +19,7 @@ const weather: FixturePlugin = {
     },
     {
       name: "alerts",
-      code: "async (input, ctx) => `key ends ${(await ctx.secrets.get('api_key')).slice(-1)}`",
+      code: "async (input, ctx) => 'key ends ' + (await ctx.secrets.get('api_key')).slice(-1)",
       category: "weather",
       annotations: readOnly,
       requiredSecrets: [{ key: "api_key", type: "text", optional: false, sensitive: true }],
