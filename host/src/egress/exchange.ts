@@ -24,6 +24,7 @@ export interface ExchangeDeps {
   readonly allowance: PrivateAllowance;
   readonly hosts: HostPolicy | undefined;
   readonly limits: FetchLimits;
+  readonly ca: readonly string[] | undefined;
 }
 
 /** What the audit entry of a request may say. Filled in as the request progresses. */
@@ -130,6 +131,7 @@ export async function runExchange(
         signal,
         connectTimeoutMs: Math.min(limits.connectTimeoutMs, budget),
         idleTimeoutMs: Math.max(1, endsAt - Date.now()),
+        ca: deps.ca,
       });
       trace.status = hop.status;
       const location = redirectLocation(hop.status, hop.headers);

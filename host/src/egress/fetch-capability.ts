@@ -35,6 +35,15 @@ function resolveLimits(given: Partial<FetchLimits> | undefined): FetchLimits {
   return limits;
 }
 
+function resolveCa(ca: string | readonly string[] | undefined): readonly string[] | undefined {
+  if (ca === undefined) return undefined;
+  const list = typeof ca === "string" ? [ca] : [...ca];
+  if (list.length === 0 || list.some((c) => typeof c !== "string" || !c.includes("BEGIN CERTIFICATE"))) {
+    throw fetchError("AIRLOCK_FETCH_POLICY_INVALID", "tls.ca must be one or more PEM certificates");
+  }
+  return list;
+}
+
 function auditEntry(grant: CallGrant, trace: ExchangeTrace, durationMs: number, err: unknown): AuditInput {
   const code = err === undefined ? null : hasCode(err) ? err.code : "AIRLOCK_FETCH_NETWORK";
   const refused = code !== null && REFUSAL_CODES.has(code);
@@ -75,6 +84,7 @@ export function createFetchCapability(options: FetchCapabilityOptions): Capabili
     allowance: compileAllowance(options.policy.allowPrivate),
     hosts: options.policy.hosts,
     limits: resolveLimits(options.limits),
+    ca: resolveCa(options.tls?.ca),
   };
   const audit = options.audit;
 

@@ -21,6 +21,8 @@ export interface HopRequest {
   readonly connectTimeoutMs: number;
   /** Upper bound for waiting on headers or on a body chunk (the overall deadline's remainder). */
   readonly idleTimeoutMs: number;
+  /** PEM CAs replacing the bundled roots (operator option); undefined keeps Node's defaults. */
+  readonly ca: readonly string[] | undefined;
 }
 
 export interface Hop {
@@ -35,7 +37,12 @@ export interface Hop {
 export async function openHop(req: HopRequest): Promise<Hop> {
   const { dest } = req;
   const agent = new Agent({
-    connect: { lookup: pinnedLookup(dest.hostname, req.addresses), timeout: req.connectTimeoutMs },
+    connect: {
+      lookup: pinnedLookup(dest.hostname, req.addresses),
+      timeout: req.connectTimeoutMs,
+      rejectUnauthorized: true,
+      ...(req.ca === undefined ? {} : { ca: [...req.ca] }),
+    },
     headersTimeout: req.idleTimeoutMs,
     bodyTimeout: req.idleTimeoutMs,
     connections: 1,

@@ -64,6 +64,11 @@ export interface FetchCapabilityOptions {
   resolver?: Resolver;
   audit: (entry: AuditInput) => Promise<void>;
   limits?: Partial<FetchLimits>;
+  /**
+   * Extra trust for https: PEM certificate authorities that REPLACE Node's bundled roots (a
+   * private CA, or a test CA). Certificates are always verified against the URL's host name.
+   */
+  tls?: { ca?: string | readonly string[] };
 }
 
 /** What `fetch.request` returns: plain data only. Multi-valued headers are joined with ", ". */
