@@ -2,7 +2,7 @@
 // Invariants: WAL journal with synchronous=FULL, so a committed (acknowledged) write survives
 // a killed process and a crash never leaves a half-written row; busy_timeout lets several
 // processes share the file; migrations are applied before the store is handed out.
-import { mkdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { storeError } from "../errors.ts";
@@ -21,7 +21,11 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
   let db: DatabaseSync;
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    db = new DatabaseSync(join(dataDir, SQLITE_FILE), { timeout: BUSY_TIMEOUT_MS });
+    const file = join(dataDir, SQLITE_FILE);
+    const created = !existsSync(file);
+    db = new DatabaseSync(file, { timeout: BUSY_TIMEOUT_MS });
+    // Owner-only, whatever the umask: the file holds secret ciphertext, knowledge and artifacts.
+    if (created) chmodSync(file, 0o600);
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = FULL");
