@@ -70,6 +70,31 @@ describe("airlock-plugin commands", () => {
     expect(top.stdout).toContain("Exit status");
   });
 
+  it("accepts every option its --help documents (help stays true to the code)", async () => {
+    for (const [name, command] of COMMANDS) {
+      // Documented flags: those on option lines and on the command's own usage lines.
+      const lines = command.help.split("\n").filter(
+        (l) =>
+          /^\s+(-\w, )?--[a-z]/.test(l) ||
+          l
+            .replace(/^Usage:/, "")
+            .trim()
+            .startsWith(`airlock-plugin ${name}`),
+      );
+      const flags = [...new Set(lines.flatMap((l) => l.match(/--[a-z][a-z-]*/g) ?? []))].filter(
+        (f) => f !== "--help",
+      );
+      expect(flags.length, name).toBeGreaterThan(0);
+      for (const flag of flags) {
+        const asBoolean = await runCli([name, flag, "--help"], work);
+        const asString = await runCli([name, `${flag}=x`, "--help"], work);
+        expect([asBoolean.code, asString.code], `${name} ${flag}`).toContain(0);
+      }
+      const undocumented = await runCli([name, "--undocumented-flag", "--help"], work);
+      expect(undocumented.code).toBe(2);
+    }
+  });
+
   it("exits 2 on an unknown command, an unknown option and a missing argument", async () => {
     expect((await runCli(["bogus"], work)).code).toBe(2);
     const option = await runCli(["build", "--fast"], work);
