@@ -145,8 +145,10 @@ export async function runServer(
     });
     const running: RunningContext = { ...ctx, host, server };
     for (const step of steps) await step.afterHost?.(running);
+    // Listen for the stop signal before the banner tells anyone we are up.
+    const stopped = until();
     io.stdout(await banner(running));
-    await until();
+    await stopped;
     io.stderr(`airlock ${name}: shutting down\n`);
     return 0;
   } finally {
