@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { toJsonSchema } from "../build/json-schema.ts";
 import { lintManifestTools } from "./manifest-lint.ts";
-import { lintToolSchema } from "./schema-lint.ts";
+import { lintToolSchema, MAX_SCHEMA_DEPTH } from "./schema-lint.ts";
 
 const lint = (shape: z.ZodRawShape) => lintToolSchema(toJsonSchema(z.object(shape)));
 const rules = (shape: z.ZodRawShape) => lint(shape).map((v) => `${v.rule} ${v.path}`);
@@ -129,5 +129,19 @@ describe("lintManifestTools", () => {
       "bad optional",
       "bad description",
     ]);
+  });
+});
+
+describe("strict-mode lint: depth guard", () => {
+  it("walks a schema nested within the limit and stops, with one violation, past it", () => {
+    const nest = (levels: number): Record<string, unknown> => {
+      let schema: Record<string, unknown> = { type: "string" };
+      for (let i = 0; i < levels; i++) schema = { anyOf: [schema, { type: "null" }] };
+      return schema;
+    };
+    expect(lintToolSchema(nest(MAX_SCHEMA_DEPTH))).toEqual([]);
+    const deep = lintToolSchema(nest(100_000));
+    expect(deep).toHaveLength(1);
+    expect(deep[0]?.rule).toBe("depth");
   });
 });

@@ -10,6 +10,8 @@
 //    `z.record(z.string(), z.string())` (`additionalProperties: {type: "string"}`) is allowed.
 //  - description: every property has a non-empty `description` (on the property, or, for a
 //    nullable property, on its non-null branch). The root schema itself needs none.
+//  - depth (a guard, since registries lint untrusted manifests): a schema nested deeper than
+//    MAX_SCHEMA_DEPTH levels is reported once at the level where the walk stops.
 // The walk recurses into properties, additionalProperties, patternProperties, items,
 // prefixItems, anyOf/oneOf/allOf, not, if/then/else and $defs/definitions.
 import type { LintViolation } from "./types.ts";
@@ -37,6 +39,8 @@ const ZOD_SOURCE: Readonly<Record<string, string>> = {
   ipv4: "z.ipv4() / .ipv4()",
   ipv6: "z.ipv6() / .ipv6()",
 };
+
+export const MAX_SCHEMA_DEPTH = 64;
 
 /** Keywords that make a schema constrain its value; a schema with none of them accepts anything. */
 const CONSTRAINING = [
@@ -96,8 +100,18 @@ function child(path: string, key: string): string {
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 }
 
-function walk(schema: unknown, path: string, out: LintViolation[]): void {
+function walk(schema: unknown, path: string, out: LintViolation[], depth: number): void {
   if (!isSchema(schema)) return;
+  if (depth > MAX_SCHEMA_DEPTH) {
+    out.push({
+      path,
+      rule: "depth",
+      message: `the schema is nested deeper than ${MAX_SCHEMA_DEPTH} levels`,
+      fix: "flatten the parameters, or accept a JSON string and parse it inside execute()",
+    });
+    return;
+  }
+  const next = depth + 1;
   const format = schema.format;
   if (typeof format === "string" && FORBIDDEN_FORMATS.has(format)) {
     out.push({
@@ -107,23 +121,23 @@ function walk(schema: unknown, path: string, out: LintViolation[]): void {
       fix: `drop ${ZOD_SOURCE[format]}: use z.string().describe("...") and validate the value inside execute()`,
     });
   }
-  if (isObjectSchema(schema)) lintObject(schema, path, out);
+  if (isObjectSchema(schema)) lintObject(schema, path, out, next);
   const items = schema.items;
-  if (Array.isArray(items)) for (const [i, s] of items.entries()) walk(s, `${path}.items[${i}]`, out);
-  else walk(items, `${path}.items`, out);
+  if (Array.isArray(items)) for (const [i, s] of items.entries()) walk(s, `${path}.items[${i}]`, out, next);
+  else walk(items, `${path}.items`, out, next);
   for (const key of ["anyOf", "oneOf", "allOf", "prefixItems"] as const) {
     const list = schema[key];
-    if (Array.isArray(list)) for (const [i, s] of list.entries()) walk(s, `${path}.${key}[${i}]`, out);
+    if (Array.isArray(list)) for (const [i, s] of list.entries()) walk(s, `${path}.${key}[${i}]`, out, next);
   }
-  for (const key of ["not", "if", "then", "else"] as const) walk(schema[key], `${path}.${key}`, out);
+  for (const key of ["not", "if", "then", "else"] as const) walk(schema[key], `${path}.${key}`, out, next);
   for (const key of ["$defs", "definitions"] as const) {
     const defs = schema[key];
     if (isSchema(defs))
-      for (const [name, s] of Object.entries(defs)) walk(s, child(`${path}.${key}`, name), out);
+      for (const [name, s] of Object.entries(defs)) walk(s, child(`${path}.${key}`, name), out, next);
   }
 }
 
-function lintObject(schema: Schema, path: string, out: LintViolation[]): void {
+function lintObject(schema: Schema, path: string, out: LintViolation[], next: number): void {
   const properties = isSchema(schema.properties) ? schema.properties : {};
   const patterns = isSchema(schema.patternProperties) ? schema.patternProperties : {};
   const extra = schema.additionalProperties;
@@ -155,16 +169,16 @@ function lintObject(schema: Schema, path: string, out: LintViolation[]): void {
         fix: `add .describe("...") to "${key}" saying what it is and what values it takes`,
       });
     }
-    walk(prop, at, out);
+    walk(prop, at, out, next);
   }
-  if (isSchema(extra)) walk(extra, `${path}.additionalProperties`, out);
+  if (isSchema(extra)) walk(extra, `${path}.additionalProperties`, out, next);
   for (const [pattern, s] of Object.entries(patterns))
-    walk(s, child(`${path}.patternProperties`, pattern), out);
+    walk(s, child(`${path}.patternProperties`, pattern), out, next);
 }
 
 /** Lints one input JSON Schema; `basePath` prefixes every reported path (default `$`). */
 export function lintToolSchema(schema: unknown, basePath = "$"): LintViolation[] {
   const out: LintViolation[] = [];
-  walk(schema, basePath, out);
+  walk(schema, basePath, out, 0);
   return out;
 }

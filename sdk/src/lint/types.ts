@@ -1,5 +1,5 @@
 // The shape of a strict-mode lint finding. Every finding fails: there is no "warning" level.
-export type LintRule = "format" | "optional" | "open-object" | "description";
+export type LintRule = "format" | "optional" | "open-object" | "description" | "depth";
 
 export interface LintViolation {
   /** The tool whose input schema broke the rule (set by lintManifestTools). */
