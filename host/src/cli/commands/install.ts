@@ -1,0 +1,52 @@
+// `airlock install <name>@<range> | <registry URL>/<name>@<range> | ./file.tgz`: resolves,
+// verifies (integrity, signature against the trust roots, the tarball's contents, engine and
+// SDK ranges) and installs a plugin into the data directory through the host's lifecycle.
+import { resolve } from "node:path";
+import { parseOptions, requiredPositional } from "../args.ts";
+import { withHost } from "../open-host.ts";
+import type { CliCommand } from "../types.ts";
+import { PLUGIN_OPTIONS, PLUGIN_OPTIONS_HELP, pluginHostOptions, printJsonOr } from "./plugin-options.ts";
+
+export const installCommand: CliCommand = {
+  path: ["install"],
+  summary: "Install a plugin from a registry (name@range) or a .tgz file",
+  help: `Usage: airlock install <name>@<range> | <registry-url>/<name>@<range> | ./plugin.tgz [options]
+
+Installs a plugin and makes it the active version of its namespace. Before anything is
+written the installer checks the tarball's sha512 against the registry's, verifies its
+ed25519 signature against the trust roots, reads the tarball in memory (refusing links,
+traversal, unexpected files, oversized or bomb archives), and checks the manifest's engine
+range against this host and its SDK version against the supported range. Files go to
+<data-dir>/plugins/<namespace>/<version>/ through a staging directory and an atomic rename;
+the previous version stays active until the new one is recorded (then \`airlock plugins
+rollback\` returns to it). Ranges ignore prereleases unless they name one (^1.2.0-beta.0).
+A .tgz is signed by a sidecar <file>.tgz.sig ({"keyid","sig"}) when it has one.
+
+Options:
+  --allow-unsigned   Accept an unsigned package or an unknown signer for this install.
+${PLUGIN_OPTIONS_HELP}
+
+Examples:
+  airlock install weather@^1.2.0 --registry http://127.0.0.1:4873
+  airlock install ./weather-1.2.0.tgz --trust-key ./publisher.pub
+`,
+  async run(args, io) {
+    const parsed = parseOptions(args, { ...PLUGIN_OPTIONS, "allow-unsigned": { type: "boolean" } }, 1);
+    const given = requiredPositional(parsed, 0, "<name>@<range> or a path to a .tgz");
+    // A file path is relative to the CLI's cwd (io.cwd), not the host process's.
+    const isFile = !/^https?:\/\//.test(given) && (given.endsWith(".tgz") || /^\.{0,2}\//.test(given));
+    const spec = isFile ? resolve(io.cwd, given.replace(/^file:/, "")) : given;
+    const report = await withHost(pluginHostOptions(parsed, io), (host) =>
+      host.plugins.install(spec, { allowUnsigned: parsed.values["allow-unsigned"] === true }),
+    );
+    printJsonOr(io, parsed, report, () =>
+      [
+        `Installed ${report.namespace}@${report.version}${report.previous === null ? "" : ` (previous: ${report.previous})`}`,
+        `  signer: ${report.signer ?? "none (unsigned, allowed by the operator)"}`,
+        `  tools:  ${report.tools.join(", ")}`,
+        "",
+      ].join("\n"),
+    );
+    return 0;
+  },
+};

@@ -1,0 +1,98 @@
+// `airlock install` and `airlock plugins …` through the real dispatcher (runCli) on a real
+// data directory, trust roots from <data-dir>/trust/*.pub; plus `airlock registry token create`
+// through the registry bin in a child process.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { samplePluginTarball, sha512Integrity } from "@airlock/sdk/package";
+import { generateKeyPair, signIntegrity } from "@airlock/sdk/signing";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runCli } from "../main.ts";
+import type { CliIO } from "../types.ts";
+import { installCommand } from "./install.ts";
+import { pluginsCommands } from "./plugins.ts";
+import { registryCommands } from "./registry.ts";
+
+const commands = [installCommand, ...pluginsCommands, ...registryCommands];
+let dir: string;
+let out: string[];
+let err: string[];
+let io: CliIO;
+const key = generateKeyPair();
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "airlock-cli-plugins-"));
+  out = [];
+  err = [];
+  io = { stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), env: {}, cwd: dir };
+  mkdirSync(join(dir, "data", "trust"), { recursive: true });
+  writeFileSync(join(dir, "data", "trust", "publisher.pub"), key.publicKeyPem);
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function signedTarball(version: string, signed = true): string {
+  const bytes = samplePluginTarball({ namespace: "weather", version });
+  const path = join(dir, `weather-${version}.tgz`);
+  writeFileSync(path, bytes);
+  if (signed)
+    writeFileSync(`${path}.sig`, JSON.stringify(signIntegrity(sha512Integrity(bytes), key.privateKeyPem)));
+  return path;
+}
+
+const run = (...argv: string[]) => runCli([...argv, "--data-dir", join(dir, "data")], io, commands);
+
+describe("airlock install / plugins", () => {
+  it("installs, lists, rolls back and uninstalls through the CLI", async () => {
+    expect(await run("install", signedTarball("1.0.0"))).toBe(0);
+    expect(out.join("")).toContain("Installed weather@1.0.0");
+    signedTarball("1.1.0");
+    expect(await run("install", "./weather-1.1.0.tgz")).toBe(0);
+    out = [];
+    expect(await run("plugins", "list", "--json")).toBe(0);
+    const listed = JSON.parse(out.join("")) as Array<{ namespace: string; active: string; previous: string }>;
+    expect(listed).toMatchObject([{ namespace: "weather", active: "1.1.0", previous: "1.0.0" }]);
+    expect(await run("plugins", "rollback", "weather")).toBe(0);
+    expect(out.join("")).toContain("Rolled weather back to 1.0.0");
+    out = [];
+    expect(await run("plugins", "uninstall", "weather", "--purge")).toBe(0);
+    expect(out.join("")).toMatch(/Uninstalled weather \((1\.0\.0, 1\.1\.0|1\.1\.0, 1\.0\.0)\)/);
+    expect(out.join("")).toContain("purged:");
+  });
+
+  it("refuses an unsigned .tgz with the installer's code unless --allow-unsigned", async () => {
+    const path = signedTarball("1.0.0", false);
+    expect(await run("install", path)).toBe(1);
+    expect(err.join("")).toContain("AIRLOCK_INSTALL_UNSIGNED");
+    expect(await run("install", path, "--allow-unsigned")).toBe(0);
+    expect(out.join("")).toContain("signer: none");
+  });
+
+  it("reports a usage error for a missing spec and a rollback with nothing to return to", async () => {
+    expect(await run("install")).toBe(2);
+    expect(await run("install", signedTarball("1.0.0"))).toBe(0);
+    expect(await run("plugins", "rollback", "weather")).toBe(1);
+    expect(err.join("")).toContain("AIRLOCK_INSTALL_NO_PREVIOUS");
+  });
+
+  it("prints full help for each command", async () => {
+    for (const c of commands) {
+      out = [];
+      expect(await runCli([...c.path, "--help"], io, commands)).toBe(0);
+      expect(out.join("")).toContain("Usage:");
+      expect(out.join("")).toContain("Example");
+    }
+  });
+
+  it("issues a registry publish token through the registry bin", async () => {
+    expect(
+      await runCli(
+        ["registry", "token", "create", "--owner", "acme", "--data-dir", join(dir, "reg")],
+        io,
+        commands,
+      ),
+    ).toBe(0);
+    expect(out.join("")).toMatch(/^airlock_reg_[A-Za-z0-9_-]{43}\n$/);
+  });
+});

@@ -1,0 +1,138 @@
+// `airlock plugins list | upgrade | rollback | uninstall`: the installed-plugin lifecycle of a
+// data directory, each a thin layer over host.plugins (the library API).
+import { parseOptions, requiredPositional } from "../args.ts";
+import { withHost } from "../open-host.ts";
+import type { CliCommand } from "../types.ts";
+import { PLUGIN_OPTIONS, PLUGIN_OPTIONS_HELP, pluginHostOptions, printJsonOr } from "./plugin-options.ts";
+
+const listCommand: CliCommand = {
+  path: ["plugins", "list"],
+  summary: "List installed plugins with their active and previous versions",
+  help: `Usage: airlock plugins list [options]
+
+Lists every installed plugin: namespace, active version, the previous version a rollback
+returns to, the signer's key id and where it came from.
+
+Options:
+${PLUGIN_OPTIONS_HELP}
+
+Example:
+  airlock plugins list --json
+`,
+  async run(args, io) {
+    const parsed = parseOptions(args, PLUGIN_OPTIONS);
+    const plugins = await withHost(pluginHostOptions(parsed, io), (host) => host.plugins.list());
+    printJsonOr(io, parsed, plugins, () =>
+      plugins.length === 0
+        ? "No plugins installed.\n"
+        : `${plugins
+            .map(
+              (p) =>
+                `${p.namespace}@${p.active}${p.previous === null ? "" : ` (previous ${p.previous})`}  ${p.tools.length} tool(s)  signer ${p.signer ?? "none"}  from ${p.source}`,
+            )
+            .join("\n")}\n`,
+    );
+    return 0;
+  },
+};
+
+const upgradeCommand: CliCommand = {
+  path: ["plugins", "upgrade"],
+  summary: "Upgrade a plugin from the registry it was installed from",
+  help: `Usage: airlock plugins upgrade <namespace> [range] [options]
+
+Resolves the range (default: the registry's latest) against the registry the active version
+came from and installs that version with every install check; the current version becomes
+the previous one. A plugin installed from a .tgz is upgraded by installing the new file.
+
+Options:
+  --allow-unsigned   Accept an unsigned package or an unknown signer for this upgrade.
+${PLUGIN_OPTIONS_HELP}
+
+Example:
+  airlock plugins upgrade weather ^1.3.0
+`,
+  async run(args, io) {
+    const parsed = parseOptions(args, { ...PLUGIN_OPTIONS, "allow-unsigned": { type: "boolean" } }, 2);
+    const namespace = requiredPositional(parsed, 0, "<namespace>");
+    const range = parsed.positionals[1] ?? "";
+    const report = await withHost(pluginHostOptions(parsed, io), (host) =>
+      host.plugins.upgrade(namespace, range, { allowUnsigned: parsed.values["allow-unsigned"] === true }),
+    );
+    printJsonOr(io, parsed, report, () =>
+      report.version === report.previous || report.previous === null
+        ? `${report.namespace} is at ${report.version}.\n`
+        : `Upgraded ${report.namespace} to ${report.version} (previous: ${report.previous}).\n`,
+    );
+    return 0;
+  },
+};
+
+const rollbackCommand: CliCommand = {
+  path: ["plugins", "rollback"],
+  summary: "Make the previous installed version active again",
+  help: `Usage: airlock plugins rollback <namespace> [options]
+
+Swaps the active and previous versions in one step (running it twice returns to where you
+started). Fails with AIRLOCK_INSTALL_NO_PREVIOUS when there is nothing to roll back to.
+
+Options:
+${PLUGIN_OPTIONS_HELP}
+
+Example:
+  airlock plugins rollback weather
+`,
+  async run(args, io) {
+    const parsed = parseOptions(args, PLUGIN_OPTIONS, 1);
+    const namespace = requiredPositional(parsed, 0, "<namespace>");
+    const report = await withHost(pluginHostOptions(parsed, io), (host) => host.plugins.rollback(namespace));
+    printJsonOr(
+      io,
+      parsed,
+      report,
+      () => `Rolled ${report.namespace} back to ${report.version} (previous: ${report.previous}).\n`,
+    );
+    return 0;
+  },
+};
+
+const uninstallCommand: CliCommand = {
+  path: ["plugins", "uninstall"],
+  summary: "Uninstall a plugin (keeps its knowledge and secrets unless --purge)",
+  help: `Usage: airlock plugins uninstall <namespace> [--purge] [options]
+
+Stops serving the plugin, removes its tools from every agent, deletes its files and
+records, and reports what it kept: knowledge documents the plugin wrote and the secrets its
+tools declared. With --purge those documents are deleted too, and so are the secrets that
+no other installed plugin declares.
+
+Options:
+  --purge            Also delete the plugin's knowledge documents and its own secrets.
+${PLUGIN_OPTIONS_HELP}
+
+Example:
+  airlock plugins uninstall weather --purge
+`,
+  async run(args, io) {
+    const parsed = parseOptions(args, { ...PLUGIN_OPTIONS, purge: { type: "boolean" } }, 1);
+    const namespace = requiredPositional(parsed, 0, "<namespace>");
+    const report = await withHost(pluginHostOptions(parsed, io), (host) =>
+      host.plugins.uninstall(namespace, { purge: parsed.values.purge === true }),
+    );
+    printJsonOr(io, parsed, report, () => {
+      const lines = [
+        `Uninstalled ${report.namespace} (${report.removedVersions.join(", ")}); tools removed from ${report.disabledForAgents} agent enablement(s).`,
+        `  kept:   ${report.kept.knowledgeDocuments} knowledge document(s); secrets: ${report.kept.secrets.join(", ") || "none"}`,
+      ];
+      if (report.purged !== null) {
+        lines.push(
+          `  purged: ${report.purged.knowledgeDocuments} knowledge document(s); secrets: ${report.purged.secrets.join(", ") || "none"}`,
+        );
+      }
+      return `${lines.join("\n")}\n`;
+    });
+    return 0;
+  },
+};
+
+export const pluginsCommands: CliCommand[] = [listCommand, upgradeCommand, rollbackCommand, uninstallCommand];
