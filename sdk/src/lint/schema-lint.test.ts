@@ -133,7 +133,7 @@ describe("lintManifestTools", () => {
 });
 
 describe("strict-mode lint: depth guard", () => {
-  it("walks a schema nested within the limit and stops, with one violation, past it", () => {
+  it("walks a schema nested within the limit and stops with depth violations past it", () => {
     const nest = (levels: number): Record<string, unknown> => {
       let schema: Record<string, unknown> = { type: "string" };
       for (let i = 0; i < levels; i++) schema = { anyOf: [schema, { type: "null" }] };
@@ -141,7 +141,7 @@ describe("strict-mode lint: depth guard", () => {
     };
     expect(lintToolSchema(nest(MAX_SCHEMA_DEPTH))).toEqual([]);
     const deep = lintToolSchema(nest(100_000));
-    expect(deep).toHaveLength(1);
-    expect(deep[0]?.rule).toBe("depth");
+    // One violation per schema found at the first level past the limit (here: both anyOf branches).
+    expect(deep.map((v) => v.rule)).toEqual(["depth", "depth"]);
   });
 });
