@@ -85,6 +85,8 @@ export function checkDestination(url: URL, ctx: DestinationContext): Destination
   }
   const bracketed = url.hostname.startsWith("[");
   const hostname = (bracketed ? url.hostname.slice(1, -1) : url.hostname).replace(/\.$/, "");
+  // One spelling of the host on the wire too: `api.test.` is sent (Host, SNI) as `api.test`.
+  if (!bracketed && url.hostname !== hostname) url.hostname = hostname;
   const literal = canonicalAddress(hostname) !== null;
   const port = url.port === "" ? DEFAULT_PORT[scheme] : Number(url.port);
   const where = { host: hostname, port };
