@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { narrowEgress } from "./grants.ts";
+
+const rules = [
+  { host: "api.example.com" },
+  { host: "*.cdn.example.com" },
+  { host: "other.org", ports: [8443] },
+];
+
+describe("egress narrowing by operator policy", () => {
+  it("keeps the manifest's rules when the operator sets no host policy", () => {
+    expect(narrowEgress("ns", rules, {})).toEqual(rules);
+  });
+
+  it("keeps only rules a namespace's patterns cover; a namespace not named reaches nothing", () => {
+    const policy = { hosts: { ns: ["api.example.com", "*.example.com"] } };
+    expect(narrowEgress("ns", rules, policy).map((r) => r.host)).toEqual([
+      "api.example.com",
+      "*.cdn.example.com",
+    ]);
+    expect(narrowEgress("stranger", rules, policy)).toEqual([]);
+    expect(narrowEgress("ns", rules, { hosts: { ns: ["*"] } })).toEqual(rules);
+  });
+
+  it("never lets an exact pattern widen into a wildcard rule", () => {
+    expect(narrowEgress("ns", rules, { hosts: { ns: ["x.cdn.example.com"] } })).toEqual([]);
+  });
+
+  it("asks a policy function per namespace and host", () => {
+    const policy = { hosts: (ns: string, host: string) => ns === "ns" && host.endsWith(".org") };
+    expect(narrowEgress("ns", rules, policy)).toEqual([{ host: "other.org", ports: [8443] }]);
+  });
+});
