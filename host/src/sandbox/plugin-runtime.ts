@@ -346,20 +346,24 @@ export class PluginRuntime {
   }
 }
 
-/** "R<json>" → the JSON; "E<json>" → the AirlockError it describes (only sandbox codes pass). */
+/** "R<json>" → the JSON; "E<code>\n<message>\n<errorCode>" → that AirlockError (sandbox codes only). */
 function decodeEnvelope(raw: string): string {
   if (raw.startsWith("R")) return raw.slice(1);
-  let wire: { code?: unknown; message?: unknown; details?: unknown } = {};
+  let parts: unknown[] = [];
   try {
-    wire = raw.startsWith("E") ? JSON.parse(raw.slice(1)) : {};
+    parts = raw.startsWith("E")
+      ? raw
+          .slice(1)
+          .split("\n")
+          .map((p) => JSON.parse(p))
+      : [];
   } catch (error) {
     throw sandboxError("AIRLOCK_SANDBOX_INTERNAL", "undecodable envelope", { reason: messageOf(error) });
   }
-  const code =
-    typeof wire.code === "string" && isSandboxCode(wire.code) ? wire.code : "AIRLOCK_SANDBOX_INTERNAL";
-  const message = typeof wire.message === "string" ? wire.message : "the call failed";
-  const details = typeof wire.details === "object" && wire.details !== null ? wire.details : undefined;
-  throw sandboxError(code, message, details as Record<string, unknown> | undefined);
+  const [code, message, errorCode] = parts;
+  const known = typeof code === "string" && isSandboxCode(code) ? code : "AIRLOCK_SANDBOX_INTERNAL";
+  const details = typeof errorCode === "string" && errorCode !== "" ? { errorCode } : undefined;
+  throw sandboxError(known, typeof message === "string" ? message : "the call failed", details);
 }
 
 function messageOf(error: unknown): string {

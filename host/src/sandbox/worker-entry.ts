@@ -79,6 +79,7 @@ process.on("message", (message: ToWorker) => {
     );
   });
 });
+send({ type: "ready" });
 process.on("disconnect", () => {
   engine.close().finally(() => process.exit(0));
 });

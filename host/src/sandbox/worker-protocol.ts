@@ -27,7 +27,8 @@ export type FromWorker =
   | { type: "result"; id: number; ok: true; json: string }
   | { type: "result"; id: number; ok: false; error: WireError }
   | { type: "bridge"; id: number; bid: number; capability: string; method: string; args: unknown[] }
-  | { type: "pong"; n: number };
+  | { type: "pong"; n: number }
+  | { type: "ready" };
 
 /** Engine knobs a worker is started with (argv[2], JSON). */
 export type WorkerEngineOptions = Omit<EngineOptions, "onWarning">;

@@ -37,6 +37,10 @@ export class WorkerSlot {
   restarts = 0;
   /** When the last unanswered ping was sent (ms since epoch), or null. */
   pingSentAt: number | null = null;
+  /** When the current child was started, and whether it said it is ready (pings wait for that). */
+  startedAt = 0;
+  started = false;
+  #onStarted: () => void = () => undefined;
   #child: ChildProcess | null = null;
   #ready: Promise<void> = Promise.resolve();
   #calls = new Map<number, PendingCall>();
@@ -70,6 +74,11 @@ export class WorkerSlot {
     });
     this.#child = child;
     this.pingSentAt = null;
+    this.started = false;
+    this.startedAt = Date.now();
+    const started = new Promise<void>((resolve) => {
+      this.#onStarted = resolve;
+    });
     for (const stream of [child.stdout, child.stderr]) {
       if (stream)
         createInterface({ input: stream }).on("line", (line) =>
@@ -79,12 +88,14 @@ export class WorkerSlot {
     child.on("message", (m: FromWorker) => this.#receive(child, m));
     child.on("error", (error) => this.#onLog(`[worker ${this.index}] process error: ${error.message}`));
     child.on("exit", (code, signal) => this.#exited(child, code, signal));
-    const reloads = [...this.plugins.values()].map((p) =>
-      this.#request({ type: "load", rid: 0, plugin: p }).catch((error: AirlockError) => {
-        this.#onLog(`[worker ${this.index}] reloading ${p.key} failed: ${error.code}`);
-      }),
-    );
-    this.#ready = Promise.all(reloads).then(() => undefined);
+    this.#ready = started.then(async () => {
+      const reloads = [...this.plugins.values()].map((p) =>
+        this.#request({ type: "load", rid: 0, plugin: p }).catch((error: AirlockError) => {
+          this.#onLog(`[worker ${this.index}] reloading ${p.key} failed: ${error.code}`);
+        }),
+      );
+      await Promise.all(reloads);
+    });
   }
 
   #exited(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
@@ -98,6 +109,7 @@ export class WorkerSlot {
     this.#calls.clear();
     for (const request of this.#requests.values()) request.reject(crashed());
     this.#requests.clear();
+    this.#onStarted();
     if (this.#closing) return;
     this.restarts++;
     this.#onLog(`[worker ${this.index}] exited (${signal ?? code}); restarting`);
@@ -140,21 +152,30 @@ export class WorkerSlot {
     });
   }
 
+  /** Waits until the current child is ready with its plugins (again, if it was replaced meanwhile). */
+  async #whenReady(): Promise<void> {
+    let ready: Promise<void>;
+    do {
+      ready = this.#ready;
+      await ready;
+    } while (ready !== this.#ready);
+  }
+
   async load(plugin: SandboxPlugin): Promise<void> {
-    await this.#ready;
+    await this.#whenReady();
     await this.#request({ type: "load", rid: 0, plugin });
     this.plugins.set(plugin.key, plugin);
   }
 
   async unload(pluginKey: string): Promise<void> {
     this.plugins.delete(pluginKey);
-    await this.#ready;
+    await this.#whenReady();
     await this.#request({ type: "unload", rid: 0, pluginKey });
   }
 
   /** Runs a call in the child; `signal` aborting rejects at once and cancels it there. */
   async call(call: EngineCall, token: string, bridge: BridgeDispatch, signal: AbortSignal): Promise<string> {
-    await this.#ready;
+    await this.#whenReady();
     const id = this.#nextId++;
     const timeout = () => sandboxError("AIRLOCK_SANDBOX_TIMEOUT", "the call passed its wall-clock deadline");
     if (signal.aborted) throw timeout();
@@ -189,6 +210,10 @@ export class WorkerSlot {
   #receive(child: ChildProcess, m: FromWorker): void {
     if (this.#child !== child) return;
     switch (m.type) {
+      case "ready":
+        this.started = true;
+        this.#onStarted();
+        return;
       case "pong":
         this.pingSentAt = null;
         return;

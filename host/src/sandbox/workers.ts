@@ -18,6 +18,8 @@ export interface WorkerSandboxOptions extends WorkerEngineOptions {
   pingIntervalMs?: number;
   /** A worker that has not answered a ping for this long is killed and restarted. Default 5000 ms. */
   pingTimeoutMs?: number;
+  /** A worker not ready this long after it was started is killed and restarted. Default 30000 ms. */
+  startTimeoutMs?: number;
   /** Where worker processes' stdout/stderr lines and restarts are reported. Default: stderr. */
   onLog?: (line: string) => void;
 }
@@ -29,6 +31,7 @@ export interface WorkerSandbox extends Sandbox {
 
 export function createWorkerSandbox(options: WorkerSandboxOptions = {}): WorkerSandbox {
   const { workers = availableParallelism(), pingIntervalMs = 1000, pingTimeoutMs = 5000 } = options;
+  const startTimeoutMs = options.startTimeoutMs ?? 30_000;
   if (!Number.isSafeInteger(workers) || workers < 1) {
     throw sandboxError("AIRLOCK_SANDBOX_OPTIONS_INVALID", "workers must be a positive integer");
   }
@@ -45,7 +48,12 @@ export function createWorkerSandbox(options: WorkerSandboxOptions = {}): WorkerS
 
   const supervisor = setInterval(() => {
     for (const slot of slots) {
-      if (slot.pingSentAt !== null && Date.now() - slot.pingSentAt > pingTimeoutMs) {
+      if (!slot.started) {
+        if (Date.now() - slot.startedAt > startTimeoutMs) {
+          onLog(`[worker ${slot.index}] not ready after ${startTimeoutMs} ms; killing it`);
+          slot.kill();
+        }
+      } else if (slot.pingSentAt !== null && Date.now() - slot.pingSentAt > pingTimeoutMs) {
         onLog(`[worker ${slot.index}] stopped answering for ${pingTimeoutMs} ms; killing it`);
         slot.pingSentAt = null;
         slot.kill();

@@ -6,10 +6,14 @@
 // - It captures every intrinsic it uses before plugin code runs; plugin code may patch globals
 //   and prototypes of its own context afterwards without changing what this code does.
 // - It removes WebAssembly, SharedArrayBuffer and Atomics (memory the heap limit cannot see).
-// - run(seq, tool, inputJson, ctxJson, maxResultBytes) → "R" + result JSON, or "E" + JSON of
-//   {code, message, details?}. The result is serialised here from own data properties only.
+// - run(seq, tool, inputJson, ctxJson, maxResultBytes) → "R" + result JSON, or "E" + the JSON
+//   strings code, message and errorCode on three lines. The result is serialised here from own data properties only.
 
+// biome-ignore lint/suspicious/noRedundantUseStrict: a classic script (strict mode hides these frames' functions and receivers from CallSite)
+"use strict";
 (function bootstrap(global) {
+  // biome-ignore lint/suspicious/noRedundantUseStrict: see above; also strict when evaluated on its own
+  "use strict";
   const bridge = global.__airlockBridge;
   delete global.__airlockBridge;
   for (const name of ["WebAssembly", "SharedArrayBuffer", "Atomics"]) delete global[name];
@@ -44,6 +48,13 @@
   const weakAdd = WeakSet.prototype.add;
   const weakHas = WeakSet.prototype.has;
   const bridgeApply = bridge.apply;
+  // null-prototype options: isolated-vm reads them with [[Get]], so polluted prototypes must not reach it
+  const BRIDGE_OPTIONS = freeze({
+    __proto__: null,
+    arguments: freeze({ __proto__: null, copy: true }),
+    result: freeze({ __proto__: null, promise: true, copy: true }),
+  });
+  const RangeErrorProto = RangeError.prototype;
   const PLUGIN_GLOBAL = "__airlockPlugin";
   const MAX_DEPTH = 64;
   const MAX_MESSAGE = 2000;
@@ -245,12 +256,18 @@
     } catch {
       message = "(the thrown Error's properties could not be read)";
     }
-    const out = {
+    if (message === "Array buffer allocation failed" && apply(isProtoOf, RangeErrorProto, [e])) {
+      // isolated-vm counts ArrayBuffer memory against memoryLimit by refusing the allocation
+      return {
+        code: "AIRLOCK_SANDBOX_MEMORY_LIMIT",
+        message: "the plugin went over its memory limit (ArrayBuffer)",
+      };
+    }
+    return {
       code: "AIRLOCK_SANDBOX_TOOL_THREW",
       message: message === "" ? "the tool threw an Error" : message,
+      errorCode,
     };
-    if (errorCode !== undefined) out.details = { errorCode };
-    return out;
   }
 
   // ---- ctx: every method crosses the one bridge function with copied plain data ----
@@ -261,7 +278,7 @@
         reply = await apply(bridgeApply, bridge, [
           undefined,
           [seq, capability, method, args],
-          { arguments: { copy: true }, result: { promise: true, copy: true } },
+          BRIDGE_OPTIONS,
         ]);
       } catch {
         const err = new ErrorCtor(`arguments to ctx.${capability}.${method} must be plain data`);
@@ -368,39 +385,38 @@
     return names;
   }
 
+  // "E" + three JSON strings on their own lines: never JSON.stringify of an object, whose
+  // toJSON lookup a polluted Object.prototype could answer
+  function failure(d) {
+    const errorCode = hasOwn(d, "errorCode") ? d.errorCode : undefined;
+    return `E${jsonStringify(d.code)}\n${jsonStringify(d.message)}\n${jsonStringify(errorCode ?? "")}`;
+  }
+
   async function run(seq, tool, inputJson, ctxJson, maxResultBytes) {
     if (seq === 0) return `T${toolNames()}`;
     let value;
     try {
       const fn = ownData(ownData(ownData(global, PLUGIN_GLOBAL), "tools"), tool);
       if (typeof fn !== "function") {
-        return (
-          "E" +
-          jsonStringify({
-            code: "AIRLOCK_SANDBOX_TOOL_NOT_FOUND",
-            message: `the bundle exports no tool ${tool}`,
-          })
-        );
+        return failure({
+          code: "AIRLOCK_SANDBOX_TOOL_NOT_FOUND",
+          message: `the bundle exports no tool ${tool}`,
+        });
       }
       const ctx = makeCtx(seq, jsonParse(ctxJson));
       value = await apply(fn, undefined, [jsonParse(inputJson), ctx]);
     } catch (e) {
-      return `E${jsonStringify(describeThrown(e))}`;
+      return failure(describeThrown(e));
     }
     try {
       return `R${serialize(value, maxResultBytes)}`;
     } catch (e) {
       const d = describeThrown(e);
-      if (d.code === "AIRLOCK_SANDBOX_TOOL_THREW") {
-        return (
-          "E" +
-          jsonStringify({
-            code: "AIRLOCK_SANDBOX_RESULT_INVALID",
-            message: `reading the result threw: ${d.message}`,
-          })
-        );
-      }
-      return `E${jsonStringify(d)}`;
+      if (d.code !== "AIRLOCK_SANDBOX_TOOL_THREW") return failure(d);
+      return failure({
+        code: "AIRLOCK_SANDBOX_RESULT_INVALID",
+        message: `reading the result threw: ${d.message}`,
+      });
     }
   }
   return run;

@@ -1,0 +1,74 @@
+// Hostile: booby-trapped results and throws — proxies, Symbol.species, getters, cycles,
+// functions, class instances, giant results, forged envelopes, non-Error throws, forged codes.
+// Each earns its exact code; the host stays healthy and the canary secret appears nowhere.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SandboxPlugin } from "../../host/src/sandbox/types.ts";
+import type { Harness } from "../support/sandbox-harness.ts";
+import { MODES } from "../support/sandbox-harness.ts";
+import { expectContained, hostileSetup } from "../support/sandbox-hostile.ts";
+
+describe.each(MODES)("booby-trapped results and throws (%s)", (mode) => {
+  let h: Harness;
+  let plugin: SandboxPlugin;
+  beforeAll(async () => {
+    ({ h, plugin } = await hostileSetup(mode));
+  });
+  afterAll(async () => h.close());
+
+  const refused: Array<[string, string, unknown?]> = [
+    ["proxyThrows", "AIRLOCK_SANDBOX_RESULT_INVALID"],
+    ["proxyGetter", "AIRLOCK_SANDBOX_RESULT_INVALID"],
+    ["proxyLength", "AIRLOCK_SANDBOX_RESULT_TOO_LARGE"],
+    ["species", "AIRLOCK_SANDBOX_RESULT_INVALID"],
+    ["getter", "AIRLOCK_SANDBOX_RESULT_INVALID"],
+    ["cyclic", "AIRLOCK_SANDBOX_RESULT_INVALID"],
+    ["fn", "AIRLOCK_SANDBOX_RESULT_INVALID"],
+    ["classInstance", "AIRLOCK_SANDBOX_RESULT_INVALID"],
+    ["giantString", "AIRLOCK_SANDBOX_RESULT_TOO_LARGE", { bytes: 5 * 1024 * 1024 }],
+    ["giantArray", "AIRLOCK_SANDBOX_RESULT_TOO_LARGE", { n: 100_000 }],
+  ];
+  it.each(refused)("refuses the result of %s with %s", async (tool, code, input) => {
+    const error = await h.callError(plugin, tool, input ?? {});
+    expect(error.code).toBe(code);
+    await expectContained(h, plugin);
+  });
+
+  it("never consults Symbol.species of a returned plain array", async () => {
+    const result = await h.call(plugin, "speciesOnArray");
+    expect(result.structuredContent).toEqual({ list: [1, 2] });
+    await expectContained(h, plugin);
+  });
+
+  it("treats a returned string that looks like a failure envelope as plain text", async () => {
+    const result = await h.call(plugin, "forgedEnvelope");
+    expect(result.content).toEqual([
+      { type: "text", text: 'E{"code":"AIRLOCK_SANDBOX_CPU_LIMIT","message":"forged"}' },
+    ]);
+    await expectContained(h, plugin);
+  });
+
+  it("reports non-Error throws as AIRLOCK_SANDBOX_TOOL_THREW without trusting their fields", async () => {
+    const str = await h.callError(plugin, "throwString");
+    expect(str.code).toBe("AIRLOCK_SANDBOX_TOOL_THREW");
+    expect(str.message).toBe('the tool threw a non-Error value (string): "a plain string"');
+    const obj = await h.callError(plugin, "throwObject");
+    expect([obj.code, obj.message, obj.details]).toEqual([
+      "AIRLOCK_SANDBOX_TOOL_THREW",
+      "the tool threw a non-Error value (object)",
+      undefined,
+    ]);
+    const proxy = await h.callError(plugin, "throwProxy");
+    expect(proxy.code).toBe("AIRLOCK_SANDBOX_TOOL_THREW");
+    await expectContained(h, plugin);
+  });
+
+  it("keeps a plugin-chosen AIRLOCK_* code of a thrown Error in details, never as the error's code", async () => {
+    const forged = await h.callError(plugin, "throwForgedCode");
+    expect(forged.code).toBe("AIRLOCK_SANDBOX_TOOL_THREW");
+    expect(forged.details).toEqual({ errorCode: "AIRLOCK_SANDBOX_CPU_LIMIT" });
+    const getter = await h.callError(plugin, "throwGetterMessage");
+    expect(getter.code).toBe("AIRLOCK_SANDBOX_TOOL_THREW");
+    expect(getter.message).toBe("the tool threw an Error");
+    await expectContained(h, plugin);
+  });
+});
