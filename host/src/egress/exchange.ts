@@ -101,7 +101,10 @@ export async function runExchange(
   assertSecretsBound(req.secretHeaders, dest, grant.declaredSecrets);
   const values = await loadSecrets(req.secretHeaders, deps.secrets, grant.agent);
   const redact = redactor(values.values());
-  const budget = Math.min(limits.timeoutMs, req.timeoutMs ?? Number.POSITIVE_INFINITY);
+  const budget = Math.max(
+    1,
+    Math.ceil(Math.min(limits.timeoutMs, req.timeoutMs ?? Number.POSITIVE_INFINITY)),
+  );
   const deadline = AbortSignal.timeout(budget);
   const signal = AbortSignal.any([deadline, grant.signal]);
   const endsAt = Date.now() + budget;

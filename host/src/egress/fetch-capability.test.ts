@@ -109,6 +109,12 @@ describe("fetch.request on an allowed host", () => {
     expect(head.body.byteLength).toBe(0);
   });
 
+  it("accepts a fractional or over-long init.timeoutMs (rounded up, capped by the host)", async () => {
+    const { request } = setup([api(server.port)]);
+    expect((await request(`http://api.test:${server.port}/t`, { timeoutMs: 2500.5 })).status).toBe(200);
+    expect((await request(`http://api.test:${server.port}/t`, { timeoutMs: 1e12 })).status).toBe(200);
+  });
+
   it("reaches a declared IP literal when the operator allows that address", async () => {
     const { request } = setup([{ host: "127.0.0.1", schemes: ["http"], ports: [server.port] }]);
     const res = await request(server.url("/lit"));
