@@ -111,6 +111,33 @@ describe("build", () => {
     expect(err.message).toContain('"strings instead of numbers"');
   });
 
+  it("surfaces a definition-time error of the plugin's own code with its code", async () => {
+    const dir = await fixture("bad-example");
+    const source = await readFile(join(dir, "src/index.ts"), "utf8");
+    await writeFile(join(dir, "src/index.ts"), source.replace('name: "addNumbers"', 'name: "add_numbers"'));
+    const err = await rejection(() => buildPlugin(dir));
+    expect(err.code).toBe("AIRLOCK_SDK_TOOL_NAME");
+    expect(err.message).toContain("add_numbers");
+  });
+
+  it("fails with AIRLOCK_SDK_BUILD_FAILED on a syntax error, and BUILD_SCHEMA on a schema JSON cannot express", async () => {
+    const dir = await fixture("bad-example");
+    const source = await readFile(join(dir, "src/index.ts"), "utf8");
+    await writeFile(join(dir, "src/index.ts"), `${source}\nconst broken = ;\n`);
+    const syntax = await rejection(() => buildPlugin(dir));
+    expect(syntax.code).toBe("AIRLOCK_SDK_BUILD_FAILED");
+    expect(syntax.message).toContain("src/index.ts");
+    await writeFile(
+      join(dir, "src/index.ts"),
+      source
+        .replace('a: z.number().describe("First.")', 'a: z.date().describe("First.")')
+        .replace(/inputExamples: \[[^]*?\],\n/, ""),
+    );
+    const schema = await rejection(() => buildPlugin(dir));
+    expect(schema.code).toBe("AIRLOCK_SDK_BUILD_SCHEMA");
+    expect(schema.message).toContain("addNumbers");
+  });
+
   it("refuses an entry without a definePlugin default export, and a missing entry", async () => {
     const dir = await fixture("bad-example");
     await writeFile(join(dir, "src/index.ts"), "export const nothing = 1;\n");

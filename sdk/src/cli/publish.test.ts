@@ -114,6 +114,17 @@ describe("airlock-plugin publish", () => {
     expect(received.at(-1)?.body.versions).toBeTruthy();
   });
 
+  it("refuses a signing key that is not an ed25519 PEM before uploading anything", async () => {
+    const before = received.length;
+    const run = await runCli(
+      ["publish", "--registry", registry, "--token", "t", "--key", "package.json"],
+      fixture.dir,
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("AIRLOCK_SDK_KEY_INVALID");
+    expect(received.length).toBe(before);
+  });
+
   it("exits 2 without a token, and 1 when the registry cannot be reached", async () => {
     expect((await runCli(["publish", "--registry", registry], fixture.dir)).code).toBe(2);
     const closed = createServer();
