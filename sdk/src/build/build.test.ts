@@ -131,7 +131,7 @@ describe("build", () => {
       join(dir, "src/index.ts"),
       source
         .replace('a: z.number().describe("First.")', 'a: z.date().describe("First.")')
-        .replace(/inputExamples: \[[^]*?\],\n/, ""),
+        .replace(/inputExamples: \[[\s\S]*?\],\n/, ""),
     );
     const schema = await rejection(() => buildPlugin(dir));
     expect(schema.code).toBe("AIRLOCK_SDK_BUILD_SCHEMA");
