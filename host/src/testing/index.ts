@@ -25,6 +25,9 @@ import type {
 
 export type * from "./types.ts";
 
+/** Calls without a conversationId share this one, so artifacts and state cross between them. */
+export const DEFAULT_CONVERSATION = "test-conversation";
+
 async function harnessGroups(host: AirlockHost): Promise<Map<string, string>> {
   const groups = new Map<string, string>();
   for (const view of await host.plugins.list()) {
@@ -74,7 +77,7 @@ export async function createHostTestHarness(options: HostTestHarnessOptions): Pr
       const outcome = await host.callTool(agent, toolId, input, {
         agent,
         autoApprove: true,
-        ...(call.conversationId !== undefined ? { conversationId: call.conversationId } : {}),
+        conversationId: call.conversationId ?? DEFAULT_CONVERSATION,
         ...(call.conversation !== undefined ? { conversation: call.conversation } : {}),
         ...(call.attachments !== undefined ? { attachments: call.attachments } : {}),
         ...(group !== undefined ? { harness: [group] } : {}),

@@ -15,8 +15,7 @@ export interface TestEgressAllow {
 }
 
 export interface TestCallOptions {
-  /** Secret values for the agent, by key. */
-  secrets?: Record<string, string>;
+  /** Default "test-conversation": calls of one harness share it unless told otherwise. */
   conversationId?: string;
   conversation?: ConversationMessage[];
   attachments?: Attachment[];
@@ -28,6 +27,8 @@ export interface TestToolOptions extends TestCallOptions {
   /** The tool's name within the plugin (`renderCsv`) or its id (`render:renderCsv`). */
   tool: string;
   input: unknown;
+  /** Secret values for the test agent, by key (set before the call). */
+  secrets?: Record<string, string>;
   /** The agent's knowledge level; null means ctx.knowledge is absent. Default "read". */
   knowledgeLevel?: KnowledgeLevel | null;
   egress?: TestEgressAllow;
