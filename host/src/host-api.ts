@@ -48,8 +48,15 @@ const AGENT_SLUG = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const LEVELS: ReadonlySet<string> = new Set(["none", "read", "write", "manage"]);
 
 export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
+  let closed = false;
   const { store, sandbox, options } = parts;
-  const report = options.onInternalError;
+  const report = (what: string, error: unknown) => {
+    try {
+      options.onInternalError(what, error);
+    } catch (failure) {
+      process.stderr.write(`[airlock] onInternalError threw while reporting ${what}: ${String(failure)}\n`);
+    }
+  };
   resolveLimits(options.ceilings, {}); // fail at start, not at the first call, on a malformed ceiling
   const catalogue = createCatalogue(store);
   const events = createEventBus((type, error) => report(`listener of ${type}`, error));
@@ -79,8 +86,8 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     autoApprove: options.autoApprove,
     audit,
     report,
+    closed: () => closed,
   };
-  let closed = false;
 
   async function refreshCatalogue(): Promise<void> {
     await settle(await catalogue.reload());

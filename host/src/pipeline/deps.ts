@@ -57,6 +57,8 @@ export interface PipelineDeps {
   autoApprove: boolean;
   /** Appends an audit entry; never rejects (failures are reported by the host). */
   audit(entry: AuditInput): Promise<void>;
+  /** True once the host is closing: calls are answered with AIRLOCK_HOST_CLOSED. */
+  closed(): boolean;
   /** Reports an internal failure that must not fail a call (audit write, after-hook, listener). */
   report(what: string, error: unknown): void;
 }

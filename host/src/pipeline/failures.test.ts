@@ -77,8 +77,15 @@ describe("input and output validation", () => {
     expect(audit).toMatchObject({ allowed: false, error: "AIRLOCK_TOOL_INPUT_INVALID" });
   });
 
-  it("refuses a non-object input", async () => {
+  it("refuses an input that is not a JSON object, without throwing", async () => {
     expect((await t.host.callTool("ada", "lab:greet", "Ada")).errorCode).toBe("AIRLOCK_TOOL_INPUT_INVALID");
+    const cyclic: Record<string, unknown> = { name: "x" };
+    cyclic.self = cyclic;
+    expect((await t.host.callTool("ada", "lab:greet", cyclic)).errorCode).toBe("AIRLOCK_TOOL_INPUT_INVALID");
+    expect((await t.host.callTool("ada", "lab:greet", { name: 1n })).errorCode).toBe(
+      "AIRLOCK_TOOL_INPUT_INVALID",
+    );
+    await stillServing();
   });
 
   it("refuses a result whose structuredContent breaks the declared output schema", async () => {

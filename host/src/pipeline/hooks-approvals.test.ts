@@ -191,6 +191,23 @@ describe("approvals", () => {
   });
 });
 
+describe("closing the host", () => {
+  it("denies a pending approval, then answers calls with AIRLOCK_HOST_CLOSED", async () => {
+    const run = await t.host.startRun({ agent: "ada" });
+    const announced = nextApproval();
+    const call = run.call("files:write", { path: "a" });
+    await announced;
+    await t.host.close();
+    expect((await call).errorCode).toBe("AIRLOCK_APPROVAL_DENIED");
+    expect((await run.call("files:read", { path: "a" })).errorCode).toBe("AIRLOCK_HOST_CLOSED");
+    const error = await t.host.startRun({ agent: "ada" }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: "AIRLOCK_HOST_CLOSED" });
+  });
+});
+
 describe("host-wide auto-approval", () => {
   it("runs mutating tools without waiting when the operator set autoApprove", async () => {
     const other = await openTestHost([files], { autoApprove: true });

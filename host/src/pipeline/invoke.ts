@@ -33,6 +33,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** A plain-JSON copy (what crosses into the sandbox anyway); undefined when not serialisable. */
+function plainJson(value: unknown): unknown {
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 function describeAvailable(run: RunContext): string {
   const ids = [...run.snapshot.keys()];
   if (ids.length === 0) return "This run exposes no tools.";
@@ -51,14 +61,15 @@ export async function invokeTool(
   const started = performance.now();
   const id = canonicalToolId(rawName);
   const entry = id === undefined ? undefined : run.snapshot.get(id);
-  const toolName = id ?? String(rawName);
+  const toolName = id ?? String(rawName).slice(0, 200);
   const presentation = entry?.tool.presentation;
   const base = { runId: run.id, callId, agent: run.agent, toolName };
   // Audit rows name the plugin and its bare tool, like the bridge's capability rows.
   const auditTool = entry?.tool.name ?? toolName;
   deps.events.emit("tool.started", presentation === undefined ? base : { ...base, presentation });
 
-  let input: Record<string, unknown> = isPlainObject(rawInput) ? rawInput : {};
+  // Until stage 1 passes, hooks and audit see an empty input; then a plain-JSON copy of it.
+  let input: Record<string, unknown> = {};
   let outcome: { result: ToolResult } | Stop;
   try {
     outcome = await pipeline();
@@ -71,15 +82,21 @@ export async function invokeTool(
   return finish(outcome, durationMs);
 
   async function pipeline(): Promise<{ result: ToolResult } | Stop> {
+    if (deps.closed()) return stop("AIRLOCK_HOST_CLOSED", "The host is shutting down; no tool can run now.");
     if (entry === undefined || id === undefined) {
       return stop(
         "AIRLOCK_TOOL_NOT_EXPOSED",
         `Tool "${String(rawName)}" is not exposed in this run. ${describeAvailable(run)}`,
       );
     }
-    if (rawInput !== undefined && rawInput !== null && !isPlainObject(rawInput)) {
-      return stop("AIRLOCK_TOOL_INPUT_INVALID", `Invalid input for ${toolName}: input: expected object`);
+    const plain = plainJson(rawInput ?? {});
+    if (plain === undefined || !isPlainObject(plain)) {
+      return stop(
+        "AIRLOCK_TOOL_INPUT_INVALID",
+        `Invalid input for ${toolName}: input: expected a JSON object`,
+      );
     }
+    input = plain;
     const current = deps.catalogue.get(id);
     if (current === undefined) {
       return stop("AIRLOCK_TOOL_UNAVAILABLE", `Tool ${toolName} was uninstalled after this run started.`);
@@ -99,7 +116,15 @@ export async function invokeTool(
     const hooked = await deps.hooks.runBefore({ agent: run.agent, runId: run.id, toolName, input });
     if (hooked.kind === "blocked") return stop("AIRLOCK_TOOL_BLOCKED", hooked.reason, true);
     if (hooked.kind === "failed") return stop("AIRLOCK_HOOK_FAILED", `Call blocked: ${hooked.message}`, true);
-    input = hooked.input;
+    const rewritten = plainJson(hooked.input);
+    if (rewritten === undefined || !isPlainObject(rewritten)) {
+      return stop(
+        "AIRLOCK_HOOK_FAILED",
+        "Call blocked: a beforeToolCall hook rewrote the input to non-JSON data",
+        true,
+      );
+    }
+    input = rewritten;
 
     if (current.tool.annotations.readOnlyHint !== true && !run.autoApprove && !deps.autoApprove) {
       const decision = await deps.approvals.request(
