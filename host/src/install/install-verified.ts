@@ -98,7 +98,8 @@ export async function installVerified(
     }
     const activation = await ctx.store.getActivation(namespace);
     const active = installed.find((r) => r.version === activation?.active);
-    if (active !== undefined && active.signer !== signer) {
+    // A signed plugin stays with its signer; an unsigned one (allowed by the operator) may move to a trusted signer.
+    if (active !== undefined && active.signer !== null && active.signer !== signer) {
       throw installError(
         "AIRLOCK_INSTALL_SIGNER_CHANGED",
         `${namespace}@${active.version} is signed by ${active.signer ?? "nobody"}; ${version} by ${signer ?? "nobody"}`,

@@ -82,7 +82,19 @@ describe("plugin lifecycle: install", () => {
     await g.install(f.tarball({ namespace: "weather", version: "1.0.0" }).path);
     const next = f.tarball({ namespace: "weather", version: "1.1.0", signer: second });
     expect(await codeOf(g.install(next.path))).toBe("AIRLOCK_INSTALL_SIGNER_CHANGED");
+    const unsigned = f.tarball({ namespace: "weather", version: "1.2.0", signer: null });
+    expect(await codeOf(g.install(unsigned.path, { allowUnsigned: true }))).toBe(
+      "AIRLOCK_INSTALL_SIGNER_CHANGED",
+    );
     expect((await f.store.getActivation("weather"))?.active).toBe("1.0.0");
+  });
+
+  it("lets a plugin installed unsigned move to a trusted signer", async () => {
+    await f.lifecycle.install(f.tarball({ namespace: "weather", version: "1.0.0", signer: null }).path, {
+      allowUnsigned: true,
+    });
+    const signed = await f.lifecycle.install(f.tarball({ namespace: "weather", version: "1.1.0" }).path);
+    expect(signed.signer).toMatch(/^SHA256:/);
   });
 
   it("refuses the same version with different contents, and re-installing identical bytes is a no-op", async () => {
