@@ -1,19 +1,22 @@
-// The store conformance suite against PostgreSQL, each test in a fresh schema dropped after
-// the run; then the multi-replica behaviour: two stores sharing one schema.
+// The store conformance suite against PostgreSQL in a fresh schema for this run (emptied
+// before each test, dropped after the run); then the multi-replica behaviour: stores sharing
+// one schema.
 import { afterAll, describe, expect, it } from "vitest";
 import { storeConformance } from "../../host/src/store/conformance.ts";
 import { artifact, roomyCaps } from "../../host/src/store/conformance-artifacts.ts";
 import { openStore } from "../../host/src/store/index.ts";
-import { dropSchemas, freshSchemaName } from "../../host/src/store/postgres/test-schema.ts";
+import { dropSchemas, freshSchemaName, truncateSchema } from "../../host/src/store/postgres/test-schema.ts";
 import type { Store } from "../../host/src/store/types.ts";
 import { describePg, PG_URL } from "../support/postgres.ts";
 
 const schemas: string[] = [];
 const open = (schema: string) => openStore({ kind: "postgres", url: PG_URL, schema, maxConnections: 4 });
-const fresh = () => {
-  const schema = freshSchemaName();
-  schemas.push(schema);
-  return open(schema);
+const suiteSchema = freshSchemaName();
+schemas.push(suiteSchema);
+const fresh = async () => {
+  const store = await open(suiteSchema);
+  await truncateSchema(PG_URL, suiteSchema);
+  return store;
 };
 
 describePg("PostgreSQL store conformance", () => {

@@ -7,8 +7,8 @@
 // not_found, too_large, limit_reached) and reject only for malformed arguments or a store
 // failure; reads reject on store failure; every mutation, allowed or refused, is audited here
 // (so auditedByBridge is false for them) and no audit entry carries document content.
-// Known limit: the per-agent document count is checked before the insert, so two concurrent
-// creations can each pass a check at maxDocsPerAgent - 1 (overshoot bounded by concurrency).
+// Concurrency: creation (count cap) and append are single atomic store steps, so racing calls
+// never overshoot the document count or lose an append.
 import { randomBytes } from "node:crypto";
 import type { KnowledgeMutation, KnowledgeRefusal } from "@airlock/sdk";
 import { hasCode } from "@airlock/sdk";
@@ -36,6 +36,8 @@ export type KnowledgeStore = Pick<
   | "deleteKnowledgeDoc"
   | "countKnowledgeDocs"
   | "reindexKnowledgeDoc"
+  | "createKnowledgeDoc"
+  | "appendKnowledgeDoc"
 >;
 
 const MUTATIONS = new Set(["write", "append", "delete", "reingest"]);
@@ -159,36 +161,34 @@ export function createKnowledgeCapability(options: {
         return mutate(g, "write", details, async (writer, rank) => {
           if (bytes > limits.maxDocBytes) return refuse("too_large");
           const now = new Date().toISOString();
-          const existing = input.id === undefined ? null : await store.getKnowledgeDoc(g.agent, input.id);
-          if (existing !== null) {
-            if (rank < MANAGE && existing.writer !== writer) return refuse("not_owned");
-            await store.putKnowledgeDoc({ ...existing, ...pick(input), updatedAt: now });
-            return { ok: true, id: existing.id };
+          // A second pass only happens when another call created the same id in between.
+          for (let pass = 0; pass < 2; pass++) {
+            const existing = input.id === undefined ? null : await store.getKnowledgeDoc(g.agent, input.id);
+            if (existing !== null) {
+              if (rank < MANAGE && existing.writer !== writer) return refuse("not_owned");
+              await store.putKnowledgeDoc({ ...existing, ...pick(input), updatedAt: now });
+              return { ok: true, id: existing.id };
+            }
+            const id = input.id ?? `kd_${randomBytes(12).toString("base64url")}`;
+            const doc = { id, agent: g.agent, ...pick(input), writer, createdAt: now, updatedAt: now };
+            const created = await store.createKnowledgeDoc(doc, limits.maxDocsPerAgent);
+            if (created === "created") return { ok: true, id };
+            if (created === "limit_reached") return refuse("limit_reached");
           }
-          if ((await store.countKnowledgeDocs(g.agent)) >= limits.maxDocsPerAgent)
-            return refuse("limit_reached");
-          const id = input.id ?? `kd_${randomBytes(12).toString("base64url")}`;
-          await store.putKnowledgeDoc({
-            id,
-            agent: g.agent,
-            ...pick(input),
-            writer,
-            createdAt: now,
-            updatedAt: now,
-          });
-          return { ok: true, id };
+          throw storeError(
+            "AIRLOCK_KNOWLEDGE_UNAVAILABLE",
+            "the document kept changing under this write; retry",
+          );
         });
       },
       async append(g, args) {
         const id = idArg(args[0]);
         const content = contentArg(args[1]);
         return mutate(g, "append", { id, bytes: Buffer.byteLength(content) }, async (writer, rank) => {
-          const doc = await owned(g, id, writer, rank);
-          if (!("agent" in doc)) return doc;
-          const next = doc.content + content;
-          if (Buffer.byteLength(next) > limits.maxDocBytes) return refuse("too_large");
-          await store.putKnowledgeDoc({ ...doc, content: next, updatedAt: new Date().toISOString() });
-          return { ok: true, id };
+          const updatedAt = new Date().toISOString();
+          const options = { maxBytes: limits.maxDocBytes, updatedAt, ...(rank < MANAGE ? { writer } : {}) };
+          const outcome = await store.appendKnowledgeDoc(g.agent, id, content, options);
+          return outcome === "appended" ? { ok: true, id } : refuse(outcome);
         });
       },
       async delete(g, args) {

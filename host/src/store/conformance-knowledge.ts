@@ -102,4 +102,49 @@ export function knowledgeConformance(s: () => Store): void {
     expect((await s().searchKnowledge("a", "kiwis", 10)).map((h) => h.id)).toEqual(["d3"]);
     expect(await s().searchKnowledge("b", "kiwis", 10)).toEqual([]);
   });
+
+  it("creates a document only when its id is new and the agent is under the count cap", async () => {
+    expect(await s().createKnowledgeDoc(doc("a", "d1", "x"), 2)).toBe("created");
+    expect(await s().createKnowledgeDoc(doc("a", "d1", "y"), 2)).toBe("exists");
+    expect((await s().getKnowledgeDoc("a", "d1"))?.content).toBe("x");
+    expect(await s().createKnowledgeDoc(doc("a", "d2", "x"), 2)).toBe("created");
+    expect(await s().createKnowledgeDoc(doc("a", "d3", "x"), 2)).toBe("limit_reached");
+    expect(await s().createKnowledgeDoc(doc("b", "d3", "x"), 2)).toBe("created");
+  });
+
+  it("never overshoots the count cap when creations race", async () => {
+    const out = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => s().createKnowledgeDoc(doc("a", `r${i}`, "x"), 3)),
+    );
+    expect(out.filter((o) => o === "created")).toHaveLength(3);
+    expect(await s().countKnowledgeDocs("a")).toBe(3);
+  });
+
+  it("appends atomically, checking existence, writer and size, and search follows", async () => {
+    await s().putKnowledgeDoc(doc("a", "d", "alpha", "plugin:one"));
+    const opts = { maxBytes: 20, updatedAt: "2030-01-01T00:00:00.000Z" };
+    expect(await s().appendKnowledgeDoc("a", "nope", "x", opts)).toBe("not_found");
+    expect(await s().appendKnowledgeDoc("a", "d", " beta", { ...opts, writer: "plugin:two" })).toBe(
+      "not_owned",
+    );
+    expect(await s().appendKnowledgeDoc("a", "d", " beta", { ...opts, writer: "plugin:one" })).toBe(
+      "appended",
+    );
+    expect(await s().appendKnowledgeDoc("a", "d", " gamma delta epsilon", opts)).toBe("too_large");
+    expect(await s().getKnowledgeDoc("a", "d")).toMatchObject({
+      content: "alpha beta",
+      updatedAt: opts.updatedAt,
+    });
+    expect((await s().searchKnowledge("a", "beta", 10)).map((h) => h.id)).toEqual(["d"]);
+  });
+
+  it("loses no append when appends race", async () => {
+    await s().putKnowledgeDoc(doc("a", "d", "start"));
+    const parts = Array.from({ length: 12 }, (_, i) => ` p${i}`);
+    const opts = { maxBytes: 10_000, updatedAt: new Date().toISOString() };
+    await Promise.all(parts.map((p) => s().appendKnowledgeDoc("a", "d", p, opts)));
+    const content = (await s().getKnowledgeDoc("a", "d"))!.content;
+    for (const p of parts) expect(content).toContain(p);
+    expect(content.length).toBe("start".length + parts.join("").length);
+  });
 }

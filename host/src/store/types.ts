@@ -90,6 +90,10 @@ export interface KnowledgeDocRecord {
   updatedAt: string;
 }
 
+export type KnowledgeCreateOutcome = "created" | "exists" | "limit_reached";
+
+export type KnowledgeAppendOutcome = "appended" | "not_found" | "not_owned" | "too_large";
+
 export interface KnowledgeHitRecord {
   id: string;
   filename: string;
@@ -209,6 +213,21 @@ export interface Store {
   /** Re-derives the search index entry of one document; false when it does not exist. */
   reindexKnowledgeDoc(agent: string, id: string): Promise<boolean>;
   deleteKnowledgeByWriter(writer: string): Promise<number>;
+  /**
+   * Creates a document unless its id exists ("exists") or the agent already holds `maxDocs`
+   * documents ("limit_reached"); the count check and the insert are one atomic step.
+   */
+  createKnowledgeDoc(doc: KnowledgeDocRecord, maxDocs: number): Promise<KnowledgeCreateOutcome>;
+  /**
+   * Appends `content` to a document in one atomic step (concurrent appends never lose one).
+   * With `writer`, only a document of that writer is changed ("not_owned" otherwise).
+   */
+  appendKnowledgeDoc(
+    agent: string,
+    id: string,
+    content: string,
+    options: { maxBytes: number; updatedAt: string; writer?: string },
+  ): Promise<KnowledgeAppendOutcome>;
 
   // audit
   appendAudit(entry: AuditInput): Promise<void>;

@@ -85,6 +85,40 @@ export function postgresKnowledge(db: Db): KnowledgePart {
         ])) > 0
       );
     },
+    async createKnowledgeDoc(d, maxDocs) {
+      return db.tx(async (q) => {
+        // Serialises creations per agent so the count check and the insert are one step.
+        await q("SELECT pg_advisory_xact_lock(hashtext(current_schema()), hashtext($1))", [
+          JSON.stringify(["knowledge", d.agent]),
+        ]);
+        const exists = await q("SELECT 1 FROM knowledge_docs WHERE agent = $1 AND id = $2", [d.agent, d.id]);
+        if (exists.rows.length > 0) return "exists";
+        const n = await q("SELECT COUNT(*) AS n FROM knowledge_docs WHERE agent = $1", [d.agent]);
+        if (Number(n.rows[0]?.n) >= maxDocs) return "limit_reached";
+        const inserted = await q(
+          `INSERT INTO knowledge_docs (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
+          [d.agent, d.id, d.filename, d.content, d.mime, d.writer, d.createdAt, d.updatedAt],
+        );
+        return inserted.rowCount === 1 ? "created" : "exists";
+      });
+    },
+    async appendKnowledgeDoc(agent, id, content, { maxBytes, updatedAt, writer }) {
+      return db.tx(async (q) => {
+        const { rows } = await q(
+          "SELECT writer, octet_length(content) AS size FROM knowledge_docs WHERE agent = $1 AND id = $2 FOR UPDATE",
+          [agent, id],
+        );
+        const r = rows[0];
+        if (r === undefined) return "not_found";
+        if (writer !== undefined && r.writer !== writer) return "not_owned";
+        if (Number(r.size) + Buffer.byteLength(content) > maxBytes) return "too_large";
+        await q(
+          "UPDATE knowledge_docs SET content = content || $3, updated_at = $4 WHERE agent = $1 AND id = $2",
+          [agent, id, content, updatedAt],
+        );
+        return "appended";
+      });
+    },
     deleteKnowledgeByWriter: (writer) => db.exec("DELETE FROM knowledge_docs WHERE writer = $1", [writer]),
   };
 }

@@ -17,3 +17,20 @@ export async function dropSchemas(url: string, schemas: readonly string[]): Prom
     await client.end();
   }
 }
+
+/** Empties every table of `schema` but schema_migrations (test isolation within one schema). */
+export async function truncateSchema(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ tablename: string }>(
+      "SELECT tablename FROM pg_tables WHERE schemaname = $1 AND tablename <> 'schema_migrations'",
+      [schema],
+    );
+    if (rows.length === 0) return;
+    // DELETE rather than TRUNCATE: on a handful of rows it is an order of magnitude faster.
+    await client.query(rows.map((r) => `DELETE FROM "${schema}"."${r.tablename}";`).join(" "));
+  } finally {
+    await client.end();
+  }
+}

@@ -20,6 +20,8 @@ export type KnowledgePart = Pick<
   | "countKnowledgeDocs"
   | "reindexKnowledgeDoc"
   | "deleteKnowledgeByWriter"
+  | "createKnowledgeDoc"
+  | "appendKnowledgeDoc"
 >;
 
 const doc = (r: Row): KnowledgeDocRecord => ({
@@ -49,19 +51,49 @@ export function sqliteKnowledge(db: DatabaseSync): KnowledgePart {
       return Number(db.prepare(`DELETE FROM knowledge_docs WHERE ${where}`).run(...params).changes);
     });
 
-  return {
-    async putKnowledgeDoc(d) {
-      immediate(db, () => {
-        const r = db
-          .prepare(
-            `INSERT INTO knowledge_docs (agent, id, filename, content, mime, writer, created_at, updated_at)
+  const upsert = (d: KnowledgeDocRecord) => {
+    const r = db
+      .prepare(
+        `INSERT INTO knowledge_docs (agent, id, filename, content, mime, writer, created_at, updated_at)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?)
              ON CONFLICT (agent, id) DO UPDATE SET filename = excluded.filename, content = excluded.content,
                mime = excluded.mime, writer = excluded.writer, updated_at = excluded.updated_at
              RETURNING seq`,
-          )
-          .get(d.agent, d.id, d.filename, d.content, d.mime, d.writer, d.createdAt, d.updatedAt) as Row;
-        index(Number(r.seq), d.filename, d.content);
+      )
+      .get(d.agent, d.id, d.filename, d.content, d.mime, d.writer, d.createdAt, d.updatedAt) as Row;
+    index(Number(r.seq), d.filename, d.content);
+  };
+
+  return {
+    async putKnowledgeDoc(d) {
+      immediate(db, () => upsert(d));
+    },
+    async createKnowledgeDoc(d, maxDocs) {
+      return immediate(db, () => {
+        if (db.prepare("SELECT 1 FROM knowledge_docs WHERE agent = ? AND id = ?").get(d.agent, d.id))
+          return "exists";
+        const n = db.prepare("SELECT COUNT(*) AS n FROM knowledge_docs WHERE agent = ?").get(d.agent) as Row;
+        if (Number(n.n) >= maxDocs) return "limit_reached";
+        upsert(d);
+        return "created";
+      });
+    },
+    async appendKnowledgeDoc(agent, id, content, { maxBytes, updatedAt, writer }) {
+      return immediate(db, () => {
+        const r = db
+          .prepare("SELECT seq, filename, content, writer FROM knowledge_docs WHERE agent = ? AND id = ?")
+          .get(agent, id) as Row | undefined;
+        if (r === undefined) return "not_found";
+        if (writer !== undefined && r.writer !== writer) return "not_owned";
+        const next = String(r.content) + content;
+        if (Buffer.byteLength(next) > maxBytes) return "too_large";
+        db.prepare("UPDATE knowledge_docs SET content = ?, updated_at = ? WHERE seq = ?").run(
+          next,
+          updatedAt,
+          Number(r.seq),
+        );
+        index(Number(r.seq), String(r.filename), next);
+        return "appended";
       });
     },
     async getKnowledgeDoc(agent, id) {
