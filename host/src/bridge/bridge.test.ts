@@ -1,0 +1,206 @@
+import { describe, expect, it } from "vitest";
+import { fixtureManifest } from "../../../test/support/sandbox-fixtures.ts";
+import type { AuditInput } from "../store/types.ts";
+import { createBridge } from "./bridge.ts";
+import { bridgeError } from "./errors.ts";
+import type { Capability } from "./types.ts";
+
+const manifest = fixtureManifest("bridged", "1.0.0", "/* code */", [{ name: "tool", secrets: ["api_key"] }]);
+
+function setup(extra: Capability[] = [], audit?: (e: AuditInput) => Promise<void>) {
+  const audits: AuditInput[] = [];
+  const seen: unknown[] = [];
+  const echo: Capability = {
+    name: "echo",
+    methods: {
+      async say(grant, args) {
+        seen.push({ agent: grant.agent, tool: grant.toolId, args });
+        return args[0];
+      },
+      async refuse() {
+        throw bridgeError("AIRLOCK_BRIDGE_ARGS_INVALID", "refused");
+      },
+      async crash() {
+        throw new Error("internal detail");
+      },
+    },
+  };
+  const bridge = createBridge({
+    capabilities: [echo, ...extra],
+    audit:
+      audit ??
+      (async (e) => {
+        audits.push(e);
+      }),
+  });
+  const grant = bridge.issueGrant({
+    agent: "agent-1",
+    conversationId: "conv-1",
+    manifest,
+    tool: "tool",
+    knowledgeLevel: null,
+    capabilityCalls: 3,
+  });
+  return { bridge, grant, audits, seen };
+}
+
+describe("bridge", () => {
+  it("issues unguessable 32-byte base64url tokens bound to the call's agent, tool and declared secrets", () => {
+    const { bridge, grant } = setup();
+    expect(grant.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(grant).toMatchObject({
+      agent: "agent-1",
+      namespace: "bridged",
+      pluginVersion: "1.0.0",
+      toolId: "bridged:tool",
+    });
+    expect([...grant.declaredSecrets]).toEqual(["api_key"]);
+    const other = bridge.issueGrant({
+      agent: "a",
+      conversationId: "c",
+      manifest,
+      tool: "tool",
+      knowledgeLevel: null,
+      capabilityCalls: 1,
+    });
+    expect(other.token).not.toBe(grant.token);
+    expect(bridge.liveGrants).toBe(2);
+  });
+
+  it("refuses a grant for a tool the manifest does not list", () => {
+    const { bridge } = setup();
+    expect(() =>
+      bridge.issueGrant({
+        agent: "a",
+        conversationId: "c",
+        manifest,
+        tool: "ghost",
+        knowledgeLevel: null,
+        capabilityCalls: 1,
+      }),
+    ).toThrow(expect.objectContaining({ code: "AIRLOCK_BRIDGE_ARGS_INVALID" }));
+  });
+
+  it("runs a handler with the issued grant and audits the allowed call without its arguments", async () => {
+    const { bridge, grant, audits, seen } = setup();
+    expect(await bridge.dispatch(grant.token, "echo", "say", ["secret-ish argument"])).toBe(
+      "secret-ish argument",
+    );
+    expect(seen).toEqual([{ agent: "agent-1", tool: "bridged:tool", args: ["secret-ish argument"] }]);
+    expect(audits).toEqual([
+      expect.objectContaining({
+        kind: "capability",
+        action: "echo.say",
+        allowed: true,
+        success: true,
+        agent: "agent-1",
+        plugin: "bridged",
+        tool: "tool",
+      }),
+    ]);
+    expect(JSON.stringify(audits)).not.toContain("secret-ish");
+  });
+
+  it("refuses unknown capabilities and methods, including inherited names", async () => {
+    const { bridge, audits } = setup();
+    const grant = bridge.issueGrant({
+      agent: "a",
+      conversationId: "c",
+      manifest,
+      tool: "tool",
+      knowledgeLevel: null,
+      capabilityCalls: 10,
+    });
+    const attempts = [
+      ["nope", "x"],
+      ["echo", "nope"],
+      ["echo", "constructor"],
+      ["echo", "__proto__"],
+      ["echo", "toString"],
+      ["__proto__", "x"],
+    ];
+    for (const [cap, method] of attempts) {
+      await expect(bridge.dispatch(grant.token, cap!, method!, [])).rejects.toMatchObject({
+        code: "AIRLOCK_BRIDGE_UNKNOWN_CAPABILITY",
+      });
+    }
+    expect(audits).toHaveLength(attempts.length);
+    expect(audits.every((a) => a.allowed === false)).toBe(true);
+  });
+
+  it("stops at capabilityCalls with AIRLOCK_BRIDGE_CALL_LIMIT and audits the denial", async () => {
+    const { bridge, grant, audits } = setup();
+    for (let i = 0; i < 3; i++) await bridge.dispatch(grant.token, "echo", "say", [i]);
+    await expect(bridge.dispatch(grant.token, "echo", "say", [4])).rejects.toMatchObject({
+      code: "AIRLOCK_BRIDGE_CALL_LIMIT",
+    });
+    expect(audits.at(-1)).toMatchObject({ allowed: false, error: "AIRLOCK_BRIDGE_CALL_LIMIT" });
+  });
+
+  it("revokes: the token stops resolving and the grant's signal aborts", async () => {
+    const { bridge, grant, audits } = setup();
+    bridge.revoke(grant.token);
+    bridge.revoke(grant.token);
+    expect(grant.signal.aborted).toBe(true);
+    expect(bridge.liveGrants).toBe(0);
+    await expect(bridge.dispatch(grant.token, "echo", "say", [1])).rejects.toMatchObject({
+      code: "AIRLOCK_BRIDGE_TOKEN_INVALID",
+    });
+    expect(audits).toEqual([
+      expect.objectContaining({ allowed: false, agent: null, error: "AIRLOCK_BRIDGE_TOKEN_INVALID" }),
+    ]);
+  });
+
+  it("passes a handler's AirlockError through and hides any other failure behind AIRLOCK_BRIDGE_FAILED", async () => {
+    const { bridge, grant, audits } = setup();
+    await expect(bridge.dispatch(grant.token, "echo", "refuse", [])).rejects.toMatchObject({
+      code: "AIRLOCK_BRIDGE_ARGS_INVALID",
+    });
+    const crash = await bridge.dispatch(grant.token, "echo", "crash", []).catch((e: Error) => e);
+    expect(crash).toMatchObject({ code: "AIRLOCK_BRIDGE_FAILED", message: "echo.crash failed" });
+    expect(audits.map((a) => [a.allowed, a.success, a.error])).toEqual([
+      [true, false, "AIRLOCK_BRIDGE_ARGS_INVALID"],
+      [true, false, "AIRLOCK_BRIDGE_FAILED"],
+    ]);
+  });
+
+  it("does not audit calls of a capability that audits itself", async () => {
+    const self: Capability = {
+      name: "quiet",
+      auditedByBridge: () => false,
+      methods: {
+        async m() {
+          return 1;
+        },
+      },
+    };
+    const { bridge, grant, audits } = setup([self]);
+    expect(await bridge.dispatch(grant.token, "quiet", "m", [])).toBe(1);
+    expect(audits).toEqual([]);
+  });
+
+  it("refuses the call when its audit entry cannot be written", async () => {
+    const { bridge, grant } = setup([], async () => {
+      throw new Error("disk full");
+    });
+    await expect(bridge.dispatch(grant.token, "echo", "say", [1])).rejects.toMatchObject({
+      code: "AIRLOCK_BRIDGE_AUDIT_FAILED",
+    });
+  });
+
+  it("ends the grant when the host's signal aborts", () => {
+    const { bridge } = setup();
+    const controller = new AbortController();
+    const grant = bridge.issueGrant({
+      agent: "a",
+      conversationId: "c",
+      manifest,
+      tool: "tool",
+      knowledgeLevel: null,
+      capabilityCalls: 1,
+      signal: controller.signal,
+    });
+    controller.abort();
+    expect(grant.signal.aborted).toBe(true);
+  });
+});
