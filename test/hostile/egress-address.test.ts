@@ -3,7 +3,7 @@
 // Each refusal carries its exact code, opens no connection, leaves the gate working and leaks
 // no secret.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fetchHarness, startServer, type TestServer } from "./egress-support.ts";
+import { fetchHarness, startServer, type TestServer } from "../../host/src/egress/test-support.ts";
 
 const SECRET = "sk-hostile-address-7f3a9c";
 let target: TestServer;

@@ -4,7 +4,12 @@
 // test, so the cap cannot be after-the-fact), and the gate keeps working.
 import type { ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { endlessBody, fetchHarness, startServer, type TestServer } from "./egress-support.ts";
+import {
+  endlessBody,
+  fetchHarness,
+  startServer,
+  type TestServer,
+} from "../../host/src/egress/test-support.ts";
 
 const SECRET = "sk-hostile-limits-c0ffee42";
 let server: TestServer;

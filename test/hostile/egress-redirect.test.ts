@@ -3,7 +3,7 @@
 // Every hop is checked before it is connected: the refusal is AIRLOCK_FETCH_REDIRECT_REFUSED
 // with the underlying code in details.reason, the target sees nothing, the gate keeps working.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fetchHarness, startServer, type TestServer } from "./egress-support.ts";
+import { fetchHarness, startServer, type TestServer } from "../../host/src/egress/test-support.ts";
 
 const SECRET = "sk-hostile-redirect-51be07";
 let origin: TestServer;

@@ -2,7 +2,7 @@
 // header injection, odd methods, credentials in the URL, non-http schemes, undeclared ports.
 // Each is refused with its exact code before any connection, and the gate keeps working.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fetchHarness, startServer, type TestServer } from "./egress-support.ts";
+import { fetchHarness, startServer, type TestServer } from "../../host/src/egress/test-support.ts";
 
 const SECRET = "sk-hostile-request-0d15ea5e";
 let server: TestServer;

@@ -3,7 +3,12 @@
 // The refusal happens before any connection (AIRLOCK_FETCH_SECRET_NOT_BOUND); an injected value
 // reaches only the bound server and appears nowhere in what the plugin gets back or the audit.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { everything, fetchHarness, startServer, type TestServer } from "./egress-support.ts";
+import {
+  everything,
+  fetchHarness,
+  startServer,
+  type TestServer,
+} from "../../host/src/egress/test-support.ts";
 
 const SECRET = "sk-live-4b1d7e0c9a2f58e3";
 const OTHER = "tok-other-90aa17e2c4";

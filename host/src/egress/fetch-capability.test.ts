@@ -3,6 +3,8 @@
 import { hasCode } from "@airlock/sdk/errors";
 import type { EgressRule } from "@airlock/sdk/manifest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createBridge } from "../bridge/bridge.ts";
+import { createFetchCapability } from "./fetch-capability.ts";
 import {
   auditSink,
   secretSource,
@@ -10,9 +12,7 @@ import {
   type TestServer,
   tableResolver,
   testGrant,
-} from "../../../test/hostile/egress-support.ts";
-import { createBridge } from "../bridge/bridge.ts";
-import { createFetchCapability } from "./fetch-capability.ts";
+} from "./test-support.ts";
 import type { FetchResult } from "./types.ts";
 
 let server: TestServer;

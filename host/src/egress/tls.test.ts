@@ -10,8 +10,8 @@ import { join } from "node:path";
 import type { TLSSocket } from "node:tls";
 import { hasCode } from "@airlock/sdk/errors";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditSink, secretSource, tableResolver, testGrant } from "../../../test/hostile/egress-support.ts";
 import { createFetchCapability } from "./fetch-capability.ts";
+import { auditSink, secretSource, tableResolver, testGrant } from "./test-support.ts";
 import type { FetchResult } from "./types.ts";
 
 function hasOpenssl(): boolean {

@@ -1,21 +1,16 @@
-// Test support for the egress suites (imported by tests only): loopback HTTP servers the tests
-// start and inspect, CallGrants issued by the real bridge (issueGrant, from a manifest that went
-// through parseManifest), a resolver the test controls, an in-memory audit sink and secret source.
+// Test support for the egress suites (imported by tests only, here and in test/hostile/):
+// loopback HTTP servers the tests start and inspect, CallGrants issued by the real bridge
+// (issueGrant, from a manifest that went through parseManifest), a resolver the test controls,
+// an in-memory audit sink and secret source, and fetchHarness that ties them together.
 // Invariants: servers listen on 127.0.0.1 port 0 only; the resolver never asks real DNS.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type EgressRule, type PluginManifest, parseManifest } from "@airlock/sdk/manifest";
-import { createBridge } from "../../host/src/bridge/bridge.ts";
-import type { CallGrant } from "../../host/src/bridge/types.ts";
-import { createFetchCapability } from "../../host/src/egress/fetch-capability.ts";
-import type {
-  FetchLimits,
-  FetchResult,
-  HostPolicy,
-  ResolvedAddress,
-  Resolver,
-} from "../../host/src/egress/types.ts";
-import type { AuditInput } from "../../host/src/store/types.ts";
+import { createBridge } from "../bridge/bridge.ts";
+import type { CallGrant } from "../bridge/types.ts";
+import type { AuditInput } from "../store/types.ts";
+import { createFetchCapability } from "./fetch-capability.ts";
+import type { FetchLimits, FetchResult, HostPolicy, ResolvedAddress, Resolver } from "./types.ts";
 
 export interface SeenRequest {
   method: string;
