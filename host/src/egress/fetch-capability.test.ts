@@ -121,6 +121,18 @@ describe("fetch.request on an allowed host", () => {
     expect(res.status).toBe(200);
   });
 
+  it("uses the system resolver by default (localhost, allowed by name, from the hosts file)", async () => {
+    const cap = createFetchCapability({
+      secrets: secretSource({}),
+      policy: { allowPrivate: ["localhost"] },
+      audit: auditSink().audit,
+    });
+    const grant = testGrant({ egress: [{ host: "localhost", schemes: ["http"], ports: [server.port] }] });
+    const res = (await cap.methods.request?.(grant, [`http://localhost:${server.port}/sys`])) as FetchResult;
+    expect(res.status).toBe(200);
+    expect(server.seen.at(-1)?.headers.host).toBe(`localhost:${server.port}`);
+  });
+
   it("resolves the name once per hop and connects to the address it checked", async () => {
     const { request, resolver } = setup([api(server.port)]);
     await request(`http://api.test:${server.port}/once`);
