@@ -5,7 +5,13 @@
 // `execute` sees it; a mismatch rejects with AIRLOCK_SDK_INPUT_INVALID listing the paths.
 import { isDefinedPlugin } from "./define-plugin.ts";
 import { sdkError } from "./error-codes.ts";
-import { type BundleExports, PLUGIN_GLOBAL } from "./manifest.ts";
+import type { BundleExports } from "./manifest.ts";
+
+/**
+ * manifest.ts's PLUGIN_GLOBAL, restated: importing a value from manifest.ts would pull its Zod
+ * manifest schemas into every plugin bundle. A test keeps the two equal.
+ */
+export const BUNDLE_GLOBAL = "__airlockPlugin";
 
 /** Issue paths as `$.a.b[0]`, the same form as manifest and lint paths. */
 function issuePath(path: ReadonlyArray<PropertyKey>): string {
@@ -43,5 +49,5 @@ export function toBundleExports(plugin: unknown): BundleExports {
 
 /** Assigns `globalThis.__airlockPlugin`; called once by the bundle's wrapper entry. */
 export function installPlugin(plugin: unknown): void {
-  (globalThis as Record<string, unknown>)[PLUGIN_GLOBAL] = toBundleExports(plugin);
+  (globalThis as Record<string, unknown>)[BUNDLE_GLOBAL] = toBundleExports(plugin);
 }

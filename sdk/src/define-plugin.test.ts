@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { installPlugin } from "./bundle-runtime.ts";
+import { BUNDLE_GLOBAL, installPlugin } from "./bundle-runtime.ts";
 import { definePlugin, isDefinedPlugin, type PluginDefinitionInput } from "./define-plugin.ts";
 import { defineTool } from "./define-tool.ts";
 import { PLUGIN_GLOBAL } from "./manifest.ts";
@@ -82,6 +82,10 @@ describe("definePlugin", () => {
 });
 
 describe("bundle runtime", () => {
+  it("installs under the manifest contract's global name", () => {
+    expect(BUNDLE_GLOBAL).toBe(PLUGIN_GLOBAL);
+  });
+
   it("installs BundleExports whose tools parse input before execute", async () => {
     installPlugin(definePlugin(base));
     const exportsOf = (globalThis as Record<string, unknown>)[PLUGIN_GLOBAL] as {

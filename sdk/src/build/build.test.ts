@@ -50,6 +50,7 @@ describe("build", () => {
       size: bundle.byteLength,
     });
 
+    expect(bundle.toString("utf8")).not.toContain("invalid plugin manifest"); // no host-side code rides along
     const sandbox = vm.createContext({});
     vm.runInContext(bundle.toString("utf8"), sandbox);
     const plugin = sandbox[PLUGIN_GLOBAL] as {
