@@ -1,9 +1,14 @@
 // Child process for tarball-crash.test.ts: installs a .tgz and, at the fault point named in
-// argv, tells the parent where it is and waits to be SIGKILLed (a crash mid-install).
+// argv, tells the parent where it is and waits to be SIGKILLed (a crash mid-install). With
+// the point "none" it installs normally and reports the result (cross-process concurrency).
 import { createPluginLifecycle } from "@airlock/host/install/index.ts";
 import { openStore } from "@airlock/host/store/index.ts";
 
-const [dataDir, tarball, point] = process.argv.slice(2) as [string, string, "afterStaged" | "afterCommitted"];
+const [dataDir, tarball, point] = process.argv.slice(2) as [
+  string,
+  string,
+  "afterStaged" | "afterCommitted" | "none",
+];
 const store = await openStore({ kind: "sqlite", dataDir });
 const hang = (where: string) => async (): Promise<void> => {
   process.send?.({ at: point, where });
@@ -18,7 +23,18 @@ const lifecycle = createPluginLifecycle({
   trust: { allowUnsigned: ["file"] },
   hostVersion: "0.1.0",
   supportedSdk: "^1.0.0",
-  faults: point === "afterStaged" ? { afterStaged: hang("staged") } : { afterCommitted: hang("committed") },
+  faults:
+    point === "afterStaged"
+      ? { afterStaged: hang("staged") }
+      : point === "afterCommitted"
+        ? { afterCommitted: hang("committed") }
+        : {},
 });
-await lifecycle.install(tarball);
-process.send?.({ at: "finished" });
+try {
+  const report = await lifecycle.install(tarball);
+  process.send?.({ at: "finished", report });
+} catch (err) {
+  process.send?.({ at: "failed", code: (err as { code?: string }).code, message: String(err) });
+} finally {
+  await store.close();
+}

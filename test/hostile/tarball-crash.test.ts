@@ -98,3 +98,49 @@ for (const point of ["afterStaged", "afterCommitted"] as const) {
     });
   });
 }
+
+describe("two host processes installing into one data directory at once", () => {
+  it("serialises them through the lock file: both versions recorded, one active, the other previous", async () => {
+    const dataDir = join(dir, "data");
+    const store = await openStore({ kind: "sqlite", dataDir });
+    const paths = ["1.0.0", "1.1.0"].map((version) => {
+      const path = join(dir, `weather-${version}.tgz`);
+      writeFileSync(path, samplePluginTarball({ namespace: "weather", version }));
+      return path;
+    });
+    const results = await Promise.all(
+      paths.map(
+        (path) =>
+          new Promise<{ at: string; report?: { version: string }; code?: string; message?: string }>(
+            (resolve, reject) => {
+              const child = fork(
+                join(import.meta.dirname, "tarball-crash-child.ts"),
+                [dataDir, path, "none"],
+                {
+                  execArgv: ["--no-node-snapshot"],
+                  stdio: ["ignore", "ignore", "inherit", "ipc"],
+                },
+              );
+              let last: { at: string } | undefined;
+              child.on("message", (m: { at: string }) => {
+                last = m;
+              });
+              child.once("exit", () =>
+                last === undefined ? reject(new Error("child sent nothing")) : resolve(last),
+              );
+            },
+          ),
+      ),
+    );
+    expect(results.map((r) => [r.at, r.code ?? null, r.message ?? null])).toEqual([
+      ["finished", null, null],
+      ["finished", null, null],
+    ]);
+    const activation = await store.getActivation("weather");
+    expect([activation?.active, activation?.previous].sort()).toEqual(["1.0.0", "1.1.0"]);
+    expect(
+      tree(join(dataDir, "plugins")).filter((p) => p.startsWith(".staging/") || p.startsWith(".locks/")),
+    ).toEqual([]);
+    await store.close();
+  });
+});
