@@ -25,6 +25,11 @@ export const SANDBOX_ERRORS = defineErrorCodes({
     status: 400,
     description: "The tool input is not JSON-serialisable data.",
   },
+  AIRLOCK_SANDBOX_ARGS_NOT_COPYABLE: {
+    status: 400,
+    description:
+      "Thrown inside the isolate: arguments to a ctx method were not plain data (functions, proxies, symbols).",
+  },
   AIRLOCK_SANDBOX_RESULT_INVALID: {
     status: 502,
     description:
