@@ -48,7 +48,9 @@ export async function openHop(req: HopRequest): Promise<Hop> {
     connections: 1,
     pipelining: 1,
   });
-  const close = () => agent.destroy().catch(() => undefined);
+  // destroy() rejects only when the agent is already destroyed (a second close of this hop),
+  // which leaves nothing to release, so that rejection is deliberately absorbed.
+  const close = () => agent.destroy().catch((alreadyClosed: unknown) => void alreadyClosed);
   let res: Dispatcher.ResponseData;
   try {
     res = await agent.request({
