@@ -24,7 +24,8 @@ export function scaffoldFiles({ namespace, tool }: ScaffoldOptions): Record<stri
         test: "vitest run",
       },
       dependencies: { "@airlock/sdk": `^${SDK_VERSION}`, zod: "^4.1.0" },
-      devDependencies: { vitest: "^4.0.0" },
+      // @airlock/sdk/testing runs the tools in a real (throwaway) host: @airlock/host is its peer.
+      devDependencies: { "@airlock/host": "*", vitest: "^4.0.0" },
     }),
     "tsconfig.json": json({
       compilerOptions: {
@@ -91,7 +92,7 @@ describe("${tool}", () => {
 `,
     "README.md": `# ${namespace}
 
-An [Airlock](https://github.com/) plugin. Its tools are called \`${namespace}:<tool>\`.
+An Airlock plugin. Its tools are called \`${namespace}:<tool>\`.
 
 ## Tools
 - \`${tool}\`: greets someone by name.
@@ -102,7 +103,7 @@ npm install
 npx airlock-plugin build     # bundle + generate dist/airlock.json from the code
 npx airlock-plugin check     # manifest validation + strict-mode lint (exit 1 on any violation)
 npx airlock-plugin pack      # writes ${namespace}-0.1.0.tgz and prints its sha512 integrity
-npm test                     # runs test/*.test.ts against a throwaway Airlock host
+npm test                     # runs test/*.test.ts against a throwaway Airlock host (@airlock/host)
 \`\`\`
 
 Rules the build enforces: tool names are camelCase; every parameter has a
