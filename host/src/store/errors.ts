@@ -21,12 +21,10 @@ export const STORE_ERRORS = defineErrorCodes({
     status: 500,
     description: "The database was migrated by a newer host version than this one; upgrade the host.",
   },
-  AIRLOCK_STORE_CLOSED: { status: 500, description: "The store was used after close()." },
   AIRLOCK_STORE_INVALID_INPUT: {
     status: 400,
     description: "A value handed to the store is out of its domain (an unknown knowledge level, a bad key).",
   },
-  AIRLOCK_STORE_NOT_FOUND: { status: 404, description: "The record the operation needs does not exist." },
   AIRLOCK_ARTIFACT_INVALID: {
     status: 400,
     description: "ctx.artifacts.put got a malformed artifact: it needs {buffer: Uint8Array, filename, mime}.",
