@@ -4,6 +4,7 @@
 import { SDK_VERSION } from "../manifest.ts";
 import { buildCommand } from "./build.ts";
 import { checkCommand } from "./check.ts";
+import { devCommand } from "./dev.ts";
 import { initCommand } from "./init.ts";
 import { keygenCommand } from "./keygen.ts";
 import { packCommand } from "./pack.ts";
@@ -11,10 +12,9 @@ import { publishCommand } from "./publish.ts";
 import { type CliIO, EXIT, type PluginCliCommand } from "./types.ts";
 
 export const COMMANDS: ReadonlyMap<string, PluginCliCommand> = new Map(
-  [initCommand, buildCommand, checkCommand, packCommand, keygenCommand, publishCommand].map((c) => [
-    c.name,
-    c,
-  ]),
+  [initCommand, buildCommand, checkCommand, packCommand, keygenCommand, publishCommand, devCommand].map(
+    (c) => [c.name, c],
+  ),
 );
 
 export function usage(commands: ReadonlyMap<string, PluginCliCommand> = COMMANDS): string {
