@@ -1,0 +1,65 @@
+// A real host for the benchmarks: SQLite (or PostgreSQL) store in a temp dir, the sandbox in
+// the chosen mode, the bench plugin installed signed through the real lifecycle (integrity and
+// signature checked), an agent with every bench tool enabled and auto-approval on.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { generateKeyPair, integrityOf, signIntegrity } from "@airlock/sdk/signing";
+import type { HostOptions } from "../../host/src/config.ts";
+import { createHost } from "../../host/src/host.ts";
+import type { AirlockHost, Run } from "../../host/src/host-types.ts";
+import type { BenchPlugin } from "./plugin.ts";
+
+export interface BenchHost {
+  host: AirlockHost;
+  run: Run;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export async function startBenchHost(
+  plugin: BenchPlugin,
+  options: {
+    mode: "workers" | "in-process";
+    store?: HostOptions["store"];
+    workers?: number;
+    limits?: HostOptions["limits"];
+  },
+): Promise<BenchHost> {
+  const dataDir = mkdtempSync(join(tmpdir(), "airlock-bench-host-"));
+  const keys = generateKeyPair();
+  const host = await createHost({
+    dataDir,
+    sandbox: { mode: options.mode, ...(options.workers === undefined ? {} : { workers: options.workers }) },
+    trust: { keys: [keys.publicKeyPem] },
+    autoApprove: true,
+    ...(options.store === undefined ? {} : { store: options.store }),
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
+  });
+  try {
+    const signature = signIntegrity(integrityOf(plugin.tarball), keys.privateKeyPem);
+    await host.plugins.installTarball(plugin.tarball, `file:${plugin.tarballPath}`, {
+      signatures: [signature],
+    });
+    await host.createAgent("bench");
+    const ns = plugin.manifest.namespace;
+    await host.setToolsEnabled(
+      "bench",
+      Object.fromEntries(plugin.manifest.tools.map((t) => [`${ns}:${t.name}`, true])),
+    );
+    const run = await host.startRun({ agent: "bench", conversationId: "c1", autoApprove: true });
+    return {
+      host,
+      run,
+      dataDir,
+      async close() {
+        await host.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await host.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}

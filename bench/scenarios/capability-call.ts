@@ -1,0 +1,72 @@
+// Row 2: one capability call from plugin code (ctx.secrets.get, ctx.state.get,
+// ctx.knowledge.search): per-call cost measured as the slope between a tool making N calls and
+// the same tool making none, so the tool-call overhead cancels out. Baseline: the same store
+// operation called in-process. Target: p50 ≤ 75 µs above the store operation.
+import { createSecretSource, openVault } from "../../host/src/secrets/index.ts";
+import { startBenchHost } from "../lib/bench-host.ts";
+import { buildBenchPlugin } from "../lib/plugin.ts";
+import type { Row } from "../lib/report.ts";
+import { sample, summarize } from "../lib/stats.ts";
+
+const KINDS = ["secrets", "state", "knowledge"] as const;
+
+export async function capabilityCall(quick: boolean): Promise<Row[]> {
+  const n = quick ? 3 : 300;
+  const perCall = quick ? 2 : 20;
+  const plugin = await buildBenchPlugin("bench", "1.0.0", 0);
+  const rows: Row[] = [];
+  for (const mode of ["workers"] as const) {
+    const bench = await startBenchHost(plugin, { mode });
+    try {
+      const { host, dataDir } = bench;
+      await host.setSecrets("bench", { bench_key: "s3cr3t-bench-value" });
+      await host.store.setState("bench", "c1", "bench", "k", JSON.stringify({ v: 1 }), 1 << 20);
+      for (let i = 0; i < 50; i++) {
+        const now = new Date().toISOString();
+        await host.store.putKnowledgeDoc({
+          id: `doc-${i}`,
+          agent: "bench",
+          filename: `doc-${i}.md`,
+          content: `benchmark document ${i} about throughput, latency and the sandbox boundary`,
+          mime: "text/markdown",
+          writer: "operator",
+          createdAt: now,
+          updatedAt: now,
+        });
+      }
+      const source = createSecretSource({
+        store: host.store,
+        vault: openVault({ dataDir, env: process.env }),
+      });
+      const baselineOps: Record<(typeof KINDS)[number], () => Promise<unknown>> = {
+        secrets: () => source.get("bench", "bench_key"),
+        state: () => host.store.getState("bench", "c1", "bench", "k"),
+        knowledge: () => host.store.searchKnowledge("bench", "benchmark", 5),
+      };
+      const run = bench.run;
+      const zero = summarize(await sample(n, () => run.call("bench:caps", { kind: "state", n: 0 })));
+      for (const kind of KINDS) {
+        const check = await run.call("bench:caps", { kind, n: 1 });
+        if (check.result.isError)
+          throw new Error(`bench:caps ${kind} failed: ${JSON.stringify(check.result)}`);
+        const many = summarize(await sample(n, () => run.call("bench:caps", { kind, n: perCall })));
+        const slope = (many.p50 - zero.p50) / perCall;
+        const store = summarize(await sample(n * 4, baselineOps[kind]));
+        rows.push({
+          id: "2",
+          what: `capability call ctx.${kind === "secrets" ? "secrets.get" : kind === "state" ? "state.get" : "knowledge.search"} (${mode})`,
+          unit: "µs",
+          p50: slope,
+          baseline: { what: "same store operation in-process", p50: store.p50 },
+          ratio: slope / store.p50,
+          target: "≤ 75 µs above the store operation",
+          met: slope - store.p50 <= 75,
+          note: `overhead above store op: ${(slope - store.p50).toFixed(1)} µs (slope over ${perCall} calls per tool call)`,
+        });
+      }
+    } finally {
+      await bench.close();
+    }
+  }
+  return rows;
+}

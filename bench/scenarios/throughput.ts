@@ -1,0 +1,98 @@
+// Row 5: throughput on all cores with audit on: trivial calls and CPU-bound calls, issued
+// with bounded concurrency through the whole pipeline (workers sandbox), on SQLite and on
+// PostgreSQL when it is reachable. Baselines: the same tool functions called directly
+// in-process on one thread. Targets: ≥ 30,000 trivial calls/s; CPU-bound ≥ 1.6× one thread.
+import { readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { createContext, runInContext } from "node:vm";
+import { PG_URL, probePostgres } from "../../test/support/postgres.ts";
+import { type BenchHost, startBenchHost } from "../lib/bench-host.ts";
+import { buildBenchPlugin } from "../lib/plugin.ts";
+import type { Row } from "../lib/report.ts";
+
+type Tools = Record<string, (input: unknown, ctx: unknown) => Promise<unknown>>;
+
+async function callsPerSecond(
+  total: number,
+  concurrency: number,
+  call: () => Promise<unknown>,
+): Promise<number> {
+  let next = 0;
+  const t0 = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        next++;
+        await call();
+      }
+    }),
+  );
+  return total / (Number(process.hrtime.bigint() - t0) / 1e9);
+}
+
+export async function throughput(quick: boolean): Promise<Row[]> {
+  const plugin = await buildBenchPlugin("bench", "1.0.0", 0);
+  const context = createContext({});
+  runInContext(readFileSync(plugin.bundlePath, "utf8"), context);
+  const tools = (context as { __airlockPlugin: { tools: Tools } }).__airlockPlugin.tools;
+  const spinN = 2_000_000;
+  const trivialTotal = quick ? 50 : 20_000;
+  const cpuTotal = quick ? 4 : 200;
+  const directTrivial = await callsPerSecond(trivialTotal, 1, () =>
+    (tools.echo as Tools[string])({ text: "hi" }, {}),
+  );
+  const directCpu = await callsPerSecond(Math.max(2, cpuTotal / 4), 1, () =>
+    (tools.spin as Tools[string])({ n: spinN }, {}),
+  );
+
+  const stores: Array<{ name: string; store?: { kind: "postgres"; url: string; schema: string } }> = [
+    { name: "SQLite" },
+  ];
+  if ((await probePostgres()).ok) {
+    stores.push({
+      name: "PostgreSQL",
+      store: { kind: "postgres", url: PG_URL, schema: `bench_${process.pid}` },
+    });
+  }
+  const rows: Row[] = [];
+  for (const { name, store } of stores) {
+    let bench: BenchHost | undefined;
+    try {
+      bench = await startBenchHost(plugin, { mode: "workers", ...(store ? { store } : {}) });
+      const run = bench.run;
+      const concurrency = availableParallelism() * 8;
+      await callsPerSecond(quick ? 10 : 500, concurrency, () => run.call("bench:echo", { text: "hi" }));
+      const trivial = await callsPerSecond(trivialTotal, concurrency, () =>
+        run.call("bench:echo", { text: "hi" }),
+      );
+      const cpu = await callsPerSecond(cpuTotal, availableParallelism() * 2, () =>
+        run.call("bench:spin", { n: spinN }),
+      );
+      rows.push(
+        {
+          id: "5",
+          what: `throughput, trivial tool, all cores, audit on (${name})`,
+          unit: "calls/s",
+          p50: trivial,
+          baseline: { what: "direct in-process, one thread", p50: directTrivial },
+          ratio: trivial / directTrivial,
+          target: "≥ 30,000 calls/s",
+          met: trivial >= 30_000,
+        },
+        {
+          id: "5",
+          what: `throughput, CPU-bound tool (${spinN / 1e6}M iterations), all cores (${name})`,
+          unit: "calls/s",
+          p50: cpu,
+          baseline: { what: "direct in-process, one thread", p50: directCpu },
+          ratio: cpu / directCpu,
+          target: "≥ 1.6× one thread",
+          met: cpu / directCpu >= 1.6,
+        },
+      );
+    } finally {
+      await bench?.close();
+    }
+  }
+  return rows;
+}

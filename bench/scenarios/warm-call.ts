@@ -1,0 +1,83 @@
+// Row 1: a warm call of a trivial tool through the whole pipeline (snapshot check, hooks,
+// host-side validation, grant, sandbox worker process, result normalisation, audit, events).
+// Baselines in the same run: the same tool function called directly in-process; a
+// worker_threads round trip; the same tool served by an MCP stdio server process.
+import { readFileSync } from "node:fs";
+import { createContext, runInContext } from "node:vm";
+import { startEchoWorker, startStdioToolServer } from "../lib/baselines.ts";
+import { startBenchHost } from "../lib/bench-host.ts";
+import { buildBenchPlugin } from "../lib/plugin.ts";
+import type { Row } from "../lib/report.ts";
+import { sample, summarize } from "../lib/stats.ts";
+
+type Tools = Record<string, (input: unknown, ctx: unknown) => Promise<unknown>>;
+
+export async function warmCall(quick: boolean): Promise<Row[]> {
+  const n = quick ? 20 : 3000;
+  const plugin = await buildBenchPlugin("bench", "1.0.0", 0);
+
+  const context = createContext({});
+  runInContext(readFileSync(plugin.bundlePath, "utf8"), context);
+  const tools = (context as { __airlockPlugin: { tools: Tools } }).__airlockPlugin.tools;
+  const echo = tools.echo as Tools[string];
+  const direct = summarize(await sample(n, () => echo({ text: "hi" }, {})));
+
+  const worker = startEchoWorker();
+  const roundTrip = summarize(await sample(n, () => worker.call({ text: "hi" })));
+  await worker.close();
+
+  const stdio = await startStdioToolServer(plugin.bundlePath);
+  const mcp = summarize(await sample(quick ? 10 : 1000, () => stdio.call("echo", { text: "hi" })));
+  await stdio.close();
+
+  const rows: Row[] = [];
+  for (const mode of ["workers", "in-process"] as const) {
+    const bench = await startBenchHost(plugin, { mode });
+    try {
+      const outcome = await bench.run.call("bench:echo", { text: "hi" });
+      if (outcome.result.isError) throw new Error(`bench:echo failed: ${JSON.stringify(outcome.result)}`);
+      const s = summarize(await sample(n, () => bench.run.call("bench:echo", { text: "hi" })));
+      rows.push({
+        id: "1",
+        what: `warm trivial call, whole pipeline (${mode} sandbox)`,
+        unit: "µs",
+        p50: s.p50,
+        p90: s.p90,
+        baseline: { what: "worker_threads round trip", p50: roundTrip.p50 },
+        ratio: s.p50 / roundTrip.p50,
+        target: "p50 ≤ 150 µs and ≤ 4× round trip",
+        met: s.p50 <= 150 && s.p50 <= 4 * roundTrip.p50,
+        note: `direct in-process ${direct.p50.toFixed(1)} µs; MCP stdio server ${mcp.p50.toFixed(0)} µs (${(mcp.p50 / s.p50).toFixed(1)}× Airlock)`,
+      });
+    } finally {
+      await bench.close();
+    }
+  }
+  rows.push(
+    {
+      id: "1b",
+      what: "baseline: direct in-process call",
+      unit: "µs",
+      p50: direct.p50,
+      p90: direct.p90,
+      target: "–",
+    },
+    {
+      id: "1c",
+      what: "baseline: worker_threads round trip",
+      unit: "µs",
+      p50: roundTrip.p50,
+      p90: roundTrip.p90,
+      target: "–",
+    },
+    {
+      id: "1d",
+      what: "baseline: MCP stdio server call",
+      unit: "µs",
+      p50: mcp.p50,
+      p90: mcp.p90,
+      target: "–",
+    },
+  );
+  return rows;
+}
