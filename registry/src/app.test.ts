@@ -102,6 +102,18 @@ describe("registry app", () => {
     expect(new Uint8Array(await download.arrayBuffer())).toEqual(first.tgz);
   });
 
+  it("accepts exactly one of two concurrent publishes of the same version", async () => {
+    const a = docFor("weather", "1.0.0");
+    const b = docFor("weather", "1.0.0", (m) => {
+      m.description = "racing";
+    });
+    const statuses = (await Promise.all([put("weather", a.doc, alice), put("weather", b.doc, alice)])).map(
+      (r) => r.status,
+    );
+    expect(statuses.sort()).toEqual([201, 409]);
+    expect(storage.getPackage("weather")?.versions).toHaveLength(1);
+  });
+
   it("lets only the first publisher's tokens publish to a namespace", async () => {
     expect((await put("weather", docFor("weather", "1.0.0").doc, alice)).status).toBe(201);
     const res = await put("weather", docFor("weather", "1.0.1").doc, mallory);

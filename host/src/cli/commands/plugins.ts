@@ -56,13 +56,17 @@ Example:
     const parsed = parseOptions(args, { ...PLUGIN_OPTIONS, "allow-unsigned": { type: "boolean" } }, 2);
     const namespace = requiredPositional(parsed, 0, "<namespace>");
     const range = parsed.positionals[1] ?? "";
-    const report = await withHost(pluginHostOptions(parsed, io), (host) =>
-      host.plugins.upgrade(namespace, range, { allowUnsigned: parsed.values["allow-unsigned"] === true }),
-    );
+    const { before, report } = await withHost(pluginHostOptions(parsed, io), async (host) => {
+      const active = (await host.plugins.list()).find((p) => p.namespace === namespace)?.active ?? null;
+      const upgraded = await host.plugins.upgrade(namespace, range, {
+        allowUnsigned: parsed.values["allow-unsigned"] === true,
+      });
+      return { before: active, report: upgraded };
+    });
     printJsonOr(io, parsed, report, () =>
-      report.version === report.previous || report.previous === null
-        ? `${report.namespace} is at ${report.version}.\n`
-        : `Upgraded ${report.namespace} to ${report.version} (previous: ${report.previous}).\n`,
+      report.version === before
+        ? `${report.namespace} is already at ${report.version}.\n`
+        : `Upgraded ${report.namespace} from ${before} to ${report.version}.\n`,
     );
     return 0;
   },
