@@ -2,7 +2,10 @@
 // its CliCommand (one file under commands/) and add it to this list; main.ts does the rest.
 import type { CliCommand } from "../types.ts";
 import { agentsCommands } from "./agents.ts";
+import { installCommand } from "./install.ts";
 import { mcpCommand } from "./mcp.ts";
+import { pluginsCommands } from "./plugins.ts";
+import { registryCommands } from "./registry.ts";
 import { serveCommand, startCommand } from "./start.ts";
 import { tokensCommands } from "./tokens.ts";
 
@@ -10,6 +13,9 @@ export const COMMANDS: CliCommand[] = [
   startCommand,
   serveCommand,
   mcpCommand,
+  installCommand,
+  ...pluginsCommands,
   ...agentsCommands,
   ...tokensCommands,
+  ...registryCommands,
 ];
