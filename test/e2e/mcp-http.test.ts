@@ -105,3 +105,41 @@ test("refuses a non-initialize request without a session", async () => {
   expect(res.status).toBe(400);
   expect(await res.text()).not.toContain("at ");
 });
+
+test("answers malformed and oversized MCP bodies with JSON-RPC errors, no stack, and stays healthy", async () => {
+  const { client, transport } = await connect("alpha", f.agentToken);
+  const headers = {
+    authorization: `Bearer ${f.agentToken}`,
+    "mcp-session-id": transport.sessionId as string,
+    "mcp-protocol-version": "2025-06-18",
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+  };
+  const malformed = await fetch(server.mcpUrl("alpha"), {
+    method: "POST",
+    headers,
+    body: '{"jsonrpc": "2.0", "id": ',
+  });
+  expect(malformed.status).toBe(400);
+  const malformedText = await malformed.text();
+  expect(malformedText).toContain("jsonrpc");
+  expect(malformedText).not.toMatch(/\n\s+at |\.ts:\d+/);
+  const huge = await fetch(server.mcpUrl("alpha"), {
+    method: "POST",
+    headers,
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name: "kit__echo", arguments: { text: "x".repeat(5 * 1024 * 1024) } },
+    }),
+  });
+  expect(huge.status).toBe(413);
+  await huge.text();
+  const after = (await client.callTool({
+    name: "kit__echo",
+    arguments: { text: "still here" },
+  })) as CallToolResult;
+  expect(after.content).toEqual([{ type: "text", text: "echo: still here" }]);
+  await client.close();
+});
