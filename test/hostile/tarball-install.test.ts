@@ -191,6 +191,16 @@ describe("hostile tarballs through the installer", () => {
     });
   }
 
+  it("never takes modes from the archive: a setuid, world-writable bundle is written 0644", async () => {
+    const path = join(dir, "modes.tgz");
+    const entries = base.map((e) => ({ ...e, mode: 0o6777 }));
+    writeFileSync(path, gzip(tarArchive(entries)));
+    await lifecycle().install(path, { allowUnsigned: true });
+    for (const file of ["index.js", "airlock.json", "package.json"]) {
+      expect(statSync(join(dir, "data", "plugins", "evil", "1.0.0", file)).mode & 0o7777).toBe(0o644);
+    }
+  });
+
   it("gives distinct codes to the distinct attacks", () => {
     expect(new Set(hostile.map(([, code]) => code)).size).toBe(hostile.length - 1);
   });

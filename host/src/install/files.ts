@@ -32,6 +32,8 @@ export const versionDir = (dataDir: string, namespace: string, version: string):
 function writeFileDurably(path: string, bytes: Uint8Array): void {
   const fd = openSync(path, "wx", 0o644);
   try {
+    fchmodSync(fd, 0o644); // exact, whatever the process umask
+
     let at = 0;
     while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at);
     fsyncSync(fd);
@@ -48,6 +50,7 @@ export function stageFiles(dataDir: string, namespace: string, version: string, 
     `${namespace}@${version}.${process.pid}.${randomBytes(6).toString("hex")}`,
   );
   mkdirSync(dir, { mode: 0o755 });
+  chmodSync(dir, 0o755);
   writeFileDurably(join(dir, "package.json"), files.packageJson);
   writeFileDurably(join(dir, "airlock.json"), files.manifest);
   writeFileDurably(join(dir, "index.js"), files.bundle);
