@@ -1,6 +1,7 @@
-// `airlock start` / `airlock serve` as a real child process: it prints working URLs and tokens,
-// serves the admin API and MCP on them, exits 0 on SIGTERM, and a restart on the same data
-// directory prints the same (still valid) operator token.
+// `airlock serve` as a real child process: it prints working URLs and tokens, serves the admin
+// API and MCP on them, exits 0 on SIGTERM, and a restart on the same data directory prints the
+// same (still valid) operator token. (`airlock start` = serve + bootstrap steps; the first-party
+// bootstrap, which builds and publishes every plugin, has its own suite in cli/bootstrap/.)
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -9,12 +10,20 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { runCli } from "../../host/src/cli/main.ts";
 
 const BIN = fileURLToPath(new URL("../../host/bin/airlock.ts", import.meta.url));
 let dataDir: string;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "airlock-start-"));
+  const io = {
+    stdout: () => undefined,
+    stderr: () => undefined,
+    env: { AIRLOCK_SANDBOX: "in-process" },
+    cwd: dataDir,
+  };
+  expect(await runCli(["agents", "create", "default", "--data-dir", dataDir], io)).toBe(0);
 });
 afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
@@ -53,8 +62,8 @@ function field(banner: string, pattern: RegExp): string {
   return match[1];
 }
 
-test("start prints the admin URL, the operator token and the default agent's MCP URL and token", async () => {
-  const started = await launch("start");
+test("serve prints the admin URL, the operator token and each agent's MCP URL and token", async () => {
+  const started = await launch("serve");
   try {
     const api = field(started.banner, /Admin API:\s+(\S+)\/api\s/);
     const operator = field(started.banner, /Operator token:\s+(alk_op_\S+)/);
