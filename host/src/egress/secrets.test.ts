@@ -13,6 +13,19 @@ describe("redactor", () => {
     expect(text(out)).toBe(`[${REDACTED}|${REDACTED}|${REDACTED}]`);
   });
 
+  it("scrubs the URL-encoded, JSON-escaped and base64 forms of a value too", () => {
+    const value = 'pa$$ "w/rd"+?';
+    const r = redactor([value]);
+    const forms = [
+      encodeURIComponent(value),
+      JSON.stringify(value).slice(1, -1),
+      Buffer.from(value).toString("base64"),
+      Buffer.from(value).toString("base64url"),
+    ];
+    for (const form of forms) expect(r.text(`<${form}>`)).toBe(`<${REDACTED}>`);
+    expect(text(r.bytes(new TextEncoder().encode(forms.join("|"))))).not.toMatch(/pa|cGEk/);
+  });
+
   it("scrubs the longer of two overlapping values first, leaving no fragment", () => {
     const r = redactor(["abcd", "abcdefgh"]);
     expect(r.text("xabcdefghx")).toBe(`x${REDACTED}x`);

@@ -3,7 +3,8 @@
 // Invariants: a secret is injected only when the tool declares it AND an egress rule admitting
 // the destination binds it; the check runs before any connection; values are never put in an
 // error, a detail or an audit entry; what returns to the plugin (headers, URL, body) has every
-// injected value of at least MIN_REDACT_LENGTH characters replaced by REDACTED.
+// injected value of at least MIN_REDACT_LENGTH characters — raw, URL-encoded, JSON-escaped or
+// base64 — replaced by REDACTED.
 
 import type { Destination } from "./destination.ts";
 import { fetchError } from "./errors.ts";
@@ -71,9 +72,22 @@ export interface Redactor {
   bytes(b: Uint8Array): Uint8Array;
 }
 
-/** Scrubs the given secret values from strings and bytes; identity when there are none. */
+/** The forms a server most often reflects a value in: raw, URL-encoded, JSON-escaped, base64(url). */
+function spellings(value: string): string[] {
+  const bytes = Buffer.from(value, "utf8");
+  return [
+    value,
+    encodeURIComponent(value),
+    JSON.stringify(value).slice(1, -1),
+    bytes.toString("base64"),
+    bytes.toString("base64url"),
+  ];
+}
+
+/** Scrubs the given secret values (in the forms above) from strings and bytes; identity when none. */
 export function redactor(values: Iterable<string>): Redactor {
-  const secrets = [...new Set(values)].filter((v) => v.length >= MIN_REDACT_LENGTH);
+  const long = [...values].filter((v) => v.length >= MIN_REDACT_LENGTH);
+  const secrets = [...new Set(long.flatMap(spellings))];
   secrets.sort((a, b) => b.length - a.length);
   if (secrets.length === 0) return { text: (s) => s, bytes: (b) => b };
   const needles = secrets.map((s) => Buffer.from(s, "utf8"));
