@@ -6,7 +6,9 @@
 // removes staging left by dead processes and version directories the store does not know.
 import { randomBytes } from "node:crypto";
 import {
+  chmodSync,
   closeSync,
+  fchmodSync,
   fsyncSync,
   mkdirSync,
   openSync,
