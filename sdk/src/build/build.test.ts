@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import vm from "node:vm";
 import { list } from "tar";
@@ -51,6 +52,10 @@ describe("build", () => {
     });
 
     expect(bundle.toString("utf8")).not.toContain("invalid plugin manifest"); // no host-side code rides along
+    expect(bundle.toString("utf8")).not.toContain(tmpdir()); // no trace of where the plugin sits on disk
+    expect(bundle.toString("utf8")).not.toMatch(/^\s*\/\/ \.\.\//m);
+    expect(bundle.toString("utf8")).toContain("// src/search-notes.ts");
+    expect(bundle.toString("utf8")).toContain("// @airlock/sdk/src/define-tool.ts");
     const sandbox = vm.createContext({});
     vm.runInContext(bundle.toString("utf8"), sandbox);
     const plugin = sandbox[PLUGIN_GLOBAL] as {
@@ -66,6 +71,12 @@ describe("build", () => {
     await expect(plugin.tools.searchNotes?.({ query: 1 }, {})).rejects.toMatchObject({
       code: "AIRLOCK_SDK_INPUT_INVALID",
     });
+  });
+
+  it("gives the same bundle integrity wherever the plugin sits on disk", async () => {
+    const first = await buildPlugin(await fixture("notes"));
+    const second = await buildPlugin(await fixture("notes"));
+    expect(second.manifest.bundle.integrity).toBe(first.manifest.bundle.integrity);
   });
 
   it("refuses an import of node:fs, naming the import and the importing file, and writes nothing", async () => {

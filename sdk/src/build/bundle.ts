@@ -5,13 +5,16 @@
 //  2. loadDescription: the same entry plus describe.ts bundled as ESM for Node into a temp
 //     file, imported in this process to read tools and schemas (the plugin's top-level code
 //     runs here, at build time, on the author's machine).
+// Reproducibility: esbuild's `// <path>` module markers are rewritten to paths that do not
+// depend on where the plugin or its dependencies sit on the author's disk (`zod/v4/core/api.js`,
+// `@airlock/sdk/src/names.ts`, `src/index.ts`), so the bundle leaks no local layout.
 // Resolution: bare imports resolve from the plugin directory first; when the plugin cannot
 // resolve one (a plugin scaffolded outside any project), it falls back to the node_modules
 // folders the SDK itself resolves from, so `@airlock/sdk` and `zod` are the CLI's own.
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { type BuildFailure, type BuildOptions, build } from "esbuild";
 import type { DescribedPlugin } from "./describe.ts";
@@ -51,6 +54,23 @@ async function run(options: BuildOptions, pluginDir: string): Promise<Uint8Array
   }
 }
 
+const MARKER = /^(\s*)\/\/ (\S+\.[cm]?[jt]sx?)$/gm;
+
+/** Rewrites esbuild's module markers (paths relative to pluginDir) to location-independent ones. */
+export function neutralizeMarkers(code: string, pluginDir: string): string {
+  return code.replace(MARKER, (line, indent: string, marker: string) => {
+    const at = marker.lastIndexOf("node_modules/");
+    if (at >= 0) return `${indent}// ${marker.slice(at + "node_modules/".length)}`;
+    const absolute = resolve(pluginDir, marker);
+    const inSdk = relative(SDK_ROOT, absolute);
+    if (!inSdk.startsWith("..") && !isAbsolute(inSdk))
+      return `${indent}// @airlock/sdk/${inSdk.split(sep).join("/")}`;
+    const inPlugin = relative(pluginDir, absolute);
+    if (!inPlugin.startsWith("..") && !isAbsolute(inPlugin)) return line;
+    return `${indent}// ${basename(absolute)}`;
+  });
+}
+
 /** The sandbox bundle (index.js) of the plugin whose entry is `entry`. */
 export async function bundleForSandbox(
   pluginDir: string,
@@ -62,7 +82,7 @@ export async function bundleForSandbox(
     `import { installPlugin } from "@airlock/sdk";`,
     "installPlugin(entry.default);",
   ].join("\n");
-  return run(
+  const code = await run(
     {
       stdin: { contents, resolveDir: pluginDir, sourcefile: "airlock-entry.js", loader: "js" },
       format: "iife",
@@ -78,6 +98,9 @@ export async function bundleForSandbox(
     },
     pluginDir,
   );
+  return minify
+    ? code
+    : new TextEncoder().encode(neutralizeMarkers(new TextDecoder().decode(code), pluginDir));
 }
 
 /** Loads the plugin in this process and describes it (tools, JSON Schemas, checked examples). */
