@@ -21,8 +21,7 @@ export interface PluginDefinitionInput {
   description?: string;
   /** Semver range of host versions the plugin runs on, e.g. "^1.0.0". */
   engine: string;
-  // biome-ignore lint/suspicious/noExplicitAny: tools differ in their parameter types
-  tools: ReadonlyArray<DefinedTool<any>>;
+  tools: readonly DefinedTool[];
   /** The knowledge level the tools need to work well (informational; the operator grants). */
   knowledge?: KnowledgeRequest;
   /** Outbound destinations for ctx.fetch. */

@@ -64,7 +64,8 @@ export interface DefinedTool<P extends ParametersSchema = ParametersSchema> {
   readonly presentation: Presentation | undefined;
   /** The harness group, or null for a regular tool. */
   readonly harness: string | null;
-  readonly execute: (input: z.output<P>, ctx: ToolContext) => unknown;
+  /** Method syntax on purpose: it keeps DefinedTool<SpecificSchema> assignable to DefinedTool. */
+  execute(input: z.output<P>, ctx: ToolContext): unknown;
 }
 
 const KNOWN_KEYS = new Set([
