@@ -1,5 +1,5 @@
 // Error codes of the first-party bootstrap of `airlock start`.
-import { AirlockError, defineErrorCodes } from "@airlock/sdk/errors";
+import { AirlockError, defineErrorCodes, hasCode } from "@airlock/sdk/errors";
 
 export const BOOTSTRAP_ERRORS = defineErrorCodes({
   AIRLOCK_BOOTSTRAP_REGISTRY_FAILED: {
@@ -24,5 +24,10 @@ export function bootstrapError(
   message: string,
   options: { details?: Record<string, unknown>; cause?: unknown } = {},
 ): AirlockError {
-  return new AirlockError(code, message, { status: BOOTSTRAP_ERRORS[code].status, ...options });
+  const cause = options.cause;
+  const why =
+    cause === undefined
+      ? ""
+      : `: ${hasCode(cause) ? `${cause.code} ` : ""}${cause instanceof Error ? cause.message : String(cause)}`;
+  return new AirlockError(code, `${message}${why}`, { status: BOOTSTRAP_ERRORS[code].status, ...options });
 }

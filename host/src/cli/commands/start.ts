@@ -10,6 +10,7 @@ import { startAdminServer } from "../../api/server.ts";
 import type { HostOptions } from "../../config.ts";
 import type { AirlockHost } from "../../host-types.ts";
 import { listOption, type Parsed, parseOptions, portOption, stringOption } from "../args.ts";
+import { createFirstPartyStep } from "../bootstrap/index.ts";
 import { ensureAgentToken, ensureOperatorToken } from "../credentials.ts";
 import { HOST_OPTIONS, HOST_OPTIONS_HELP, hostOptionsFrom, openHost } from "../open-host.ts";
 import type { CliCommand, CliIO } from "../types.ts";
@@ -49,7 +50,7 @@ export const defaultAgentStep: BootstrapStep = {
 };
 
 /** What `airlock start` runs besides serving. Add a step here; keep `serve` step-free. */
-export const START_BOOTSTRAP: BootstrapStep[] = [defaultAgentStep];
+export const START_BOOTSTRAP: BootstrapStep[] = [defaultAgentStep, createFirstPartyStep()];
 
 const OPTIONS = {
   ...HOST_OPTIONS,
@@ -111,6 +112,10 @@ async function banner(ctx: RunningContext): Promise<string> {
   return [...lines, ...ctx.notes, "Press Ctrl+C to stop.", ""].join("\n");
 }
 
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** Starts everything, then waits for `until` (default: SIGINT/SIGTERM), then shuts down. */
 export async function runServer(
   name: "start" | "serve",
@@ -152,9 +157,19 @@ export async function runServer(
     io.stderr(`airlock ${name}: shutting down\n`);
     return 0;
   } finally {
-    await server?.close();
-    for (const cleanup of cleanups.reverse()) await cleanup();
-    await host?.close();
+    // Every stage runs even when an earlier one fails; the first failure is reported.
+    const failures: unknown[] = [];
+    const attempt = async (stage: () => Promise<void> | undefined) => {
+      try {
+        await stage();
+      } catch (error) {
+        failures.push(error);
+      }
+    };
+    await attempt(() => server?.close());
+    for (const cleanup of cleanups.reverse()) await attempt(cleanup);
+    await attempt(() => host?.close());
+    for (const failure of failures) io.stderr(`airlock ${name}: shutdown: ${describe(failure)}\n`);
   }
 }
 
