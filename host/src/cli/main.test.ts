@@ -4,6 +4,7 @@ import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createSurfaceFixture } from "../api/test-support.ts";
 import { createHost } from "../host.ts";
 import { COMMANDS } from "./commands/index.ts";
 import { runCli } from "./main.ts";
@@ -19,6 +20,13 @@ afterAll(async () => {
 });
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  return cliWith({}, ...argv);
+}
+
+async function cliWith(
+  env: Record<string, string>,
+  ...argv: string[]
+): Promise<{ code: number; out: string; err: string }> {
   let out = "";
   let err = "";
   const io: CliIO = {
@@ -28,7 +36,7 @@ async function cli(...argv: string[]): Promise<{ code: number; out: string; err:
     stderr: (t) => {
       err += t;
     },
-    env: { AIRLOCK_DATA_DIR: dataDir, AIRLOCK_SANDBOX: "in-process" },
+    env: { AIRLOCK_DATA_DIR: dataDir, AIRLOCK_SANDBOX: "in-process", ...env },
     cwd: dataDir,
   };
   const code = await runCli(argv, io);
@@ -114,5 +122,37 @@ describe("agents and tokens on a data directory", () => {
     }
     const agentWithoutSlug = await cli("tokens", "create", "--role", "agent");
     expect(agentWithoutSlug.code).toBe(2);
+  });
+});
+
+describe("secrets from the CLI", () => {
+  test("sets a secret from an environment variable and lists it masked", async () => {
+    const f = await createSurfaceFixture();
+    await f.closeHost();
+    try {
+      const secret = "sk-cli-secret-987654321";
+      const set = await cliWith(
+        { KEY: secret },
+        "agents",
+        "set-secret",
+        "alpha",
+        "api_key",
+        "--from-env",
+        "KEY",
+        "--data-dir",
+        f.dataDir,
+      );
+      expect(set.code, set.err).toBe(0);
+      expect(set.out).not.toContain(secret);
+      const listed = await cli("agents", "secrets", "alpha", "--json", "--data-dir", f.dataDir);
+      expect(JSON.parse(listed.out)).toEqual([
+        expect.objectContaining({ key: "api_key", set: true, sensitive: true }),
+      ]);
+      expect(listed.out).not.toContain(secret);
+      const both = await cli("agents", "set-secret", "alpha", "api_key", "--value", "a", "--from-env", "KEY");
+      expect(both.code).toBe(2);
+    } finally {
+      await f.close();
+    }
   });
 });

@@ -147,6 +147,71 @@ const levelCommand: CliCommand = {
   },
 };
 
+const secretsCommand: CliCommand = {
+  path: ["agents", "secrets"],
+  summary: "List the secrets an agent's tools declare (sensitive values masked)",
+  help: usage(
+    "secrets",
+    " <slug>",
+    "Lists the secrets the agent's tools declare: set or not, sensitive values masked.",
+    "support-bot",
+  ),
+  async run(args, io) {
+    const parsed = parseOptions(args, OPTIONS, 1);
+    const slug = requiredPositional(parsed, 0, "<slug>");
+    const secrets = await withHost(hostOptionsFrom(parsed, io, "in-process"), async (host) => {
+      await requireAgent(host, slug);
+      return host.listSecrets(slug);
+    });
+    return print(io, parsed.values.json === true, secrets, () =>
+      secrets.length === 0
+        ? "No tool of this agent declares a secret.\n"
+        : `${secrets.map((s) => `${s.key}\t${s.set ? (s.value ?? "set") : "not set"}\tused by ${s.tools.join(", ")}`).join("\n")}\n`,
+    );
+  },
+};
+
+const setSecretCommand: CliCommand = {
+  path: ["agents", "set-secret"],
+  summary: "Set one secret of an agent (stored encrypted)",
+  help: `Usage: airlock agents set-secret <slug> <key> (--value TEXT | --from-env VAR) [options]
+
+Sets a secret for the agent's tools; it is stored encrypted and never printed back in clear
+when sensitive. Prefer --from-env to keep the value out of your shell history.
+
+Options:
+  --value TEXT       The value.
+  --from-env VAR     Read the value from environment variable VAR.
+${HOST_OPTIONS_HELP}
+  --json             Print JSON.
+
+Example:
+  WEATHER_KEY=… airlock agents set-secret support-bot api_key --from-env WEATHER_KEY
+`,
+  async run(args, io) {
+    const parsed = parseOptions(
+      args,
+      { ...OPTIONS, value: { type: "string" }, "from-env": { type: "string" } },
+      2,
+    );
+    const slug = requiredPositional(parsed, 0, "<slug>");
+    const key = requiredPositional(parsed, 1, "<key>");
+    const direct = parsed.values.value;
+    const envName = parsed.values["from-env"];
+    if ((direct === undefined) === (envName === undefined)) {
+      throw cliError("AIRLOCK_CLI_USAGE", "give exactly one of --value or --from-env");
+    }
+    const value = typeof direct === "string" ? direct : io.env[String(envName)];
+    if (value === undefined)
+      throw cliError("AIRLOCK_CLI_USAGE", `environment variable ${String(envName)} is not set`);
+    const secrets = await withHost(hostOptionsFrom(parsed, io, "in-process"), async (host) => {
+      await requireAgent(host, slug);
+      return host.setSecrets(slug, { [key]: value });
+    });
+    return print(io, parsed.values.json === true, secrets, () => `Secret ${key} set for ${slug}.\n`);
+  },
+};
+
 export const agentsCommands: CliCommand[] = [
   listCommand,
   createCommand,
@@ -154,4 +219,6 @@ export const agentsCommands: CliCommand[] = [
   toggleCommand(true),
   toggleCommand(false),
   levelCommand,
+  secretsCommand,
+  setSecretCommand,
 ];
