@@ -260,6 +260,45 @@ export function defineSandboxSuite(mode: SandboxMode): void {
       expect((await second).content).toEqual([{ type: "text", text: "through" }]);
     });
 
+    it("fails a call in flight and one queued behind it when the plugin is unloaded", async () => {
+      const doomed = makePlugin({
+        namespace: "doomed",
+        code: fixtureBundle("basic"),
+        tools: ["gated"],
+        limits: { concurrency: 1 },
+      });
+      await h.sandbox.load(doomed);
+      const hits = h.gate.hits;
+      const running = h.callError(doomed, "gated");
+      await h.gate.reached(hits + 1);
+      // called directly (no awaits before it reaches the sandbox) so it is queued before the unload
+      const grant = h.bridge.issueGrant({
+        agent: "agent-a",
+        conversationId: "c",
+        manifest: doomed.manifest,
+        tool: "gated",
+        knowledgeLevel: null,
+        capabilityCalls: 5,
+      });
+      const queued = h.sandbox.call(
+        {
+          pluginKey: doomed.key,
+          tool: "gated",
+          input: {},
+          token: grant.token,
+          context: CONTEXT,
+          signal: AbortSignal.timeout(30_000),
+        },
+        h.bridge.dispatch,
+      );
+      await h.sandbox.unload(doomed.key);
+      expect((await running).code).toBe("AIRLOCK_SANDBOX_UNLOADED");
+      await expect(queued).rejects.toMatchObject({ code: "AIRLOCK_SANDBOX_UNLOADED" });
+      h.bridge.revoke(grant.token);
+      h.gate.release();
+      expect(h.gate.hits).toBe(hits + 1);
+    });
+
     it("refuses a bundle that does not compile, throws at load or lacks a manifest tool", async () => {
       const cases = [
         "this is not javascript(",

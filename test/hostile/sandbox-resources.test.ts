@@ -5,13 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SandboxPlugin } from "../../host/src/sandbox/types.ts";
 import type { Harness } from "../support/sandbox-harness.ts";
 import { MODES } from "../support/sandbox-harness.ts";
-import { expectContained, hostileSetup } from "../support/sandbox-hostile.ts";
+import { expectContained, hostilePlugin, hostileSetup } from "../support/sandbox-hostile.ts";
 
 describe.each(MODES)("resource exhaustion (%s)", (mode) => {
   let h: Harness;
   let plugin: SandboxPlugin;
+  // generous CPU so that on a loaded machine the memory limit, not the CPU limit, ends the bombs
+  const roomy = hostilePlugin("hostile-mem", { cpuMs: 20_000, wallMs: 25_000 });
   beforeAll(async () => {
     ({ h, plugin } = await hostileSetup(mode));
+    await h.sandbox.load(roomy);
   });
   afterAll(async () => h.close());
 
@@ -26,15 +29,15 @@ describe.each(MODES)("resource exhaustion (%s)", (mode) => {
   });
 
   it("disposes an isolate whose heap passes memoryMb with AIRLOCK_SANDBOX_MEMORY_LIMIT", async () => {
-    const error = await h.callError(plugin, "heapBomb");
+    const error = await h.callError(roomy, "heapBomb");
     expect(error.code).toBe("AIRLOCK_SANDBOX_MEMORY_LIMIT");
-    await expectContained(h, plugin);
+    await expectContained(h, roomy);
   });
 
   it("counts ArrayBuffer memory against memoryMb (AIRLOCK_SANDBOX_MEMORY_LIMIT)", async () => {
-    const error = await h.callError(plugin, "bufferBomb");
+    const error = await h.callError(roomy, "bufferBomb");
     expect(error.code).toBe("AIRLOCK_SANDBOX_MEMORY_LIMIT");
-    await expectContained(h, plugin);
+    await expectContained(h, roomy);
   });
 
   it("refuses one ArrayBuffer larger than memoryMb (AIRLOCK_SANDBOX_MEMORY_LIMIT)", async () => {

@@ -1,75 +1,14 @@
-// Test helpers for the sandbox suites: a SandboxPlugin from hand-written bundle code plus a
-// minimal valid manifest (validated by parseManifest, integrity computed with node:crypto), and
-// a recording bridge/grant set-up around the real bridge.
-import { createHash } from "node:crypto";
+// Test helpers for the sandbox suites: hand-written fixture bundles (test/fixtures/bundles/) and
+// the SandboxPlugin builder (host/src/sandbox/plugin-fixture.ts).
 import { readFileSync } from "node:fs";
-import { type PluginManifest, parseManifest, type SecretSpec } from "@airlock/sdk/manifest";
-import { resolveLimits } from "../../host/src/sandbox/limits.ts";
-import type { EffectiveLimits, SandboxPlugin } from "../../host/src/sandbox/types.ts";
+
+export {
+  type FixtureTool,
+  fixtureManifest,
+  integrityOf,
+  makePlugin,
+} from "../../host/src/sandbox/plugin-fixture.ts";
 
 export function fixtureBundle(name: string): string {
   return readFileSync(new URL(`../fixtures/bundles/${name}.js`, import.meta.url), "utf8");
-}
-
-export interface FixtureTool {
-  name: string;
-  secrets?: string[];
-}
-
-export function integrityOf(code: string): string {
-  return `sha512-${createHash("sha512").update(code, "utf8").digest("base64")}`;
-}
-
-export function fixtureManifest(
-  namespace: string,
-  version: string,
-  code: string,
-  tools: Array<string | FixtureTool>,
-): PluginManifest {
-  const secret = (key: string): SecretSpec => ({ key, type: "text", optional: false, sensitive: true });
-  return parseManifest({
-    manifestVersion: 1,
-    namespace,
-    version,
-    description: `fixture ${namespace}`,
-    engine: ">=0.1.0",
-    sdk: "1.0.0",
-    bundle: { file: "index.js", integrity: integrityOf(code), size: Buffer.byteLength(code) },
-    tools: tools.map((t) => {
-      const tool = typeof t === "string" ? { name: t } : t;
-      return {
-        name: tool.name,
-        description: `fixture tool ${tool.name}`,
-        category: "test",
-        inputSchema: { type: "object" },
-        annotations: {},
-        requiredSecrets: (tool.secrets ?? []).map(secret),
-        inputExamples: [],
-        harness: null,
-      };
-    }),
-    knowledge: null,
-    egress: [],
-    limits: {},
-  });
-}
-
-export function makePlugin(options: {
-  namespace: string;
-  version?: string;
-  code: string;
-  tools: Array<string | FixtureTool>;
-  limits?: Partial<EffectiveLimits>;
-  codeCachePath?: string;
-}): SandboxPlugin {
-  const version = options.version ?? "1.0.0";
-  const manifest = fixtureManifest(options.namespace, version, options.code, options.tools);
-  const plugin: SandboxPlugin = {
-    key: `${options.namespace}@${version}`,
-    manifest,
-    code: options.code,
-    limits: resolveLimits(options.limits ?? {}, {}),
-    ...(options.codeCachePath === undefined ? {} : { codeCachePath: options.codeCachePath }),
-  };
-  return plugin;
 }

@@ -20,18 +20,23 @@ export async function hostileSetup(
   options: { pingTimeoutMs?: number } = {},
 ): Promise<{ h: Harness; plugin: SandboxPlugin }> {
   const h = await createHarness(mode, options);
-  const plugin = makePlugin({
-    namespace: "hostile",
-    code: fixtureBundle("hostile"),
-    tools: HOSTILE_TOOLS.map((name) => ({ name, secrets: ["api_key"] })),
-    limits: { cpuMs: 300, wallMs: 15_000, memoryMb: 32, maxResultBytes: 64 * 1024, ...limits },
-  });
+  const plugin = hostilePlugin("hostile", limits);
   await h.sandbox.load(plugin);
   for (const agent of ["agent-a", "agent-b"]) {
     await h.setSecret(agent, "canary_key", CANARY);
     await h.setSecret(agent, "api_key", DECLARED_VALUE);
   }
   return { h, plugin };
+}
+
+/** The hostile fixture bundle as a plugin: every tool declares `api_key` only; tight limits. */
+export function hostilePlugin(namespace: string, limits: Partial<EffectiveLimits> = {}): SandboxPlugin {
+  return makePlugin({
+    namespace,
+    code: fixtureBundle("hostile"),
+    tools: HOSTILE_TOOLS.map((name) => ({ name, secrets: ["api_key"] })),
+    limits: { cpuMs: 300, wallMs: 15_000, memoryMb: 32, maxResultBytes: 64 * 1024, ...limits },
+  });
 }
 
 /** The host still serves a normal call of the same plugin, and the canary leaked nowhere. */

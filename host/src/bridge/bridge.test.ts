@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fixtureManifest } from "../../../test/support/sandbox-fixtures.ts";
+import { fixtureManifest } from "../sandbox/plugin-fixture.ts";
 import type { AuditInput } from "../store/types.ts";
 import { createBridge } from "./bridge.ts";
 import { bridgeError } from "./errors.ts";

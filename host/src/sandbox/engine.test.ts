@@ -1,9 +1,9 @@
 // Engine knobs that the shared suite does not vary: the per-isolate context cap (least recently
 // used idle contexts are released) and the engine-wide bound on calls in flight.
 import { describe, expect, it } from "vitest";
-import { makePlugin } from "../../../test/support/sandbox-fixtures.ts";
 import type { BridgeDispatch } from "../bridge/types.ts";
 import { createInProcessSandbox } from "./in-process.ts";
+import { makePlugin } from "./plugin-fixture.ts";
 import type { Sandbox, SandboxPlugin } from "./types.ts";
 
 const code = `globalThis.__airlockPlugin = { tools: {

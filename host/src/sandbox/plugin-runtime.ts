@@ -12,75 +12,27 @@ import { readFileSync } from "node:fs";
 import { AirlockError } from "@airlock/sdk/errors";
 import ivm from "isolated-vm";
 import { readCodeCache, writeCodeCache } from "./code-cache.ts";
-import { isSandboxCode, sandboxError } from "./errors.ts";
+import { sandboxError } from "./errors.ts";
+import {
+  type AgentContext,
+  type DisposeReason,
+  decodeEnvelope,
+  type EngineBridge,
+  type Execution,
+  Generation,
+  messageOf,
+  toArrayBuffer,
+} from "./generation.ts";
 import type { CallContextData, SandboxPlugin } from "./types.ts";
 
-const BOOTSTRAP_SOURCE = readFileSync(new URL("./isolate/bootstrap.js", import.meta.url), "utf8");
+export type { EngineBridge };
 
-/** How plugin code reaches the host for one call: the call's token is bound by the caller. */
-export type EngineBridge = (capability: string, method: string, args: unknown[]) => Promise<unknown>;
+const BOOTSTRAP_SOURCE = readFileSync(new URL("./isolate/bootstrap.js", import.meta.url), "utf8");
 
 export interface RuntimeOptions {
   maxContexts: number;
   watchIntervalMs: number;
   onWarning: (message: string) => void;
-}
-
-interface Execution {
-  bridge: EngineBridge | null;
-  cpuNs: number;
-  startedAt: number;
-  exceeded: boolean;
-}
-
-interface AgentContext {
-  context: ivm.Context;
-  run: ivm.Reference<(...args: unknown[]) => Promise<string>>;
-  active: number;
-}
-
-type DisposeReason = "cpu" | "memory" | "unload" | "close";
-
-class Generation {
-  readonly isolate: ivm.Isolate;
-  readonly contexts = new Map<string, Promise<AgentContext>>();
-  readonly executions = new Map<number, Execution>();
-  reason: DisposeReason | null = null;
-  lastCpu = 0n;
-  timer: NodeJS.Timeout | null = null;
-  bootstrap: ivm.Script | null = null;
-  bundle: ivm.Script | null = null;
-  readonly bridgeRef: ivm.Reference;
-
-  constructor(memoryMb: number) {
-    this.isolate = new ivm.Isolate({ memoryLimit: memoryMb });
-    this.bridgeRef = new ivm.Reference(
-      async (seq: unknown, capability: unknown, method: unknown, args: unknown) => {
-        const bridge = typeof seq === "number" ? this.executions.get(seq)?.bridge : undefined;
-        if (!bridge)
-          return { ok: false, code: "AIRLOCK_BRIDGE_TOKEN_INVALID", message: "this call has ended" };
-        if (typeof capability !== "string" || typeof method !== "string" || !Array.isArray(args)) {
-          return {
-            ok: false,
-            code: "AIRLOCK_BRIDGE_UNKNOWN_CAPABILITY",
-            message: "malformed bridge request",
-          };
-        }
-        try {
-          return { ok: true, value: await bridge(capability, method, args) };
-        } catch (error) {
-          const code =
-            error instanceof AirlockError || hasStringCode(error) ? error.code : "AIRLOCK_BRIDGE_FAILED";
-          const message = error instanceof Error ? error.message : "the capability failed";
-          return { ok: false, code, message };
-        }
-      },
-    );
-  }
-}
-
-function hasStringCode(e: unknown): e is { code: string } {
-  return typeof e === "object" && e !== null && typeof (e as { code?: unknown }).code === "string";
 }
 
 let nextSeq = 1;
@@ -90,6 +42,7 @@ export class PluginRuntime {
   #options: RuntimeOptions;
   #gen: Generation | null = null;
   #cachedData: Buffer | undefined;
+  #ended: "unload" | "close" | null = null;
 
   constructor(plugin: SandboxPlugin, options: RuntimeOptions) {
     this.plugin = plugin;
@@ -181,7 +134,9 @@ export class PluginRuntime {
     }
   }
 
-  dispose(reason: DisposeReason): void {
+  /** Ends this runtime for good (unload, replace, close); its calls in flight fail. */
+  dispose(reason: "unload" | "close"): void {
+    this.#ended = reason;
     const gen = this.#gen;
     this.#gen = null;
     if (gen) this.#disposeGeneration(gen, reason);
@@ -196,6 +151,8 @@ export class PluginRuntime {
   }
 
   async #generation(): Promise<Generation> {
+    if (this.#ended === "close") throw sandboxError("AIRLOCK_SANDBOX_CLOSED", "the sandbox was closed");
+    if (this.#ended === "unload") throw sandboxError("AIRLOCK_SANDBOX_UNLOADED", "the plugin was unloaded");
     if (this.#gen && !this.#gen.isolate.isDisposed) return this.#gen;
     const gen = new Generation(this.plugin.limits.memoryMb);
     this.#gen = gen;
@@ -344,32 +301,4 @@ export class PluginRuntime {
     }
     return sandboxError("AIRLOCK_SANDBOX_INTERNAL", "the isolate failed unexpectedly", { reason: message });
   }
-}
-
-/** "R<json>" → the JSON; "E<code>\n<message>\n<errorCode>" → that AirlockError (sandbox codes only). */
-function decodeEnvelope(raw: string): string {
-  if (raw.startsWith("R")) return raw.slice(1);
-  let parts: unknown[] = [];
-  try {
-    parts = raw.startsWith("E")
-      ? raw
-          .slice(1)
-          .split("\n")
-          .map((p) => JSON.parse(p))
-      : [];
-  } catch (error) {
-    throw sandboxError("AIRLOCK_SANDBOX_INTERNAL", "undecodable envelope", { reason: messageOf(error) });
-  }
-  const [code, message, errorCode] = parts;
-  const known = typeof code === "string" && isSandboxCode(code) ? code : "AIRLOCK_SANDBOX_INTERNAL";
-  const details = typeof errorCode === "string" && errorCode !== "" ? { errorCode } : undefined;
-  throw sandboxError(known, typeof message === "string" ? message : "the call failed", details);
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function toArrayBuffer(buf: Buffer): ArrayBuffer {
-  return buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;
 }

@@ -1,0 +1,97 @@
+// One incarnation of a plugin's isolate (a "generation"): the isolate, its compiled scripts, its
+// agent contexts, the executions in flight and the host function plugin code's bridge calls
+// reach. PluginRuntime replaces a generation that was disposed (memory, CPU, unload).
+// Invariants: the bridge function answers only executions still in flight (an ended call's
+// ctx gets AIRLOCK_BRIDGE_TOKEN_INVALID) and only with plain `{ok, value}` / `{ok:false, code,
+// message}` data; the isolate's envelope is decoded here and only AIRLOCK_SANDBOX_* codes pass.
+import { AirlockError } from "@airlock/sdk/errors";
+import ivm from "isolated-vm";
+import { isSandboxCode, sandboxError } from "./errors.ts";
+
+/** How plugin code reaches the host for one call: the call's token is bound by the caller. */
+export type EngineBridge = (capability: string, method: string, args: unknown[]) => Promise<unknown>;
+
+export interface Execution {
+  bridge: EngineBridge | null;
+  cpuNs: number;
+  startedAt: number;
+  exceeded: boolean;
+}
+
+export interface AgentContext {
+  context: ivm.Context;
+  run: ivm.Reference<(...args: unknown[]) => Promise<string>>;
+  active: number;
+}
+
+export type DisposeReason = "cpu" | "memory" | "unload" | "close";
+
+export class Generation {
+  readonly isolate: ivm.Isolate;
+  readonly contexts = new Map<string, Promise<AgentContext>>();
+  readonly executions = new Map<number, Execution>();
+  reason: DisposeReason | null = null;
+  lastCpu = 0n;
+  timer: NodeJS.Timeout | null = null;
+  bootstrap: ivm.Script | null = null;
+  bundle: ivm.Script | null = null;
+  readonly bridgeRef: ivm.Reference;
+
+  constructor(memoryMb: number) {
+    this.isolate = new ivm.Isolate({ memoryLimit: memoryMb });
+    this.bridgeRef = new ivm.Reference(
+      async (seq: unknown, capability: unknown, method: unknown, args: unknown) => {
+        const bridge = typeof seq === "number" ? this.executions.get(seq)?.bridge : undefined;
+        if (!bridge)
+          return { ok: false, code: "AIRLOCK_BRIDGE_TOKEN_INVALID", message: "this call has ended" };
+        if (typeof capability !== "string" || typeof method !== "string" || !Array.isArray(args)) {
+          return {
+            ok: false,
+            code: "AIRLOCK_BRIDGE_UNKNOWN_CAPABILITY",
+            message: "malformed bridge request",
+          };
+        }
+        try {
+          return { ok: true, value: await bridge(capability, method, args) };
+        } catch (error) {
+          const code =
+            error instanceof AirlockError || hasStringCode(error) ? error.code : "AIRLOCK_BRIDGE_FAILED";
+          const message = error instanceof Error ? error.message : "the capability failed";
+          return { ok: false, code, message };
+        }
+      },
+    );
+  }
+}
+
+function hasStringCode(e: unknown): e is { code: string } {
+  return typeof e === "object" && e !== null && typeof (e as { code?: unknown }).code === "string";
+}
+
+/** "R<json>" → the JSON; "E<code>\n<message>\n<errorCode>" → that AirlockError (sandbox codes only). */
+export function decodeEnvelope(raw: string): string {
+  if (raw.startsWith("R")) return raw.slice(1);
+  let parts: unknown[] = [];
+  try {
+    parts = raw.startsWith("E")
+      ? raw
+          .slice(1)
+          .split("\n")
+          .map((p) => JSON.parse(p))
+      : [];
+  } catch (error) {
+    throw sandboxError("AIRLOCK_SANDBOX_INTERNAL", "undecodable envelope", { reason: messageOf(error) });
+  }
+  const [code, message, errorCode] = parts;
+  const known = typeof code === "string" && isSandboxCode(code) ? code : "AIRLOCK_SANDBOX_INTERNAL";
+  const details = typeof errorCode === "string" && errorCode !== "" ? { errorCode } : undefined;
+  throw sandboxError(known, typeof message === "string" ? message : "the call failed", details);
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function toArrayBuffer(buf: Buffer): ArrayBuffer {
+  return buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;
+}
