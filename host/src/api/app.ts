@@ -64,6 +64,7 @@ export function createAdminApi(host: AirlockHost, options: AdminApiOptions = {})
 
   app.onError((error, c) => {
     const wire = toWireError(error, log);
+    if (wire.status === 401) c.header("www-authenticate", 'Bearer realm="airlock"');
     return c.json(wire.body, wire.status as ContentfulStatusCode);
   });
   app.notFound((c) => {

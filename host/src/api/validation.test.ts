@@ -64,7 +64,9 @@ afterAll(async () => {
 
 describe("authentication", () => {
   test("refuses a missing token with 401 AIRLOCK_API_UNAUTHORIZED", async () => {
-    expectRefusal(await send("GET", "/api/tools", { token: null }), 401, "AIRLOCK_API_UNAUTHORIZED");
+    const answer = await send("GET", "/api/tools", { token: null });
+    expectRefusal(answer, 401, "AIRLOCK_API_UNAUTHORIZED");
+    expect(answer.headers.get("www-authenticate")).toBe('Bearer realm="airlock"');
   });
 
   test("refuses an unknown, malformed or absurdly long token alike", async () => {
