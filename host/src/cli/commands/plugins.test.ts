@@ -4,9 +4,15 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { samplePluginTarball, sha512Integrity } from "@airlock/sdk/package";
+import {
+  publishDocument,
+  samplePluginFiles,
+  samplePluginTarball,
+  sha512Integrity,
+} from "@airlock/sdk/package";
 import { generateKeyPair, signIntegrity } from "@airlock/sdk/signing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startLocalRegistry } from "../bootstrap/registry-process.ts";
 import { runCli } from "../main.ts";
 import type { CliIO } from "../types.ts";
 import { installCommand } from "./install.ts";
@@ -94,5 +100,35 @@ describe("airlock install / plugins", () => {
       ),
     ).toBe(0);
     expect(out.join("")).toMatch(/^airlock_reg_[A-Za-z0-9_-]{43}\n$/);
+  });
+});
+
+describe("airlock install from a registry", () => {
+  it("installs name@range from a registry child process, then upgrades", async () => {
+    const registry = await startLocalRegistry({ dir: join(dir, "reg"), owner: "acme" });
+    try {
+      for (const version of ["1.0.0", "1.1.0", "2.0.0-beta.1"]) {
+        const bytes = samplePluginTarball({ namespace: "weather", version });
+        const doc = publishDocument(bytes, samplePluginFiles({ namespace: "weather", version }).parsed, [
+          signIntegrity(sha512Integrity(bytes), key.privateKeyPem),
+        ]);
+        const res = await fetch(`${registry.url}/weather`, {
+          method: "PUT",
+          headers: { authorization: `Bearer ${registry.token}`, "content-type": "application/json" },
+          body: JSON.stringify(doc),
+        });
+        expect(res.status).toBe(201);
+      }
+      expect(await run("install", "weather@~1.0.0", "--registry", registry.url)).toBe(0);
+      expect(out.join("")).toContain("Installed weather@1.0.0");
+      out = [];
+      expect(await run("plugins", "upgrade", "weather")).toBe(0);
+      expect(out.join("")).toContain("Upgraded weather from 1.0.0 to 1.1.0");
+      out = [];
+      expect(await run("plugins", "upgrade", "weather", "^1.0.0")).toBe(0);
+      expect(out.join("")).toContain("already at 1.1.0");
+    } finally {
+      await registry.close();
+    }
   });
 });
