@@ -1,7 +1,7 @@
 // The one conformance suite every Sandbox mode passes (run by sandbox-in-process.test.ts and
 // sandbox-workers.test.ts): results and their normalisation, ctx as built in the isolate, the
 // core capabilities through the real bridge and SQLite store, limits, queueing, loading.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -338,8 +338,11 @@ export function defineSandboxSuite(mode: SandboxMode): void {
         await h.sandbox.load(cached);
         expect(existsSync(codeCachePath)).toBe(true);
         expect(readFileSync(codeCachePath).toString("latin1")).toContain(cached.manifest.bundle.integrity);
+        const written = statSync(codeCachePath).ino;
         await h.sandbox.unload(cached.key);
         await h.sandbox.load(cached);
+        // accepted, not rejected and rewritten (a rewrite renames a new file into place)
+        expect(statSync(codeCachePath).ino).toBe(written);
         expect((await h.call(cached, "echo", { c: 1 })).structuredContent).toEqual({ echoed: { c: 1 } });
       } finally {
         rmSync(dir, { recursive: true, force: true });

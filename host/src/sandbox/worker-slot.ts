@@ -15,6 +15,8 @@ import type { SandboxPlugin } from "./types.ts";
 import type { FromWorker, ToWorker, WireError, WorkerEngineOptions } from "./worker-protocol.ts";
 import { toWire } from "./worker-protocol.ts";
 
+const QUICK_EXIT_MS = 5_000;
+const MAX_RESTART_DELAY_MS = 5_000;
 const ENTRY = fileURLToPath(new URL("./worker-entry.ts", import.meta.url));
 
 interface PendingCall {
@@ -47,6 +49,7 @@ export class WorkerSlot {
   #requests = new Map<number, { resolve: () => void; reject: (e: AirlockError) => void }>();
   #nextId = 1;
   #closing = false;
+  #quickExits = 0;
   #engineOptions: WorkerEngineOptions;
   #onLog: (line: string) => void;
 
@@ -89,6 +92,7 @@ export class WorkerSlot {
     child.on("error", (error) => this.#onLog(`[worker ${this.index}] process error: ${error.message}`));
     child.on("exit", (code, signal) => this.#exited(child, code, signal));
     this.#ready = started.then(async () => {
+      if (this.#child !== child) return; // it died before it was ready
       const reloads = [...this.plugins.values()].map((p) =>
         this.#request({ type: "load", rid: 0, plugin: p }).catch((error: AirlockError) => {
           this.#onLog(`[worker ${this.index}] reloading ${p.key} failed: ${error.code}`);
@@ -112,8 +116,13 @@ export class WorkerSlot {
     this.#onStarted();
     if (this.#closing) return;
     this.restarts++;
-    this.#onLog(`[worker ${this.index}] exited (${signal ?? code}); restarting`);
-    this.#start();
+    // a worker that dies soon after starting (a plugin crashing it at load) restarts with backoff
+    this.#quickExits = Date.now() - this.startedAt < QUICK_EXIT_MS ? this.#quickExits + 1 : 0;
+    const delay = this.#quickExits === 0 ? 0 : Math.min(MAX_RESTART_DELAY_MS, 50 * 2 ** this.#quickExits);
+    this.#onLog(`[worker ${this.index}] exited (${signal ?? code}); restarting in ${delay} ms`);
+    this.#ready = new Promise<void>((resolve) => setTimeout(resolve, delay)).then(() => {
+      if (!this.#closing) this.#start();
+    });
   }
 
   /** Kills the child (the supervisor's remedy for a worker that stopped answering). */
