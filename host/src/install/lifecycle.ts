@@ -72,7 +72,11 @@ export function createPluginLifecycle(options: PluginLifecycleOptions): ManagedP
   };
   let recovered: Promise<RecoveryReport> | undefined;
   const ready = (): Promise<RecoveryReport> => {
-    recovered ??= recover();
+    // A failed recovery (e.g. a lock held too long) is retried by the next operation.
+    recovered ??= recover().catch((err: unknown) => {
+      recovered = undefined;
+      throw err;
+    });
     return recovered;
   };
 
