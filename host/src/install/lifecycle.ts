@@ -41,7 +41,17 @@ function parseNameRange(text: string): { name: string; range: string } {
 function readSidecarSignatures(path: string): IntegritySignature[] {
   const file = `${path}.sig`;
   if (!existsSync(file)) return [];
-  const parsed: unknown = JSON.parse(readFileSync(file, "utf8"));
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    throw installError(
+      "AIRLOCK_INSTALL_FILE_UNREADABLE",
+      `${file} is not a JSON signature ({"keyid","sig"})`,
+      { file },
+      err,
+    );
+  }
   const list = Array.isArray(parsed) ? parsed : [parsed];
   return list.filter(
     (s): s is IntegritySignature =>
