@@ -18,7 +18,7 @@ afterAll(async () => {
   await f.close();
 });
 
-function transport(agent: string): StdioClientTransport {
+function transport(agent: string, extra: string[] = []): StdioClientTransport {
   return new StdioClientTransport({
     command: process.execPath,
     args: [
@@ -31,6 +31,7 @@ function transport(agent: string): StdioClientTransport {
       f.dataDir,
       "--sandbox",
       "in-process",
+      ...extra,
     ],
     env: { PATH: process.env.PATH ?? "" },
     stderr: "pipe",
@@ -65,4 +66,11 @@ test("exits with an error naming the agent when it does not exist", async () => 
   await expect(client.connect(t)).rejects.toThrow();
   await closed;
   expect(stderr.join("")).toContain("AIRLOCK_CLI_UNKNOWN_AGENT");
+});
+
+test("serves only the tools named with --tool", async () => {
+  const client = new Client({ name: "e2e-stdio", version: "1.0.0" });
+  await client.connect(transport("alpha", ["--tool", "kit:echo", "--tool", "kit__fail"]));
+  expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["kit__echo", "kit__fail"]);
+  await client.close();
 });

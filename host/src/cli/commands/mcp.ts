@@ -3,7 +3,7 @@
 // Invariants: stdout carries MCP messages only — console output of the whole process is sent
 // to stderr before the host opens; the agent must exist (it is not created implicitly).
 import { serveMcpStdio } from "../../mcp/stdio.ts";
-import { parseOptions, stringOption } from "../args.ts";
+import { listOption, parseOptions, stringOption } from "../args.ts";
 import { cliError } from "../errors.ts";
 import { HOST_OPTIONS, HOST_OPTIONS_HELP, hostOptionsFrom, openHost, requireAgent } from "../open-host.ts";
 import type { CliCommand } from "../types.ts";
@@ -12,6 +12,8 @@ const OPTIONS = {
   ...HOST_OPTIONS,
   agent: { type: "string" },
   "auto-approve": { type: "boolean" },
+  tool: { type: "string", multiple: true },
+  group: { type: "string", multiple: true },
 } as const;
 
 /** Routes console.log/info/debug to stderr so nothing but MCP reaches stdout. */
@@ -35,6 +37,8 @@ Options:
   --agent SLUG       The agent whose tools are served (required).
 ${HOST_OPTIONS_HELP}
   --auto-approve     Run tools that are not read-only without waiting for an approval.
+  --tool ID          Serve only this tool (ns:tool); repeatable. Default: every served tool.
+  --group NAME       Serve only tools of this category or presentation group; repeatable.
 
 Example (an MCP client's server entry):
   {"command": "airlock", "args": ["mcp", "--agent", "default", "--data-dir", "/srv/airlock"]}
@@ -48,7 +52,13 @@ Example (an MCP client's server entry):
     const host = await openHost(hostOptions);
     try {
       await requireAgent(host, agent);
-      await serveMcpStdio(host, agent, parsed.values["auto-approve"] === true ? { autoApprove: true } : {});
+      const tools = listOption(parsed, "tool").map((t) => t.replace("__", ":"));
+      const groups = listOption(parsed, "group");
+      await serveMcpStdio(host, agent, {
+        ...(parsed.values["auto-approve"] === true ? { autoApprove: true } : {}),
+        ...(tools.length > 0 ? { tools } : {}),
+        ...(groups.length > 0 ? { groups } : {}),
+      });
       return 0;
     } finally {
       await host.close();
