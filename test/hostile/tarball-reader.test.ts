@@ -181,3 +181,30 @@ describe("hostile tarballs against readPluginTarball", () => {
     expect(codes.size).toBeGreaterThanOrEqual(16);
   });
 });
+
+describe("malformed archives never hang the reader or escape as uncoded errors", () => {
+  it("refuses every truncation and bit-flip of a good archive with a coded error", async () => {
+    const tar = tarArchive(goodEntries);
+    const variants: Uint8Array[] = [];
+    for (let cut = 0; cut < tar.length; cut += 173) variants.push(gzip(tar.subarray(0, cut)));
+    for (let at = 0; at < 1536; at += 97) {
+      const flipped = new Uint8Array(tar);
+      flipped[at] = (flipped[at] as number) ^ 0x5a;
+      variants.push(gzip(flipped));
+    }
+    const gz = withEntries();
+    for (let cut = 10; cut < gz.length; cut += Math.ceil(gz.length / 12)) variants.push(gz.subarray(0, cut));
+    const codes = new Set<string>();
+    for (const bytes of variants) {
+      const outcome = await readPluginTarball(bytes).then(
+        () => "accepted",
+        (e: unknown) => String((e as { code?: unknown }).code),
+      );
+      codes.add(outcome);
+    }
+    // A flip inside file bodies of JSON/bundle may still parse; every failure carries a code.
+    for (const code of codes)
+      expect(code).toMatch(/^(accepted|AIRLOCK_PACKAGE_[A-Z_]+|AIRLOCK_MANIFEST_INVALID)$/);
+    expect(codes.has("AIRLOCK_PACKAGE_TAR_INVALID")).toBe(true);
+  });
+});
