@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SandboxPlugin } from "../../host/src/sandbox/types.ts";
 import type { Harness } from "../support/sandbox-harness.ts";
 import { MODES } from "../support/sandbox-harness.ts";
-import { expectContained, hostilePlugin, hostileSetup } from "../support/sandbox-hostile.ts";
+import { expectContained, hostilePlugin, hostileSetup, waitFor } from "../support/sandbox-hostile.ts";
 
 describe.each(MODES)("resource exhaustion (%s)", (mode) => {
   let h: Harness;
@@ -26,6 +26,22 @@ describe.each(MODES)("resource exhaustion (%s)", (mode) => {
     const error = await h.callError(plugin, tool);
     expect(error.code).toBe("AIRLOCK_SANDBOX_CPU_LIMIT");
     await expectContained(h, plugin);
+  });
+
+  it("fails a call that returns while leaving an endless microtask chain with AIRLOCK_SANDBOX_CPU_LIMIT", async () => {
+    const error = await h.callError(plugin, "leaveMicrotaskLoop");
+    expect(error.code).toBe("AIRLOCK_SANDBOX_CPU_LIMIT");
+    await expectContained(h, plugin);
+  });
+
+  it.each([
+    ["leaveSpinLoop", "code left running after its call ended"],
+    ["leaveBridgeLoop", "keeps calling ctx after its call ended"],
+  ])("resets the isolate when %s keeps working after its call returned", async (tool, warning) => {
+    const agent = `${tool}-agent`;
+    expect((await h.call(plugin, tool, {}, { agent })).content).toEqual([{ type: "text", text: "returned" }]);
+    await waitFor(() => h.logs.some((l) => l.includes(warning)));
+    await expectContained(h, plugin, agent);
   });
 
   it("disposes an isolate whose heap passes memoryMb with AIRLOCK_SANDBOX_MEMORY_LIMIT", async () => {

@@ -46,3 +46,8 @@ export async function expectContained(h: Harness, plugin: SandboxPlugin, agent =
   expect(h.everything()).not.toContain(CANARY);
   expect(JSON.stringify(await h.store.queryAudit({}))).not.toContain(CANARY);
 }
+
+/** Resolves once `condition()` holds (polled; the test's own timeout bounds the wait). */
+export async function waitFor(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+}

@@ -24,6 +24,9 @@ export interface AgentContext {
   active: number;
 }
 
+/** Bridge calls from ended calls tolerated per isolate before it is reset (a loop left running). */
+export const MAX_ORPHAN_CALLS = 100;
+
 export type DisposeReason = "cpu" | "memory" | "unload" | "close";
 
 export class Generation {
@@ -33,17 +36,25 @@ export class Generation {
   reason: DisposeReason | null = null;
   lastCpu = 0n;
   timer: NodeJS.Timeout | null = null;
+  /** CPU burnt while no call was in flight, since the last call ended (code left running). */
+  backgroundNs = 0;
+  idleSince = 0;
+  /** Bridge calls from code whose call had ended (a stale ctx, or a loop left running). */
+  orphanCalls = 0;
   bootstrap: ivm.Script | null = null;
   bundle: ivm.Script | null = null;
   readonly bridgeRef: ivm.Reference;
 
-  constructor(memoryMb: number) {
+  /** `onOrphanFlood` runs once more than MAX_ORPHAN_CALLS bridge calls came from ended calls. */
+  constructor(memoryMb: number, onOrphanFlood: () => void) {
     this.isolate = new ivm.Isolate({ memoryLimit: memoryMb });
     this.bridgeRef = new ivm.Reference(
       async (seq: unknown, capability: unknown, method: unknown, args: unknown) => {
         const bridge = typeof seq === "number" ? this.executions.get(seq)?.bridge : undefined;
-        if (!bridge)
+        if (!bridge) {
+          if (++this.orphanCalls === MAX_ORPHAN_CALLS + 1) onOrphanFlood();
           return { ok: false, code: "AIRLOCK_BRIDGE_TOKEN_INVALID", message: "this call has ended" };
+        }
         if (typeof capability !== "string" || typeof method !== "string" || !Array.isArray(args)) {
           return {
             ok: false,

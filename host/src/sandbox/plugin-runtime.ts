@@ -154,7 +154,12 @@ export class PluginRuntime {
     if (this.#ended === "close") throw sandboxError("AIRLOCK_SANDBOX_CLOSED", "the sandbox was closed");
     if (this.#ended === "unload") throw sandboxError("AIRLOCK_SANDBOX_UNLOADED", "the plugin was unloaded");
     if (this.#gen && !this.#gen.isolate.isDisposed) return this.#gen;
-    const gen = new Generation(this.plugin.limits.memoryMb);
+    const gen: Generation = new Generation(this.plugin.limits.memoryMb, () => {
+      this.#options.onWarning(
+        `${this.plugin.key}: code left running keeps calling ctx after its call ended; isolate reset`,
+      );
+      this.#disposeGeneration(gen, "cpu");
+    });
     this.#gen = gen;
     try {
       gen.bootstrap = await gen.isolate.compileScript(BOOTSTRAP_SOURCE, { filename: "airlock:bootstrap.js" });
@@ -234,6 +239,7 @@ export class PluginRuntime {
   }
 
   #watch(gen: Generation): void {
+    gen.idleSince = 0;
     if (gen.timer) return;
     gen.lastCpu = gen.isolate.cpuTime;
     gen.timer = setInterval(() => this.#tick(gen), this.#options.watchIntervalMs);
@@ -246,9 +252,28 @@ export class PluginRuntime {
       return;
     }
     const now = gen.isolate.cpuTime;
-    const share = Number(now - gen.lastCpu) / Math.max(1, gen.executions.size);
+    const delta = Number(now - gen.lastCpu);
     gen.lastCpu = now;
     const { cpuMs, wallMs } = this.plugin.limits;
+    if (gen.executions.size === 0) {
+      // nothing in flight: CPU burnt now is code a call left running; watch it for wallMs
+      if (gen.idleSince === 0) {
+        gen.idleSince = Date.now();
+        gen.backgroundNs = 0;
+        return;
+      }
+      gen.backgroundNs += delta;
+      if (gen.backgroundNs > cpuMs * 1e6) {
+        this.#options.onWarning(`${this.plugin.key}: code left running after its call ended; isolate reset`);
+        this.#disposeGeneration(gen, "cpu");
+      } else if (Date.now() - gen.idleSince > wallMs && gen.timer) {
+        clearInterval(gen.timer);
+        gen.timer = null;
+      }
+      return;
+    }
+    gen.idleSince = 0;
+    const share = delta / gen.executions.size;
     let exceeded = false;
     for (const [seq, exec] of gen.executions) {
       exec.cpuNs += share;
@@ -258,10 +283,6 @@ export class PluginRuntime {
         gen.executions.delete(seq);
     }
     if (exceeded) this.#disposeGeneration(gen, "cpu");
-    else if (gen.executions.size === 0 && gen.timer) {
-      clearInterval(gen.timer);
-      gen.timer = null;
-    }
   }
 
   #classify(gen: Generation, exec: Execution | null, error: unknown): AirlockError {
