@@ -1,10 +1,16 @@
 // The registry driven in-process through its hono app: publish, resolve, download, ownership,
 // immutability, name policy and validation, each refusal by its code.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PluginManifest } from "@airlock/sdk/manifest";
-import { publishDocument, samplePluginFiles, samplePluginTarball } from "@airlock/sdk/package";
+import {
+  gzip,
+  publishDocument,
+  samplePluginFiles,
+  samplePluginTarball,
+  tarArchive,
+} from "@airlock/sdk/package";
 import { generateKeyPair, signIntegrity } from "@airlock/sdk/signing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createRegistryApp } from "./app.ts";
@@ -187,6 +193,23 @@ describe("registry app", () => {
     if (v === undefined) throw new Error("fixture");
     v.dist.integrity = `sha512-${(await import("node:crypto")).createHash("sha512").update(bogus).digest("base64")}`;
     expect(await codeOf(await put("weather", doc, alice))).toBe("AIRLOCK_PACKAGE_NOT_GZIP");
+  });
+
+  it("stores nothing for a hostile tarball: no file under tarballs/, no package", async () => {
+    const files = samplePluginFiles({ namespace: "weather", version: "1.0.0" });
+    const evil = gzip(
+      tarArchive([
+        { path: "package/package.json", body: files.packageJson },
+        { path: "package/airlock.json", body: files.manifest },
+        { path: "package/index.js", type: "2", linkpath: "/etc/passwd" },
+      ]),
+    );
+    const res = await put("weather", publishDocument(evil, files.parsed), alice);
+    expect(res.status).toBe(422);
+    expect(await codeOf(res)).toBe("AIRLOCK_PACKAGE_SYMLINK");
+    expect(readdirSync(join(dir, "tarballs"))).toEqual([]);
+    expect((await app.request("/weather")).status).toBe(404);
+    expect((await put("weather", docFor("weather", "1.0.0").doc, alice)).status).toBe(201);
   });
 
   it("refuses a body over the size cap and a malformed signature", async () => {
