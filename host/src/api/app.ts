@@ -29,6 +29,8 @@ export interface AdminApiOptions {
   maxBodyBytes?: number;
   /** Interval of SSE keep-alive comments on /api/events (ms; 0 disables); default 15 000. */
   eventKeepAliveMs?: number;
+  /** Event streams open at once; default 64. */
+  maxEventStreams?: number;
   /**
    * DNS-rebinding protection: the `host:port` values (and thus `http://host:port` origins) this
    * server answers to. Read on every request (the port may be known only after listen).
@@ -49,7 +51,10 @@ export function adminRoutes(options: AdminApiOptions = {}): RouteSpec[] {
     ...pluginRoutes,
     ...auditRoutes,
     ...callRoutes,
-    ...eventRoutes({ keepAliveMs: options.eventKeepAliveMs ?? 15_000 }),
+    ...eventRoutes({
+      keepAliveMs: options.eventKeepAliveMs ?? 15_000,
+      maxStreams: options.maxEventStreams ?? 64,
+    }),
   ];
 }
 

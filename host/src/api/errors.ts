@@ -40,6 +40,10 @@ export const API_ERRORS = defineErrorCodes({
     status: 403,
     description: "The Host or Origin header is not the server's own address (DNS-rebinding protection).",
   },
+  AIRLOCK_API_TOO_MANY_STREAMS: {
+    status: 429,
+    description: "Too many open event streams on this server (details.limit); close one and retry.",
+  },
   AIRLOCK_API_INTERNAL: {
     status: 500,
     description: "An unexpected failure inside the host; the operator log has the details.",

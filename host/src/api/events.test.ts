@@ -11,7 +11,7 @@ let app: Hono;
 beforeAll(async () => {
   f = await createSurfaceFixture();
   await f.host.setToolsEnabled("beta", { "kit:echo": true });
-  app = createAdminApi(f.host, { mcp: false, eventKeepAliveMs: 0, log: () => undefined });
+  app = createAdminApi(f.host, { mcp: false, eventKeepAliveMs: 0, maxEventStreams: 2, log: () => undefined });
 });
 afterAll(async () => {
   await f.close();
@@ -102,4 +102,18 @@ test("sends only the event types asked for", async () => {
   await stream.until(() => stream.events.length > 0);
   expect(stream.events.map((e) => e.event)).toEqual(["tool.failed"]);
   await stream.close();
+});
+
+test("caps the number of open streams and frees a slot when a client goes away", async () => {
+  const first = await openStream(f.operatorToken);
+  const second = await openStream(f.agentToken);
+  const third = await app.request("/api/events", { headers: { authorization: `Bearer ${f.operatorToken}` } });
+  expect(third.status).toBe(429);
+  expect(((await third.json()) as { error: { code: string } }).error.code).toBe(
+    "AIRLOCK_API_TOO_MANY_STREAMS",
+  );
+  await first.close();
+  const again = await openStream(f.operatorToken);
+  await again.close();
+  await second.close();
 });

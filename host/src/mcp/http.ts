@@ -16,9 +16,10 @@ import { createAgentMcpServer, type McpServerOptions } from "./server.ts";
 
 export const MCP_PATH = "/mcp/:slug";
 export const MAX_SESSIONS = 256;
+export const MAX_SESSIONS_PER_TOKEN = 32;
 export const SESSION_IDLE_MS = 30 * 60 * 1000;
 
-interface Session {
+export interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   close: () => Promise<void>;
   agent: string;
@@ -26,13 +27,33 @@ interface Session {
   lastSeen: number;
 }
 
-/** The live MCP sessions of one admin server; `closeAll` ends them (server shutdown). */
+export interface SessionLimits {
+  maxSessions: number;
+  maxPerToken: number;
+  idleMs: number;
+}
+
+/**
+ * The live MCP sessions of one admin server; `closeAll` ends them (server shutdown). Bounded:
+ * idle sessions are reaped when a session is added; one token holds at most `maxPerToken`
+ * (its own oldest is closed first, so one token cannot evict another's sessions), and the
+ * whole registry at most `maxSessions` (the oldest overall is closed).
+ */
 export class McpSessionRegistry {
   readonly #sessions = new Map<string, Session>();
   readonly #log: (error: unknown) => void;
+  readonly #limits: SessionLimits;
 
-  constructor(log: (error: unknown) => void = (error) => console.error("airlock mcp:", error)) {
+  constructor(
+    log: (error: unknown) => void = (error) => console.error("airlock mcp:", error),
+    limits: Partial<SessionLimits> = {},
+  ) {
     this.#log = log;
+    this.#limits = {
+      maxSessions: limits.maxSessions ?? MAX_SESSIONS,
+      maxPerToken: limits.maxPerToken ?? MAX_SESSIONS_PER_TOKEN,
+      idleMs: limits.idleMs ?? SESSION_IDLE_MS,
+    };
   }
 
   get size(): number {
@@ -44,8 +65,12 @@ export class McpSessionRegistry {
   }
 
   add(id: string, session: Session, now: number): void {
+    for (const [key, s] of this.#sessions) if (now - s.lastSeen > this.#limits.idleMs) this.#drop(key, s);
+    const own = [...this.#sessions].filter(([, s]) => s.tokenId === session.tokenId);
+    for (const [key, s] of own.slice(0, Math.max(0, own.length - this.#limits.maxPerToken + 1))) this.#drop(key, s);
     for (const [key, s] of this.#sessions) {
-      if (now - s.lastSeen > SESSION_IDLE_MS || this.#sessions.size >= MAX_SESSIONS) this.#drop(key, s);
+      if (this.#sessions.size < this.#limits.maxSessions) break;
+      this.#drop(key, s);
     }
     this.#sessions.set(id, session);
   }

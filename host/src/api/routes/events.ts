@@ -32,9 +32,12 @@ const eventsQuery = z.strictObject({
 export interface EventStreamOptions {
   /** Interval of `: ping` comments keeping proxies from closing an idle stream (ms; 0 = none). */
   keepAliveMs: number;
+  /** Open streams allowed at once on this app; more answer 429. */
+  maxStreams: number;
 }
 
 export function eventRoutes(options: EventStreamOptions): RouteSpec[] {
+  let open = 0;
   return [
     defineRoute({
       method: "get",
@@ -55,6 +58,16 @@ export function eventRoutes(options: EventStreamOptions): RouteSpec[] {
           }
           agent = token.agent ?? "\u0000";
         }
+        if (open >= options.maxStreams) {
+          throw apiError(
+            "AIRLOCK_API_TOO_MANY_STREAMS",
+            `at most ${options.maxStreams} event streams at once`,
+            {
+              limit: options.maxStreams,
+            },
+          );
+        }
+        open++;
         const types = query.types ?? EVENT_TYPES;
         const encoder = new TextEncoder();
         const unsubscribe: Array<() => void> = [];
@@ -64,6 +77,7 @@ export function eventRoutes(options: EventStreamOptions): RouteSpec[] {
         const stop = () => {
           if (closed) return;
           closed = true;
+          open--;
           for (const off of unsubscribe) off();
           if (timer !== undefined) clearInterval(timer);
         };
