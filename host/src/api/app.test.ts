@@ -92,6 +92,8 @@ describe("agents, secrets and knowledge", () => {
     const token = (created.json?.token as { token: string }).token;
     expect(token).toMatch(/^alk_ag_/);
     expect((await api("GET", "/api/instances/gamma/tools", token)).status).toBe(200);
+    const again = await api("POST", "/api/instances", f.operatorToken, { slug: "gamma" });
+    expect(again.status).toBe(200);
     const list = await api("GET", "/api/instances", f.operatorToken);
     expect((list.json?.agents as Array<{ slug: string }>).map((a) => a.slug)).toContain("gamma");
   });

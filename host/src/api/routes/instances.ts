@@ -32,7 +32,8 @@ export const instanceRoutes: RouteSpec[] = [
     method: "post",
     path: "/api/instances",
     operationId: "createAgent",
-    summary: "Creates an agent (knowledge level `read`, no tools enabled); optionally issues its token.",
+    summary:
+      "Creates an agent (knowledge level `read`, no tools enabled), or returns the existing one; optionally issues a token.",
     tag: "instances",
     access: "operator",
     body: createAgentBody,
@@ -43,10 +44,12 @@ export const instanceRoutes: RouteSpec[] = [
       },
     },
     async handler({ host, body }) {
+      // Idempotent: an existing agent is returned as it is (200), a new one is 201.
+      const status = (await host.getAgent(body.slug)) === null ? 201 : 200;
       const agent = await host.createAgent(body.slug);
-      if (body.token !== true) return { status: 201, json: { agent } };
+      if (body.token !== true) return { status, json: { agent } };
       const token = await host.issueToken("agent", agent.slug, "created by the admin API");
-      return { status: 201, json: { agent, token } };
+      return { status, json: { agent, token } };
     },
   }),
   defineRoute({
