@@ -3,7 +3,7 @@
 // Invariants: every request (initialize or not) is authenticated with the agent's token or an
 // operator token; a session is bound to the agent and the token that created it, and answers
 // 404 to anyone else; DNS-rebinding protection is the admin app's host guard (same server);
-// the registry is bounded (oldest session closed first) and idle sessions are reaped.
+// the registry is bounded per token and overall (oldest closed first) and idle sessions are reaped.
 import { randomUUID } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Hono } from "hono";
