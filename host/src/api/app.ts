@@ -14,6 +14,7 @@ import { hostGuard } from "./host-guard.ts";
 import { buildOpenApiDocument, type ExtraPath } from "./openapi.ts";
 import { registerRoute } from "./register.ts";
 import { pathMatcher, type RouteSpec } from "./route-table.ts";
+import { adminPageRoutes } from "./routes/admin-page.ts";
 import { auditRoutes } from "./routes/audit.ts";
 import { callRoutes } from "./routes/calls.ts";
 import { catalogueRoutes } from "./routes/catalogue.ts";
@@ -64,7 +65,7 @@ export function createAdminApi(host: AirlockHost, options: AdminApiOptions = {})
   const app = new Hono();
   const extra: ExtraPath[] = options.mcp === false ? [] : [MCP_OPENAPI_PATH];
   const routes: RouteSpec[] = [...adminRoutes(options)];
-  routes.push(...metaRoutes(() => buildOpenApiDocument(routes, host.version, extra)));
+  routes.push(...metaRoutes(() => buildOpenApiDocument(routes, host.version, extra)), ...adminPageRoutes());
   const matchers = routes.map((route) => ({ method: route.method, match: pathMatcher(route.path) }));
 
   app.onError((error, c) => {

@@ -100,6 +100,7 @@ async function banner(ctx: RunningContext): Promise<string> {
   const lines = [
     `Airlock ${ctx.host.version} is running (data: ${ctx.dataDir})`,
     `  Admin API:       ${ctx.server.url}/api  (OpenAPI: ${ctx.server.url}/api/openapi.json)`,
+    `  Admin page:      ${ctx.server.url}/admin`,
     `  Operator token:  ${operator.token}`,
   ];
   for (const agent of await ctx.host.listAgents()) {
