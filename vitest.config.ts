@@ -12,7 +12,9 @@ export default defineConfig({
       "test/**/*.test.ts",
       "bench/**/*.test.ts",
     ],
-    exclude: ["**/node_modules/**", "**/dist/**"],
+    // The benchmark smoke run (bench/bench.test.ts) runs alone after the other suites, from
+    // scripts/test.mjs with vitest.bench.config.ts: it loads both cores and would starve them.
+    exclude: ["**/node_modules/**", "**/dist/**", "bench/**"],
     pool: "forks",
     execArgv: ["--no-node-snapshot"],
     testTimeout: 30_000,

@@ -26,8 +26,9 @@ export async function runBenchmarks(options: { quick: boolean; only?: string[] }
   const rows: Row[] = [];
   for (const [id, scenario] of Object.entries(SCENARIOS)) {
     if (options.only && !options.only.includes(id)) continue;
-    process.stderr.write(`[bench] row ${id}…\n`);
+    const t0 = Date.now();
     rows.push(...(await scenario(options.quick)));
+    process.stderr.write(`[bench] row ${id} done in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
   }
   // A smoke run's iteration counts are too small to judge a target.
   return options.quick ? rows.map(({ met: _met, ...row }) => row) : rows;

@@ -1,4 +1,6 @@
-// `npm test`: lint and format check (biome), type check (tsc), then the test suites (vitest).
+// `npm test`: lint and format check (biome), type check (tsc), the test suites (vitest), then
+// the benchmark smoke run alone (vitest.bench.config.ts). Arguments go to the main vitest run;
+// with arguments (a subset of suites) the smoke run is left out.
 // Stops at the first failing step and exits with its status.
 import { spawnSync } from "node:child_process";
 
@@ -7,6 +9,7 @@ const steps = [
   ["tsc", ["-p", "."]],
   ["vitest", ["run", ...process.argv.slice(2)]],
 ];
+if (process.argv.length <= 2) steps.push(["vitest", ["run", "--config", "vitest.bench.config.ts"]]);
 
 for (const [cmd, args] of steps) {
   process.stdout.write(`\n> ${cmd} ${args.join(" ")}\n`);
