@@ -244,20 +244,18 @@ export function defineSandboxSuite(mode: SandboxMode): void {
       });
       await h.sandbox.load(queued);
       const hits = h.gate.hits;
+      const mark = h.events.length;
       const first = h.call(queued, "gated");
       await h.gate.reached(hits + 1);
-      let firstDone = false;
-      const firstSettled = first.then(() => {
-        firstDone = true;
-      });
       const second = h.call(queued, "gated");
       h.gate.release();
-      // the second call reaches the gate only once the first one has finished
       await h.gate.reached(hits + 2);
-      expect(firstDone).toBe(true);
       h.gate.release();
-      await firstSettled;
+      expect((await first).content).toEqual([{ type: "text", text: "through" }]);
       expect((await second).content).toEqual([{ type: "text", text: "through" }]);
+      // the second call reached the gate only after the first had gone all the way through
+      const after = "log:through the gate";
+      expect(h.events.slice(mark)).toEqual(["gate", after, "gate", after]);
     });
 
     it("fails a call in flight and one queued behind it when the plugin is unloaded", async () => {

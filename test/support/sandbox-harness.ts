@@ -40,6 +40,8 @@ export interface Harness {
   bridge: Bridge;
   setSecret(agent: string, key: string, value: string): Promise<void>;
   notifications: CallNotification[];
+  /** Gate hits ("gate") and notifications ("log:<message>") in the order the host saw them. */
+  events: string[];
   audits: AuditInput[];
   logs: string[];
   outputs: string[];
@@ -133,7 +135,9 @@ export async function createHarness(
         });
       },
     },
+    events: [] as string[],
     onGateHit() {
+      h.events.push("gate");
       h.gate.hits++;
       for (const w of hitWaiters.filter((x) => h.gate.hits >= x.n)) {
         hitWaiters.splice(hitWaiters.indexOf(w), 1);
@@ -182,7 +186,10 @@ export async function createHarness(
       knowledgeLevel: o.knowledgeLevel ?? null,
       conversation: o.conversation ?? [],
       capabilityCalls: plugin.limits.capabilityCalls,
-      notify: (n) => notifications.push(n),
+      notify: (n) => {
+        notifications.push(n);
+        h.events.push(`${n.type}:${n.message ?? ""}`);
+      },
     });
     try {
       const result = await sandbox.call(
@@ -226,6 +233,7 @@ export async function createHarness(
     logs,
     outputs,
     fetchRequests: h.fetchRequests,
+    events: h.events,
     gate: h.gate,
     call,
     async callError(plugin, tool, input, o) {

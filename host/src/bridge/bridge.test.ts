@@ -1,3 +1,4 @@
+// The bridge on its own: grants and tokens, the checks every dispatch runs, and what it audits.
 import { describe, expect, it } from "vitest";
 import { fixtureManifest } from "../sandbox/plugin-fixture.ts";
 import type { AuditInput } from "../store/types.ts";

@@ -1,3 +1,4 @@
+// V8 code cache files: keyed by bundle integrity and V8 version, anything else reads as a miss.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

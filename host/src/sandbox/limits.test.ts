@@ -1,3 +1,4 @@
+// resolveLimits: operator ceiling ∧ manifest request, defaults, floors and malformed values.
 import { describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS, MIN_MEMORY_MB, resolveLimits } from "./limits.ts";
 

@@ -1,6 +1,6 @@
 // The worker-process Sandbox (the default): isolates live in child processes, one per core by
-// default, each plugin version in exactly one of them (the one hosting fewest plugins when it
-// was loaded). A supervisor pings every worker; one that does not answer within pingTimeoutMs
+// default, each plugin version in exactly one of them (the one assigned fewest plugins when it
+// was first loaded). A supervisor pings every worker; one that does not answer within pingTimeoutMs
 // (a V8 out-of-memory can hang rather than crash) is killed, and a dead worker is restarted
 // with its plugins reloaded. Calls in flight on it fail with AIRLOCK_SANDBOX_WORKER_CRASHED.
 // Invariants: same contract and suite as the in-process mode; the token stays in this process.
@@ -43,6 +43,7 @@ export function createWorkerSandbox(options: WorkerSandboxOptions = {}): WorkerS
   if (options.watchIntervalMs !== undefined) engineOptions.watchIntervalMs = options.watchIntervalMs;
   const slots = Array.from({ length: workers }, (_, i) => new WorkerSlot(i, engineOptions, onLog));
   const placement = new Map<string, { slot: WorkerSlot; limits: EffectiveLimits }>();
+  const assignment = new Map<string, WorkerSlot>();
   let closed = false;
   let pings = 0;
 
@@ -70,15 +71,29 @@ export function createWorkerSandbox(options: WorkerSandboxOptions = {}): WorkerS
     mode: "workers",
     async load(plugin) {
       open();
-      const slot =
-        placement.get(plugin.key)?.slot ??
-        slots.reduce((best, s) => (s.plugins.size < best.plugins.size ? s : best), slots[0]!);
-      await slot.load(plugin);
+      // choose (and reserve) a worker before awaiting, so concurrent loads spread out
+      let slot = assignment.get(plugin.key);
+      if (!slot) {
+        const counts = new Map(slots.map((s) => [s, 0]));
+        for (const s of assignment.values()) counts.set(s, (counts.get(s) ?? 0) + 1);
+        slot = slots.reduce(
+          (best, s) => ((counts.get(s) ?? 0) < (counts.get(best) ?? 0) ? s : best),
+          slots[0]!,
+        );
+        assignment.set(plugin.key, slot);
+      }
+      try {
+        await slot.load(plugin);
+      } catch (error) {
+        if (!placement.has(plugin.key)) assignment.delete(plugin.key);
+        throw error;
+      }
       placement.set(plugin.key, { slot, limits: plugin.limits });
     },
     async unload(pluginKey) {
       const placed = placement.get(pluginKey);
       placement.delete(pluginKey);
+      assignment.delete(pluginKey);
       await placed?.slot.unload(pluginKey);
     },
     async call(call, bridge) {
