@@ -87,6 +87,12 @@ test("refuses a foreign Host header and a foreign Origin (DNS rebinding)", async
   });
   expect(evilOrigin.status).toBe(403);
   expect(evilOrigin.body).not.toContain("kit:echo");
+  const evilMcp = await raw("/mcp/alpha", {
+    host: `evil.example:${server.port}`,
+    authorization: `Bearer ${f.agentToken}`,
+  });
+  expect(evilMcp.status).toBe(403);
+  expect(JSON.parse(evilMcp.body)).toMatchObject({ error: { code: "AIRLOCK_API_HOST_NOT_ALLOWED" } });
   const ownOrigin = await raw("/healthz", { origin: server.url });
   expect(ownOrigin.status).toBe(200);
   const localhost = await raw("/healthz", { host: `localhost:${server.port}` });
