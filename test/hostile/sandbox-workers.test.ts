@@ -19,7 +19,7 @@ describe("worker process attacks (workers)", () => {
   });
 
   beforeAll(async () => {
-    ({ h, plugin } = await hostileSetup("workers", {}, { pingTimeoutMs: 1000 }));
+    ({ h, plugin } = await hostileSetup("workers", {}, { pingTimeoutMs: 3000 }));
     await h.sandbox.load(other); // the second worker hosts the bystander
   });
   afterAll(async () => h.close());

@@ -35,7 +35,7 @@ export function hostilePlugin(namespace: string, limits: Partial<EffectiveLimits
     namespace,
     code: fixtureBundle("hostile"),
     tools: HOSTILE_TOOLS.map((name) => ({ name, secrets: ["api_key"] })),
-    limits: { cpuMs: 300, wallMs: 15_000, memoryMb: 32, maxResultBytes: 64 * 1024, ...limits },
+    limits: { cpuMs: 150, wallMs: 25_000, memoryMb: 32, maxResultBytes: 64 * 1024, ...limits },
   });
 }
 
