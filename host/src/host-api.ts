@@ -7,6 +7,7 @@
 import { AirlockError } from "@airlock/sdk";
 import type { Presentation } from "@airlock/sdk/manifest";
 import { authenticate, issueToken } from "./auth/tokens.ts";
+import { type AdminAudit, audited, createAdminAudit } from "./catalogue/admin-audit.ts";
 import {
   catalogueError,
   listAgentTools,
@@ -114,23 +115,8 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
   }
   await refreshCatalogue();
 
-  const after =
-    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      try {
-        return await fn(...args);
-      } finally {
-        await refreshCatalogue();
-      }
-    };
-  const plugins: PluginLifecycle = {
-    install: after((spec, opts) => parts.lifecycle.install(spec, opts)),
-    installTarball: after((bytes, source, opts) => parts.lifecycle.installTarball(bytes, source, opts)),
-    upgrade: after((namespace, range, opts) => parts.lifecycle.upgrade(namespace, range, opts)),
-    rollback: after((namespace) => parts.lifecycle.rollback(namespace)),
-    uninstall: after((namespace, opts) => parts.lifecycle.uninstall(namespace, opts)),
-    list: () => parts.lifecycle.list(),
-  };
+  const admin = createAdminAudit(audit);
+  const plugins = auditedLifecycle(parts.lifecycle, admin, refreshCatalogue);
 
   const assertOpen = () => {
     if (closed) {
@@ -159,7 +145,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
       if (typeof slug !== "string" || !AGENT_SLUG.test(slug)) {
         throw catalogueError("AIRLOCK_AGENT_INVALID_SLUG", `invalid agent slug ${JSON.stringify(slug)}`);
       }
-      return store.ensureAgent(slug);
+      return audited(admin, "agent.create", { agent: slug }, () => store.ensureAgent(slug));
     },
     getAgent: (slug) => store.getAgent(slug),
     listAgents: () => store.listAgents(),
@@ -171,14 +157,22 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
         );
       }
       await requireAgent(store, slug);
-      await store.setKnowledgeLevel(slug, level);
+      await audited(admin, "agent.knowledge_level", { agent: slug, details: { level } }, () =>
+        store.setKnowledgeLevel(slug, level),
+      );
     },
     async issueToken(role, agent, label) {
-      const issued = await issueToken(store, {
+      const input = {
         role,
         ...(agent === undefined ? {} : { agent }),
         ...(label === undefined ? {} : { label }),
+      };
+      const fields = { agent: agent ?? null, details: { role } };
+      const issued = await issueToken(store, input).catch(async (error: unknown) => {
+        await admin("token.issue", fields, error);
+        throw error;
       });
+      await admin("token.issue", { ...fields, details: { role, id: issued.id } });
       return { id: issued.id, token: issued.token };
     },
     authenticate: (token) => authenticate(store, token),
@@ -193,7 +187,9 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     },
     async setToolsEnabled(agent, changes) {
       await fresh();
-      return setToolsEnabled(store, catalogue, agent, changes);
+      return audited(admin, "tools.set_enabled", { agent, details: { changes: { ...changes } } }, () =>
+        setToolsEnabled(store, catalogue, agent, changes),
+      );
     },
     async getToolPresentations() {
       await fresh();
@@ -209,9 +205,13 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     },
     async setSecrets(agent, values) {
       await fresh();
-      return setSecrets(store, catalogue, parts.codec, agent, values);
+      const keys = Object.keys(values ?? {});
+      return audited(admin, "secrets.set", { agent, details: { keys } }, () =>
+        setSecrets(store, catalogue, parts.codec, agent, values),
+      );
     },
-    deleteSecret: (agent, key) => deleteSecret(store, agent, key),
+    deleteSecret: (agent, key) =>
+      audited(admin, "secrets.delete", { agent, details: { key } }, () => deleteSecret(store, agent, key)),
 
     startRun: begin,
     async callTool(agent, toolName, input, callOptions) {
@@ -237,7 +237,14 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     beforeToolCall: (hook) => hooks.addBefore(hook),
     afterToolCall: (hook) => hooks.addAfter(hook),
     listApprovals: (agent) => approvals.list(agent),
-    decideApproval: (id, decision) => approvals.decide(id, decision),
+    decideApproval(id, decision) {
+      const pending = approvals.list().find((a) => a.id === id);
+      approvals.decide(id, decision);
+      void admin("approval.decide", {
+        agent: pending?.agent ?? null,
+        details: { approvalId: id, toolName: pending?.toolName ?? null, approve: decision.approve === true },
+      });
+    },
     on: (type, listener) => events.on(type, listener),
 
     queryAudit: (query) => store.queryAudit(query),
@@ -249,5 +256,40 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
       await parts.closeExtras?.();
       if (parts.ownsStore) await store.close();
     },
+  };
+}
+
+/** The lifecycle as the host exposes it: every call audited, the catalogue reloaded after it. */
+function auditedLifecycle(
+  lifecycle: PluginLifecycle,
+  admin: AdminAudit,
+  refresh: () => Promise<void>,
+): PluginLifecycle {
+  const wrap = async <T>(
+    action: string,
+    plugin: string | null,
+    details: Record<string, unknown>,
+    run: () => Promise<T>,
+  ) => {
+    try {
+      return await audited(admin, action, { plugin, details }, run);
+    } finally {
+      await refresh();
+    }
+  };
+  return {
+    install: (spec, opts) => wrap("plugin.install", null, { spec }, () => lifecycle.install(spec, opts)),
+    installTarball: (bytes, source, opts) =>
+      wrap("plugin.install", null, { source }, () => lifecycle.installTarball(bytes, source, opts)),
+    upgrade: (namespace, range, opts) =>
+      wrap("plugin.upgrade", namespace, { range: range ?? null }, () =>
+        lifecycle.upgrade(namespace, range, opts),
+      ),
+    rollback: (namespace) => wrap("plugin.rollback", namespace, {}, () => lifecycle.rollback(namespace)),
+    uninstall: (namespace, opts) =>
+      wrap("plugin.uninstall", namespace, { purge: opts?.purge === true }, () =>
+        lifecycle.uninstall(namespace, opts),
+      ),
+    list: () => lifecycle.list(),
   };
 }
