@@ -40,15 +40,21 @@ export function mediaType(request: Request): string {
   return (header.split(";")[0] ?? "").trim().toLowerCase();
 }
 
-/** Parses JSON bytes; malformed input is AIRLOCK_API_BAD_JSON (the parser's position, not the text). */
+/**
+ * Parses JSON bytes; malformed input is AIRLOCK_API_BAD_JSON. The parser's own message quotes
+ * the body (which may hold a secret), so only the position it names is passed on.
+ */
 export function parseJsonBody(bytes: Uint8Array): unknown {
   const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw apiError("AIRLOCK_API_BAD_JSON", "the request body is not well-formed JSON", {
-      reason: error instanceof Error ? error.message.slice(0, 200) : "unparseable",
-    });
+    const position = /position (\d+)/.exec(error instanceof Error ? error.message : "")?.[1];
+    throw apiError(
+      "AIRLOCK_API_BAD_JSON",
+      "the request body is not well-formed JSON",
+      position === undefined ? undefined : { position: Number(position) },
+    );
   }
 }
 

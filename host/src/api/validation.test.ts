@@ -97,6 +97,13 @@ describe("bodies", () => {
     expectRefusal(answer, 400, "AIRLOCK_API_BAD_JSON");
   });
 
+  test("never echoes a malformed body (which may carry a secret) in the error", async () => {
+    const body = `{"values": {"api_key": ${SECRET}}}`;
+    const answer = await send("PUT", "/api/instances/alpha/secrets", { type: "application/json", body });
+    expectRefusal(answer, 400, "AIRLOCK_API_BAD_JSON");
+    expect(answer.text).not.toContain("sk-very");
+  });
+
   test("refuses wrong types naming the field", async () => {
     const answer = await send("PUT", "/api/instances/alpha/knowledge", {
       type: "application/json",
