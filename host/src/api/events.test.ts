@@ -77,6 +77,18 @@ test("streams tool events with toolName and presentation", async () => {
   await stream.close();
 });
 
+test("streams a tool's progress and log lines as tool.progress events", async () => {
+  const stream = await openStream(f.operatorToken, "?types=tool.progress");
+  await f.host.callTool("alpha", "kit:slow", {});
+  await stream.until(() => stream.events.length >= 3);
+  expect(stream.events.map((e) => e.data.notification)).toEqual([
+    { type: "progress", progress: 1, total: 2, message: "half" },
+    { type: "log", level: "info", message: "halfway there" },
+    { type: "progress", progress: 2, total: 2, message: "done" },
+  ]);
+  await stream.close();
+});
+
 test("shows an agent token only its own agent's events", async () => {
   const stream = await openStream(f.agentToken);
   await f.host.callTool("beta", "kit:echo", { text: "for beta" });
