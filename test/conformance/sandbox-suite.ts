@@ -4,7 +4,10 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { composePlugin } from "@airlock/sdk/build";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveLimits } from "../../host/src/sandbox/limits.ts";
 import { fixtureBundle, makePlugin } from "../support/sandbox-fixtures.ts";
 import { createHarness, type Harness, type SandboxMode } from "../support/sandbox-harness.ts";
 
@@ -321,6 +324,24 @@ export function defineSandboxSuite(mode: SandboxMode): void {
       expect((await h.call(v2, "echo")).content).toEqual([{ type: "text", text: "v2" }]);
       await h.sandbox.unload(v2.key);
       expect((await h.callError(v2, "echo")).code).toBe("AIRLOCK_SANDBOX_PLUGIN_NOT_LOADED");
+    });
+
+    it("runs a first-party plugin built by the SDK: Zod-parsed input, ctx.artifacts, {success, result}", async () => {
+      const { manifest, bundle } = await composePlugin(
+        fileURLToPath(new URL("../../plugins/render", import.meta.url)),
+      );
+      const render = {
+        key: `render@${manifest.version}`,
+        manifest,
+        code: Buffer.from(bundle).toString("utf8"),
+        limits: resolveLimits(),
+      };
+      await h.sandbox.load(render);
+      const input = { columns: ["city", "temp"], rows: [["Oslo", "3"]], filename: "t" };
+      const result = await h.call(render, "renderCsv", input);
+      expect(result.structuredContent).toMatchObject({ filename: "t.csv", mime: "text/csv", rows: 1 });
+      const refused = await h.callError(render, "renderCsv", { columns: [] });
+      expect(refused.code).toBe("AIRLOCK_SANDBOX_TOOL_THREW");
     });
 
     it("writes a V8 code cache keyed by the bundle's integrity and loads from it", async () => {
