@@ -18,7 +18,7 @@ afterAll(async () => {
   await f.close();
 });
 
-function transport(agent: string, extra: string[] = []): StdioClientTransport {
+function transport(agent: string, extra: string[] = [], sandbox = "in-process"): StdioClientTransport {
   return new StdioClientTransport({
     command: process.execPath,
     args: [
@@ -30,7 +30,7 @@ function transport(agent: string, extra: string[] = []): StdioClientTransport {
       "--data-dir",
       f.dataDir,
       "--sandbox",
-      "in-process",
+      sandbox,
       ...extra,
     ],
     env: { PATH: process.env.PATH ?? "" },
@@ -72,5 +72,21 @@ test("serves only the tools named with --tool", async () => {
   const client = new Client({ name: "e2e-stdio", version: "1.0.0" });
   await client.connect(transport("alpha", ["--tool", "kit:echo", "--tool", "kit__fail"]));
   expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["kit__echo", "kit__fail"]);
+  await client.close();
+});
+
+test("runs tools in the worker-process sandbox without corrupting the stdio stream", async () => {
+  const client = new Client({ name: "e2e-stdio", version: "1.0.0" });
+  await client.connect(transport("alpha", [], "workers"));
+  const echo = (await client.callTool({
+    name: "kit__echo",
+    arguments: { text: "in a worker" },
+  })) as CallToolResult;
+  expect(echo.content).toEqual([{ type: "text", text: "echo: in a worker" }]);
+  const progress: number[] = [];
+  await client.callTool({ name: "kit__slow", arguments: {} }, undefined, {
+    onprogress: (p) => progress.push(p.progress),
+  });
+  expect(progress).toEqual([1, 2]);
   await client.close();
 });
