@@ -22,7 +22,11 @@ describe.each(MODES)("sandbox escape attempts (%s)", (mode) => {
         .concat(["module", "exports", "Buffer", "setTimeout", "global", "_ivm", "Reference", "ExternalCopy"])
         .map((n) => [n, "undefined"]),
     );
-    expect(result.structuredContent).toEqual({ globals, own: [] });
+    expect(result.structuredContent).toEqual({
+      atLoad: { bridge: "undefined", names: [] },
+      globals,
+      own: [],
+    });
     await expectContained(h, plugin);
   });
 
