@@ -18,6 +18,8 @@ export interface ExecuteRequest {
   entry: CatalogueEntry;
   input: Record<string, unknown>;
   limits: EffectiveLimits;
+  /** The agent's knowledge level as read at this call's start ("none" → no ctx.knowledge). */
+  agentLevel: string;
   options: CallOptions;
   emitProgress(notification: CallNotification): void;
 }
@@ -48,8 +50,7 @@ export async function executeInSandbox(
   } catch (error) {
     return toStop(error, `plugin ${entry.namespace}@${entry.version} could not be loaded`);
   }
-  const agent = await deps.store.getAgent(run.agent);
-  const level = agent?.knowledgeLevel ?? "none";
+  const level = req.agentLevel;
   const knowledgeLevel = level === "read" || level === "write" || level === "manage" ? level : null;
 
   const ended = new AbortController();

@@ -178,6 +178,7 @@ export async function invokeTool(
       entry: current,
       input,
       limits,
+      agentLevel: state.agent.knowledgeLevel,
       options,
       emitProgress: (notification) => deps.events.emit("tool.progress", { ...base, notification }),
     });
