@@ -1,0 +1,67 @@
+import pg from "pg";
+import { afterAll, expect, it } from "vitest";
+import { describePg, PG_URL } from "../../../../test/support/postgres.ts";
+import { openStore } from "../index.ts";
+import { migratePostgres, POSTGRES_MIGRATIONS } from "./migrations.ts";
+import { dropSchemas, freshSchemaName } from "./test-schema.ts";
+
+const schemas: string[] = [];
+const fresh = () => {
+  const s = freshSchemaName();
+  schemas.push(s);
+  return s;
+};
+afterAll(() => dropSchemas(PG_URL, schemas));
+
+async function withClient<T>(schema: string, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  const pool = new pg.Pool({ connectionString: PG_URL, options: `-c search_path=${schema}`, max: 1 });
+  const client = await pool.connect();
+  try {
+    return await fn(client);
+  } finally {
+    client.release();
+    await pool.end();
+  }
+}
+
+describePg("PostgreSQL migrations", () => {
+  it("applies nothing when a pending migration fails, and says which one", async () => {
+    const schema = fresh();
+    const bad = [
+      { version: 1, name: "one", sql: "CREATE TABLE a (x integer)" },
+      { version: 2, name: "two", sql: "CREATE TABLE b (x integer); CREATE TABLE oops (" },
+    ];
+    await withClient(schema, async (c) => {
+      await expect(migratePostgres(c, schema, bad)).rejects.toMatchObject({
+        code: "AIRLOCK_STORE_MIGRATION_FAILED",
+        message: expect.stringContaining("2 (two)"),
+      });
+      const r = await c.query("SELECT to_regclass($1) AS t", [`${schema}.a`]);
+      expect(r.rows[0].t).toBeNull();
+    });
+  });
+
+  it("refuses a database migrated by a newer host", async () => {
+    const schema = fresh();
+    await withClient(schema, (c) =>
+      migratePostgres(c, schema, [...POSTGRES_MIGRATIONS, { version: 999, name: "future", sql: "SELECT 1" }]),
+    );
+    await expect(openStore({ kind: "postgres", url: PG_URL, schema })).rejects.toMatchObject({
+      code: "AIRLOCK_STORE_SCHEMA_TOO_NEW",
+    });
+  });
+
+  it("refuses a schema name that is not a plain lowercase identifier", async () => {
+    await expect(
+      openStore({ kind: "postgres", url: PG_URL, schema: 'x"; DROP SCHEMA public; --' }),
+    ).rejects.toMatchObject({ code: "AIRLOCK_STORE_CONFIG_INVALID" });
+  });
+
+  it("reports an unreachable server as AIRLOCK_STORE_OPEN_FAILED without the password", async () => {
+    const err = await openStore({ kind: "postgres", url: "postgres://u:hunter2pw@127.0.0.1:1/none" }).catch(
+      (e) => e,
+    );
+    expect(err).toMatchObject({ code: "AIRLOCK_STORE_OPEN_FAILED" });
+    expect(String(err.message)).not.toContain("hunter2pw");
+  });
+});
