@@ -67,7 +67,8 @@ export class McpSessionRegistry {
   add(id: string, session: Session, now: number): void {
     for (const [key, s] of this.#sessions) if (now - s.lastSeen > this.#limits.idleMs) this.#drop(key, s);
     const own = [...this.#sessions].filter(([, s]) => s.tokenId === session.tokenId);
-    for (const [key, s] of own.slice(0, Math.max(0, own.length - this.#limits.maxPerToken + 1))) this.#drop(key, s);
+    for (const [key, s] of own.slice(0, Math.max(0, own.length - this.#limits.maxPerToken + 1)))
+      this.#drop(key, s);
     for (const [key, s] of this.#sessions) {
       if (this.#sessions.size < this.#limits.maxSessions) break;
       this.#drop(key, s);

@@ -18,7 +18,11 @@ function session(tokenId: string, lastSeen: number, closed: string[], name: stri
 
 test("closes a token's own oldest session when it goes over its share, sparing other tokens", () => {
   const closed: string[] = [];
-  const registry = new McpSessionRegistry(() => undefined, { maxPerToken: 2, maxSessions: 100, idleMs: 1000 });
+  const registry = new McpSessionRegistry(() => undefined, {
+    maxPerToken: 2,
+    maxSessions: 100,
+    idleMs: 1000,
+  });
   registry.add("victim", session("operator", 0, closed, "victim"), 0);
   for (const name of ["a1", "a2", "a3", "a4"]) registry.add(name, session("agent", 0, closed, name), 0);
   expect(closed).toEqual(["a1", "a2"]);
