@@ -111,7 +111,12 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
         details: { message: problem.message },
       });
     }
-    await loader.retain(new Set([...catalogue.plugins().values()].map(pluginKey)));
+    try {
+      await loader.retain(new Set([...catalogue.plugins().values()].map(pluginKey)));
+    } catch (error) {
+      // An isolate that fails to unload is not worth failing the operation that changed the catalogue.
+      report("unloading inactive plugin versions", error);
+    }
   }
   await refreshCatalogue();
 
