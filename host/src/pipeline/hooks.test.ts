@@ -44,6 +44,12 @@ describe("hook registry", () => {
     expect((await malformed.runBefore(ctx)).kind).toBe("failed");
   });
 
+  it("treats {block: false} as allowing the call", async () => {
+    const hooks = createHookRegistry();
+    hooks.addBefore(() => ({ block: false }) as never);
+    expect(await hooks.runBefore(ctx)).toEqual({ kind: "proceed", input: { n: 1 } });
+  });
+
   it("unregisters a hook with the function its registration returned", async () => {
     const hooks = createHookRegistry();
     const off = hooks.addBefore(() => ({ block: true, reason: "x" }));

@@ -67,6 +67,7 @@ export function createHookRegistry(): HookRegistry {
             typeof result.reason === "string" && result.reason !== "" ? result.reason : "blocked by policy";
           return { kind: "blocked", reason };
         }
+        if (isPlainObject(result) && result.block === false && !("input" in result)) continue;
         if (isPlainObject(result) && "input" in result) {
           if (!isPlainObject(result.input)) {
             return {
