@@ -50,58 +50,69 @@ async function burstAndKill(dataDir: string, first: number, killAfter: number): 
   return acks;
 }
 
+/** Everything acknowledged is there and intact, every stored doc is intact and indexed, the file is sound. */
+async function verify(dataDir: string, acked: Acks): Promise<void> {
+  const store = await openStore({ kind: "sqlite", dataDir });
+  try {
+    for (const [id, sha] of acked.docs) {
+      const doc = await store.getKnowledgeDoc(AGENT, id);
+      expect(doc, `acknowledged ${id} is missing`).not.toBeNull();
+      expect(sha256(doc!.content)).toBe(sha);
+    }
+    const all = await store.listKnowledgeDocs(AGENT, { limit: 100_000 });
+    for (const doc of all) {
+      const i = Number(doc.id.slice("doc-".length));
+      expect(doc.content, `${doc.id} is not intact`).toBe(docContent(i));
+      const hits = await store.searchKnowledge(AGENT, `marker${i}x`, 5);
+      expect(hits.map((h) => h.id)).toEqual([doc.id]);
+    }
+    for (const [handle, { index, sha }] of acked.artifacts) {
+      const got = await store.takeArtifact(handle, AGENT, CONVERSATION, Date.now());
+      expect(got, `acknowledged ${handle} is missing`).not.toBeNull();
+      expect(sha256(got!.bytes)).toBe(sha);
+      expect(Buffer.compare(got!.bytes, artifactBytes(index))).toBe(0);
+    }
+    await store.putKnowledgeDoc({ ...all[0]!, id: "after-crash", content: "still writable" });
+    expect((await store.searchKnowledge(AGENT, "writable", 5)).map((h) => h.id)).toEqual(["after-crash"]);
+  } finally {
+    await store.close();
+  }
+  const db = new DatabaseSync(join(dataDir, "airlock.db"));
+  try {
+    expect(db.prepare("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+    expect(() =>
+      db.exec("INSERT INTO knowledge_fts (knowledge_fts) VALUES ('integrity-check')"),
+    ).not.toThrow();
+    const docs = db.prepare("SELECT COUNT(*) AS n FROM knowledge_docs").get() as { n: number };
+    const fts = db.prepare("SELECT COUNT(*) AS n FROM knowledge_fts").get() as { n: number };
+    expect(fts.n).toBe(docs.n);
+  } finally {
+    db.close();
+  }
+}
+
+function merge(into: Acks, acks: Acks): void {
+  for (const [k, v] of acks.docs) into.docs.set(k, v);
+  for (const [k, v] of acks.artifacts) into.artifacts.set(k, v);
+}
+
 describe("SIGKILL in the middle of a write burst (SQLite)", () => {
   it("keeps every acknowledged knowledge write and artifact put, and nothing half-written", async () => {
     const dataDir = join(root, "burst");
     const acked: Acks = { docs: new Map(), artifacts: new Map() };
     // Two crashes in a row: the second burst starts on a database recovered from the first.
-    for (const [first, killAfter] of [
-      [0, 301],
-      [100_000, 250],
-    ] as const) {
-      const acks = await burstAndKill(dataDir, first, killAfter);
-      for (const [k, v] of acks.docs) acked.docs.set(k, v);
-      for (const [k, v] of acks.artifacts) acked.artifacts.set(k, v);
-    }
-    expect(acked.docs.size).toBeGreaterThan(200);
+    merge(acked, await burstAndKill(dataDir, 0, 201));
+    merge(acked, await burstAndKill(dataDir, 100_000, 150));
+    expect(acked.docs.size).toBeGreaterThan(150);
+    await verify(dataDir, acked);
+  }, 120_000);
 
-    const store = await openStore({ kind: "sqlite", dataDir });
-    try {
-      for (const [id, sha] of acked.docs) {
-        const doc = await store.getKnowledgeDoc(AGENT, id);
-        expect(doc, `acknowledged ${id} is missing`).not.toBeNull();
-        expect(sha256(doc!.content)).toBe(sha);
-      }
-      const all = await store.listKnowledgeDocs(AGENT, { limit: 100_000 });
-      for (const doc of all) {
-        const i = Number(doc.id.slice("doc-".length));
-        expect(doc.content, `${doc.id} is not intact`).toBe(docContent(i));
-        const hits = await store.searchKnowledge(AGENT, `marker${i}x`, 5);
-        expect(hits.map((h) => h.id)).toEqual([doc.id]);
-      }
-      for (const [handle, { index, sha }] of acked.artifacts) {
-        const got = await store.takeArtifact(handle, AGENT, CONVERSATION, Date.now());
-        expect(got, `acknowledged ${handle} is missing`).not.toBeNull();
-        expect(sha256(got!.bytes)).toBe(sha);
-        expect(Buffer.compare(got!.bytes, artifactBytes(index))).toBe(0);
-      }
-      await store.putKnowledgeDoc({ ...all[0]!, id: "after-crash", content: "still writable" });
-      expect((await store.searchKnowledge(AGENT, "writable", 5)).map((h) => h.id)).toEqual(["after-crash"]);
-    } finally {
-      await store.close();
-    }
-
-    const db = new DatabaseSync(join(dataDir, "airlock.db"));
-    try {
-      expect(db.prepare("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
-      expect(() =>
-        db.exec("INSERT INTO knowledge_fts (knowledge_fts) VALUES ('integrity-check')"),
-      ).not.toThrow();
-      const docs = db.prepare("SELECT COUNT(*) AS n FROM knowledge_docs").get() as { n: number };
-      const fts = db.prepare("SELECT COUNT(*) AS n FROM knowledge_fts").get() as { n: number };
-      expect(fts.n).toBe(docs.n);
-    } finally {
-      db.close();
-    }
+  it("keeps both writers' acknowledged items when two processes share the file and both are killed", async () => {
+    const dataDir = join(root, "shared");
+    const acked: Acks = { docs: new Map(), artifacts: new Map() };
+    const both = await Promise.all([burstAndKill(dataDir, 0, 150), burstAndKill(dataDir, 500_000, 150)]);
+    for (const acks of both) merge(acked, acks);
+    expect(acked.docs.size).toBeGreaterThanOrEqual(150);
+    await verify(dataDir, acked);
   }, 120_000);
 });
