@@ -42,6 +42,7 @@ describe("catalogue and enablement", () => {
     expect(keyed?.requiredSecrets).toEqual([
       { key: "api_key", type: "text", optional: false, sensitive: true },
     ]);
+    expect(tools.map((t) => t.id)).not.toContain("kit:roll_dice");
   });
 
   test("shows an agent its own tools and refuses it another agent's", async () => {

@@ -68,6 +68,13 @@ export const KIT: FixturePlugin = {
       requiredSecrets: [{ key: "api_key", type: "text", optional: false, sensitive: true }],
       code: 'async (input, ctx) => ((await ctx.secrets.get("api_key")) ? "has key" : "no key")',
     },
+    {
+      name: "roll_dice",
+      description: "A harness tool (group dice): never in the catalogue, injected on request.",
+      annotations: { readOnlyHint: true },
+      harness: "dice",
+      code: 'async () => "rolled 4"',
+    },
   ],
 };
 

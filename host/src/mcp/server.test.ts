@@ -47,6 +47,17 @@ describe("tools/list", () => {
     await close();
   });
 
+  test("injects harness tools only for the harness groups asked for", async () => {
+    const plain = await connect();
+    expect((await plain.client.listTools()).tools.map((t) => t.name)).not.toContain("kit__roll_dice");
+    await plain.close();
+    const { client, close } = await connect({ harness: ["dice"] });
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain("kit__roll_dice");
+    const rolled = (await client.callTool({ name: "kit__roll_dice", arguments: {} })) as CallToolResult;
+    expect(rolled.content).toEqual([{ type: "text", text: "rolled 4" }]);
+    await close();
+  });
+
   test("names tools bare when asked (airlock-plugin dev)", async () => {
     const { client, close } = await connect({ naming: "bare" });
     const names = (await client.listTools()).tools.map((t) => t.name);
