@@ -129,6 +129,7 @@ export class PluginRuntime {
     } finally {
       if (onAbort) deadline.removeEventListener("abort", onAbort);
       exec.bridge = null;
+      // the loser of the race settles later (or never); the caller already has its outcome
       applied.catch(() => undefined);
       aborted.catch(() => undefined);
     }

@@ -271,7 +271,7 @@ export class WorkerSlot {
     const child = this.#child;
     if (!child) return;
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-    child.disconnect();
+    if (child.connected) child.disconnect();
     const timer = setTimeout(() => child.kill("SIGKILL"), 2000);
     await exited;
     clearTimeout(timer);
