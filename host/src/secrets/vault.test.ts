@@ -1,6 +1,8 @@
+import { execFile } from "node:child_process";
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStore } from "../store/index.ts";
 import { createSecretSource, createSecretWriter, createVault, MASTER_KEY_FILE, openVault } from "./index.ts";
@@ -81,6 +83,16 @@ describe("vault", () => {
     );
     chmodSync(other, 0o600);
     expect(openVault({ env: { AIRLOCK_MASTER_KEY_FILE: other } }).keyId).toBe(createVault(key(3)).keyId);
+  });
+
+  it("agrees on one generated key when several processes start together on an empty data dir", async () => {
+    const d = dir();
+    const script = `import { openVault } from ${JSON.stringify(join(import.meta.dirname, "vault.ts"))};
+      process.stdout.write(openVault({ dataDir: ${JSON.stringify(d)}, env: {} }).keyId);`;
+    const run = () => promisify(execFile)(process.execPath, ["--input-type=module", "-e", script]);
+    const ids = (await Promise.all([run(), run(), run(), run()])).map((r) => r.stdout);
+    expect(new Set(ids).size).toBe(1);
+    expect(openVault({ dataDir: d, env: {} }).keyId).toBe(ids[0]);
   });
 
   it("refuses to start without any key source", () => {
