@@ -44,6 +44,15 @@ describe("hook registry", () => {
     expect((await malformed.runBefore(ctx)).kind).toBe("failed");
   });
 
+  it("ignores in-place mutation: only a returned {input} rewrites", async () => {
+    const hooks = createHookRegistry();
+    hooks.addBefore(({ input }) => {
+      input.n = 99;
+      return undefined;
+    });
+    expect(await hooks.runBefore(ctx)).toEqual({ kind: "proceed", input: { n: 1 } });
+  });
+
   it("treats {block: false} as allowing the call", async () => {
     const hooks = createHookRegistry();
     hooks.addBefore(() => ({ block: false }) as never);

@@ -57,7 +57,8 @@ export function createHookRegistry(): HookRegistry {
       for (const { hook } of [...before]) {
         let result: unknown;
         try {
-          result = await hook({ ...ctx, input });
+          // Each hook gets its own copy: only a returned {input} changes what runs.
+          result = await hook({ ...ctx, input: structuredClone(input) });
         } catch (error) {
           return { kind: "failed", message: `a beforeToolCall hook failed: ${describe(error)}` };
         }

@@ -86,7 +86,7 @@ export async function invokeTool(
     if (entry === undefined || id === undefined) {
       return stop(
         "AIRLOCK_TOOL_NOT_EXPOSED",
-        `Tool "${String(rawName)}" is not exposed in this run. ${describeAvailable(run)}`,
+        `Tool "${toolName}" is not exposed in this run. ${describeAvailable(run)}`,
       );
     }
     const plain = plainJson(rawInput ?? {});
