@@ -68,10 +68,16 @@ test("exits with an error naming the agent when it does not exist", async () => 
   expect(stderr.join("")).toContain("AIRLOCK_CLI_UNKNOWN_AGENT");
 });
 
-test("serves only the tools named with --tool", async () => {
+test("serves only the tools named with --tool, plus the --harness group's", async () => {
   const client = new Client({ name: "e2e-stdio", version: "1.0.0" });
-  await client.connect(transport("alpha", ["--tool", "kit:echo", "--tool", "kit__fail"]));
-  expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["kit__echo", "kit__fail"]);
+  await client.connect(
+    transport("alpha", ["--tool", "kit:echo", "--tool", "kit__fail", "--harness", "dice"]),
+  );
+  expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual([
+    "kit__echo",
+    "kit__fail",
+    "kit__roll_dice",
+  ]);
   await client.close();
 });
 

@@ -14,6 +14,7 @@ const OPTIONS = {
   "auto-approve": { type: "boolean" },
   tool: { type: "string", multiple: true },
   group: { type: "string", multiple: true },
+  harness: { type: "string", multiple: true },
 } as const;
 
 /** Routes console.log/info/debug to stderr so nothing but MCP reaches stdout. */
@@ -39,6 +40,7 @@ ${HOST_OPTIONS_HELP}
   --auto-approve     Run tools that are not read-only without waiting for an approval.
   --tool ID          Serve only this tool (ns:tool); repeatable. Default: every served tool.
   --group NAME       Serve only tools of this category or presentation group; repeatable.
+  --harness GROUP    Also serve the harness tools of this group (hidden otherwise); repeatable.
 
 Example (an MCP client's server entry):
   {"command": "airlock", "args": ["mcp", "--agent", "default", "--data-dir", "/srv/airlock"]}
@@ -54,10 +56,12 @@ Example (an MCP client's server entry):
       await requireAgent(host, agent);
       const tools = listOption(parsed, "tool").map((t) => t.replace("__", ":"));
       const groups = listOption(parsed, "group");
+      const harness = listOption(parsed, "harness");
       await serveMcpStdio(host, agent, {
         ...(parsed.values["auto-approve"] === true ? { autoApprove: true } : {}),
         ...(tools.length > 0 ? { tools } : {}),
         ...(groups.length > 0 ? { groups } : {}),
+        ...(harness.length > 0 ? { harness } : {}),
       });
       return 0;
     } finally {
