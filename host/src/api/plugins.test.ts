@@ -91,8 +91,14 @@ test("installs from a spec path, rolls back, and uninstalls", async () => {
 });
 
 test("answers the installer's code for a namespace that is not installed", async () => {
-  const res = await op("POST", "/api/plugins/absent/rollback");
-  expect(res.status).toBeGreaterThanOrEqual(400);
-  expect(res.status).toBeLessThan(500);
-  expect((res.json.error as { code: string }).code).toMatch(/^AIRLOCK_/);
+  for (const res of [
+    await op("POST", "/api/plugins/absent/rollback"),
+    await op("POST", "/api/plugins/absent/upgrade"),
+    await op("POST", "/api/plugins/absent/upgrade", { json: { range: "^2.0.0" } }),
+    await op("DELETE", "/api/plugins/absent"),
+  ]) {
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    expect((res.json.error as { code: string }).code).toMatch(/^AIRLOCK_(?!API_)/);
+  }
 });
