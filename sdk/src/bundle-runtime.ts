@@ -1,8 +1,13 @@
 // What a built bundle runs at load: it turns the plugin's definePlugin() result into the
 // BundleExports contract (manifest.ts) on `globalThis.__airlockPlugin`. The build's generated
 // wrapper entry calls `installPlugin(plugin)`; nothing else should.
-// Invariant: each exported tool function parses its input with the tool's own Zod schema before
-// `execute` sees it; a mismatch rejects with AIRLOCK_SDK_INPUT_INVALID listing the paths.
+// Input validation: the HOST validates every input against the JSON Schema the build generated
+// from the tool's real Zod schema (ajv, before the call reaches the sandbox). So by default
+// (no `runtimeZod`: the bundle's `zod` is the stand-in of runtime/schema-stub.ts) the tool
+// function hands the input to `execute` as the host delivered it, without parsing.
+// With `definePlugin({ runtimeZod: true })` the bundle carries real Zod and each tool function
+// ALSO parses its input with the tool's own schema before `execute` sees it; a mismatch
+// rejects with AIRLOCK_SDK_INPUT_INVALID listing the paths.
 import { isDefinedPlugin } from "./define-plugin.ts";
 import { sdkError } from "./error-codes.ts";
 import type { BundleExports } from "./manifest.ts";
@@ -32,6 +37,7 @@ export function toBundleExports(plugin: unknown): BundleExports {
   const tools: BundleExports["tools"] = {};
   for (const tool of plugin.tools) {
     tools[tool.name] = async (input: unknown, ctx: unknown) => {
+      if (!plugin.runtimeZod) return tool.execute(input as never, ctx as Parameters<typeof tool.execute>[1]);
       const parsed = tool.parameters.safeParse(input);
       if (!parsed.success) {
         const issues = parsed.error.issues.map((i) => ({ path: issuePath(i.path), message: i.message }));

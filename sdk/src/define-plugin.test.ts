@@ -34,6 +34,12 @@ describe("definePlugin", () => {
       knowledge: null,
       egress: [],
       limits: {},
+      runtimeZod: false,
+    });
+    expect(definePlugin({ ...base, runtimeZod: true }).runtimeZod).toBe(true);
+    expect(refusal({ runtimeZod: "yes" })).toMatchObject({
+      code: "AIRLOCK_SDK_PLUGIN_INVALID",
+      message: expect.stringContaining("runtimeZod"),
     });
   });
 
@@ -86,8 +92,18 @@ describe("bundle runtime", () => {
     expect(BUNDLE_GLOBAL).toBe(PLUGIN_GLOBAL);
   });
 
-  it("installs BundleExports whose tools parse input before execute", async () => {
+  it("installs BundleExports that hand the host-validated input to execute as is by default", async () => {
     installPlugin(definePlugin(base));
+    const exportsOf = (globalThis as Record<string, unknown>)[PLUGIN_GLOBAL] as {
+      tools: Record<string, (input: unknown, ctx: unknown) => Promise<unknown>>;
+    };
+    await expect(exportsOf.tools.echo?.({ text: "hi" }, {})).resolves.toBe("HI");
+    await expect(exportsOf.tools.echo?.({ text: 3 }, {})).rejects.toBeInstanceOf(TypeError);
+    delete (globalThis as Record<string, unknown>)[PLUGIN_GLOBAL];
+  });
+
+  it("installs BundleExports whose tools parse input before execute with runtimeZod", async () => {
+    installPlugin(definePlugin({ ...base, runtimeZod: true }));
     const exportsOf = (globalThis as Record<string, unknown>)[PLUGIN_GLOBAL] as {
       namespace: string;
       tools: Record<string, (input: unknown, ctx: unknown) => Promise<unknown>>;

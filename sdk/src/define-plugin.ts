@@ -1,8 +1,8 @@
 // `definePlugin`: the default export of a plugin's entry. Checked at definition time:
 // namespace (pattern, not reserved, every `<namespace>__<tool>` within 64 characters),
 // semver version, engine range present, at least one tool and no duplicate names, knowledge
-// level, egress rules (host names; bound secrets declared by some tool), requested limits.
-// Bundle-safe. The build reads the result to generate `airlock.json`.
+// level, egress rules (host names; bound secrets declared by some tool), requested limits,
+// `runtimeZod` (a boolean; false unless set). Bundle-safe. The build reads the result to generate `airlock.json`.
 
 import { isRecord } from "./define-checks.ts";
 import type { DefinedTool } from "./define-tool.ts";
@@ -28,6 +28,12 @@ export interface PluginDefinitionInput {
   egress?: EgressRule[];
   /** Limits asked for; the host grants the minimum of these and its ceiling. */
   limits?: RequestedLimits;
+  /**
+   * Bundle real Zod into the sandbox and parse each input there too (default false: the bundle
+   * carries a Zod stand-in, the host alone validates input against the generated JSON Schema,
+   * and the build refuses schema rules JSON Schema cannot carry). See the SDK README.
+   */
+  runtimeZod?: boolean;
 }
 
 export const PLUGIN_KIND = "airlock.plugin";
@@ -42,6 +48,7 @@ export interface DefinedPlugin {
   readonly knowledge: KnowledgeRequest;
   readonly egress: readonly EgressRule[];
   readonly limits: RequestedLimits;
+  readonly runtimeZod: boolean;
 }
 
 const SEMVER = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
@@ -64,6 +71,7 @@ const KNOWN_KEYS = [
   "knowledge",
   "egress",
   "limits",
+  "runtimeZod",
 ];
 
 function fail(
@@ -151,6 +159,8 @@ export function definePlugin(definition: PluginDefinitionInput): DefinedPlugin {
     fail("engine", 'is required: a semver range of host versions, e.g. "^1.0.0"');
   if (typeof description !== "string" || description.length > 2000)
     fail("description", "must be a string of at most 2000 characters");
+  const { runtimeZod = false } = definition;
+  if (typeof runtimeZod !== "boolean") fail("runtimeZod", "must be true or false");
   if (knowledge !== null && !["read", "write", "manage"].includes(knowledge)) {
     fail("knowledge", 'must be "read", "write", "manage" or null');
   }
@@ -180,6 +190,7 @@ export function definePlugin(definition: PluginDefinitionInput): DefinedPlugin {
     knowledge,
     egress: Object.freeze(checkEgress(definition.egress, tools)),
     limits: Object.freeze(checkLimits(definition.limits)),
+    runtimeZod,
   });
 }
 

@@ -58,6 +58,16 @@ export const SDK_ERROR_CODES = defineErrorCodes({
     status: 400,
     description: "A tool was called with input that its Zod parameters refuse.",
   },
+  AIRLOCK_SDK_SCHEMA_UNENFORCEABLE: {
+    status: 422,
+    description:
+      "A tool schema uses a rule JSON Schema cannot carry (refine, transform, pipe, coerce, default, catch) without runtimeZod.",
+  },
+  AIRLOCK_SDK_ZOD_RUNTIME_UNAVAILABLE: {
+    status: 500,
+    description:
+      "Plugin code called parse()/safeParse() in the sandbox of a plugin built without runtimeZod: true.",
+  },
   AIRLOCK_SDK_NOT_BUILT: {
     status: 400,
     description: "dist/ is missing or stale: run `airlock-plugin build` first.",

@@ -92,8 +92,12 @@ export async function composeRawManifest(
   const dir = resolve(pluginDir);
   const pkg = await readSourcePackage(dir);
   const entry = resolveEntry(dir, pkg);
-  const bundle = await bundleForSandbox(dir, entry, options.minify === true);
+  // Bundle before running any plugin code (a forbidden import fails first); only now do we
+  // know `runtimeZod`, so a plugin that set it is bundled again with real Zod.
+  const minify = options.minify === true;
+  let bundle = await bundleForSandbox(dir, entry, minify, false);
   const described = await loadDescription(dir, entry);
+  if (described.runtimeZod) bundle = await bundleForSandbox(dir, entry, minify, true);
   if (semver.validRange(described.engine) === null) {
     throw sdkError(
       "AIRLOCK_SDK_PLUGIN_INVALID",

@@ -5,6 +5,8 @@
 //  2. loadDescription: the same entry plus describe.ts bundled as ESM for Node into a temp
 //     file, imported in this process to read tools and schemas (the plugin's top-level code
 //     runs here, at build time, on the author's machine).
+// Zod: without `runtimeZod` the sandbox bundle's `zod` imports resolve to the stand-in
+// (esbuild-plugins.ts zodStandIn); the describe run always loads the REAL Zod.
 // Reproducibility: esbuild's `// <path>` module markers are rewritten to paths that do not
 // depend on where the plugin or its dependencies sit on the author's disk (`zod/v4/core/api.js`,
 // `@airlock/sdk/src/names.ts`, `src/index.ts`), so the bundle leaks no local layout.
@@ -18,7 +20,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "nod
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { type BuildFailure, type BuildOptions, build } from "esbuild";
 import type { DescribedPlugin } from "./describe.ts";
-import { buildFailure, forbidNodeBuiltins, singleZod } from "./esbuild-plugins.ts";
+import { buildFailure, forbidNodeBuiltins, singleZod, zodStandIn } from "./esbuild-plugins.ts";
 
 export const SDK_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const DESCRIBE_MODULE = fileURLToPath(new URL("./describe.ts", import.meta.url));
@@ -76,6 +78,7 @@ export async function bundleForSandbox(
   pluginDir: string,
   entry: string,
   minify: boolean,
+  runtimeZod = false,
 ): Promise<Uint8Array> {
   const contents = [
     `import * as entry from ${JSON.stringify(entry)};`,
@@ -94,7 +97,7 @@ export async function bundleForSandbox(
       minify,
       legalComments: "none",
       charset: "utf8",
-      plugins: [forbidNodeBuiltins(pluginDir), singleZod(pluginDir)],
+      plugins: [forbidNodeBuiltins(pluginDir), runtimeZod ? singleZod(pluginDir) : zodStandIn(pluginDir)],
     },
     pluginDir,
   );

@@ -2,11 +2,14 @@
 // module graph as the plugin (the build bundles this file with the plugin's entry), so the Zod
 // that converts the schemas is the plugin's own copy (Zod keeps `.describe()` in a per-copy
 // registry). Examples are checked here: one that does not parse fails with its label.
+// Without `runtimeZod`, each tool's parameters must be enforceable by the host alone
+// (enforceable.ts: AIRLOCK_SDK_SCHEMA_UNENFORCEABLE otherwise).
 import { isDefinedPlugin } from "../define-plugin.ts";
 import type { DefinedTool } from "../define-tool.ts";
 import { sdkError } from "../error-codes.ts";
 import { hasCode } from "../errors.ts";
 import type { EgressRule, RequestedLimits, ToolManifest } from "../manifest.ts";
+import { assertHostEnforceable } from "./enforceable.ts";
 import { toJsonSchema } from "./json-schema.ts";
 
 export interface DescribedPlugin {
@@ -18,6 +21,8 @@ export interface DescribedPlugin {
   egress: EgressRule[];
   limits: RequestedLimits;
   tools: ToolManifest[];
+  /** definePlugin's `runtimeZod`: bundle real Zod (true) or the stand-in (false). */
+  runtimeZod: boolean;
 }
 
 function issuePath(path: ReadonlyArray<PropertyKey>): string {
@@ -58,7 +63,8 @@ function checkExamples(tool: DefinedTool): void {
   }
 }
 
-function describeTool(tool: DefinedTool): ToolManifest {
+function describeTool(tool: DefinedTool, runtimeZod: boolean): ToolManifest {
+  if (!runtimeZod) assertHostEnforceable(tool.name, tool.parameters);
   checkExamples(tool);
   const entry: ToolManifest = {
     name: tool.name,
@@ -94,6 +100,7 @@ export function describePlugin(plugin: unknown): DescribedPlugin {
     knowledge: plugin.knowledge,
     egress: plugin.egress.map((r) => ({ ...r })),
     limits: { ...plugin.limits },
-    tools: plugin.tools.map(describeTool),
+    tools: plugin.tools.map((tool) => describeTool(tool, plugin.runtimeZod === true)),
+    runtimeZod: plugin.runtimeZod === true,
   };
 }

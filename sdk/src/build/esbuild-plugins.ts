@@ -4,9 +4,13 @@
 //    naming the import and the importing file.
 //  - singleZod: every `zod` import resolves as the plugin would resolve it, so the build-time
 //    describer and the plugin share one Zod copy.
+//  - zodStandIn: (sandbox bundle, no `runtimeZod`) every `zod`/`zod/*` import becomes a
+//    generated module exporting the real entry's export names, each bound to the stand-in of
+//    runtime/schema-stub.ts (pure calls, so unused names are tree-shaken away).
 //  - buildFailure: maps esbuild's failure (unresolvable imports included) to one AirlockError.
 import { builtinModules } from "node:module";
 import { relative } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Message, Plugin } from "esbuild";
 import { sdkError } from "../error-codes.ts";
 import type { AirlockError } from "../errors.ts";
@@ -63,6 +67,48 @@ export function singleZod(pluginDir: string): Plugin {
         return found.errors.length > 0
           ? { errors: found.errors }
           : { path: found.path, external: found.external };
+      });
+    },
+  };
+}
+
+const STUB_MODULE = fileURLToPath(new URL("../runtime/schema-stub.ts", import.meta.url));
+const STUB_NAMESPACE = "airlock-zod-stub";
+
+/** The stand-in module's source for a Zod entry exporting `names`. */
+export function standInSource(names: readonly string[]): string {
+  const lines = [`import { zodMember } from ${JSON.stringify(STUB_MODULE)};`];
+  const exported: string[] = [];
+  names.forEach((name, i) => {
+    lines.push(`const _${i} = /* @__PURE__ */ zodMember(${JSON.stringify(name)});`);
+    exported.push(`_${i} as ${JSON.stringify(name)}`);
+  });
+  if (!names.includes("default")) {
+    lines.push('const _default = /* @__PURE__ */ zodMember("default");');
+    exported.push("_default as default");
+  }
+  lines.push(`export { ${exported.join(", ")} };`);
+  return lines.join("\n");
+}
+
+export function zodStandIn(pluginDir: string): Plugin {
+  return {
+    name: "airlock-zod-stand-in",
+    setup(build) {
+      build.onResolve({ filter: /^zod(\/.*)?$/ }, async (args) => {
+        if (args.pluginData === INNER) return undefined;
+        const found = await build.resolve(args.path, {
+          kind: args.kind,
+          resolveDir: pluginDir,
+          pluginData: INNER,
+        });
+        if (found.errors.length > 0) return { errors: found.errors };
+        return { path: args.path, namespace: STUB_NAMESPACE, pluginData: { real: found.path } };
+      });
+      build.onLoad({ filter: /.*/, namespace: STUB_NAMESPACE }, async (args) => {
+        const real = (args.pluginData as { real: string }).real;
+        const names = Object.keys(await import(pathToFileURL(real).href)).sort();
+        return { contents: standInSource(names), loader: "js", resolveDir: pluginDir };
       });
     },
   };
