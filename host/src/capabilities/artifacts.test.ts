@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { CallGrant } from "../bridge/types.ts";
 import { openStore } from "../store/index.ts";
 import type { Store } from "../store/types.ts";
-import { createArtifactsCapability, DEFAULT_ARTIFACT_LIMITS } from "./artifacts.ts";
+import { createArtifactsCapability, DEFAULT_ARTIFACT_LIMITS, startArtifactSweeper } from "./artifacts.ts";
 
 const grant = (agent: string, conversationId: string) =>
   ({
@@ -121,5 +121,32 @@ describe("artifacts capability", () => {
     await expect(call(c, "put", g, { buffer: "x", filename: "x", mime: "a/b" }, -5)).rejects.toMatchObject({
       code: "AIRLOCK_ARTIFACT_INVALID",
     });
+  });
+
+  it("sweeps expired artifacts on its interval until stopped", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    try {
+      const c = cap();
+      const g = grant("a", "c1");
+      await call(c, "put", g, { buffer: "x", filename: "x", mime: "a/b" }, 1000);
+      await call(c, "put", g, { buffer: "y", filename: "y", mime: "a/b" }, 5000);
+      clock += 2000;
+      const errors: unknown[] = [];
+      const stop = startArtifactSweeper({
+        store,
+        intervalMs: 100,
+        now: () => clock,
+        onError: (e) => errors.push(e),
+      });
+      await vi.advanceTimersByTimeAsync(100);
+      expect(await store.sweepArtifacts(clock)).toBe(0);
+      stop();
+      clock += 10_000;
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(await store.sweepArtifacts(clock)).toBe(1);
+      expect(errors).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
