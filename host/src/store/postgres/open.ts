@@ -67,7 +67,23 @@ export async function openPostgresStore(config: PostgresStoreConfig): Promise<St
   } catch (err) {
     await pool.end();
     if ((err as { code?: string }).code?.startsWith("AIRLOCK_")) throw err;
-    throw storeError("AIRLOCK_STORE_OPEN_FAILED", "cannot open the PostgreSQL store", { cause: err });
+    throw storeError(
+      "AIRLOCK_STORE_OPEN_FAILED",
+      `cannot open the PostgreSQL store at ${target(config.url)}`,
+      {
+        cause: err,
+      },
+    );
   }
   return store;
+}
+
+/** host:port/database of a connection URL, never its credentials. */
+function target(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || "5432"}${u.pathname}`;
+  } catch (err) {
+    return `an unparsable URL (${(err as Error).name})`;
+  }
 }
