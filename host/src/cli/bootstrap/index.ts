@@ -6,7 +6,8 @@
 //   to the local registry (unless that version is there), installed from it (unless that version
 //   is active; an older active version is upgraded), then the `example` agent is set up.
 // Invariants: idempotent across restarts; a failing plugin stops startup with its error code
-//   (AIRLOCK_BOOTSTRAP_*); the registry child is stopped at shutdown.
+//   (AIRLOCK_BOOTSTRAP_*), while a host shipped without plugins/ only notes it; the registry
+//   child is stopped at shutdown.
 import { join } from "node:path";
 import semver from "semver";
 import type { AirlockHost } from "../../host-types.ts";
@@ -105,6 +106,10 @@ export function createFirstPartyStep(): BootstrapStep {
     async afterHost(ctx: RunningContext) {
       if (state === undefined) return;
       const { key, registry, dir } = state;
+      if ((await listFirstPartyPlugins()).length === 0) {
+        ctx.notes.push("  First-party plugins: none found next to this host (plugins/<name>/)");
+        return;
+      }
       const outcomes = await installFirstParty(ctx.host, registry, key, dir);
       const agent = await ensureExampleAgent(ctx.host);
       const summary = outcomes.map(

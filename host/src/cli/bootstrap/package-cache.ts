@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { buildPlugin, readDist, tarballOf } from "@airlock/sdk/build";
+import { hasCode } from "@airlock/sdk/errors";
 import type { PluginManifest } from "@airlock/sdk/manifest";
 import { type IntegritySignature, integrityOf, signIntegrity } from "@airlock/sdk/signing";
 import { bootstrapError } from "./errors.ts";
@@ -28,6 +29,11 @@ interface CacheMeta {
   signature: IntegritySignature;
 }
 
+async function buildAndRead(dir: string): ReturnType<typeof readDist> {
+  await buildPlugin(dir);
+  return readDist(dir);
+}
+
 export async function packFirstParty(
   plugin: FirstPartyPlugin,
   key: BootstrapKey,
@@ -45,8 +51,14 @@ export async function packFirstParty(
   let tarball: Uint8Array;
   let manifest: PluginManifest;
   try {
-    await buildPlugin(plugin.dir);
-    const dist = await readDist(plugin.dir);
+    let dist: Awaited<ReturnType<typeof readDist>>;
+    try {
+      dist = await buildAndRead(plugin.dir);
+    } catch (error) {
+      // Another process (a test suite, a second host) rebuilt dist/ while this one read it.
+      if (!hasCode(error, "AIRLOCK_SDK_NOT_BUILT")) throw error;
+      dist = await buildAndRead(plugin.dir);
+    }
     manifest = dist.manifest;
     tarball = new Uint8Array(await tarballOf(dist.files));
   } catch (cause) {
