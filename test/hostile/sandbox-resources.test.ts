@@ -57,8 +57,8 @@ describe.each(MODES)("resource exhaustion (%s)", (mode) => {
   });
 
   it("refuses one ArrayBuffer larger than memoryMb (AIRLOCK_SANDBOX_MEMORY_LIMIT)", async () => {
-    const error = await h.callError(plugin, "hugeBuffer");
+    const error = await h.callError(roomy, "hugeBuffer");
     expect(error.code).toBe("AIRLOCK_SANDBOX_MEMORY_LIMIT");
-    await expectContained(h, plugin);
+    await expectContained(h, roomy);
   });
 });

@@ -38,6 +38,8 @@ export class Generation {
   timer: NodeJS.Timeout | null = null;
   /** CPU burnt while no call was in flight, since the last call ended (code left running). */
   backgroundNs = 0;
+  /** Calls creating their agent context (running the bundle) right now. */
+  preparing = 0;
   idleSince = 0;
   /** Bridge calls from code whose call had ended (a stale ctx, or a loop left running). */
   orphanCalls = 0;

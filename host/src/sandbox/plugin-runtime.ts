@@ -95,7 +95,13 @@ export class PluginRuntime {
     deadline: AbortSignal,
   ): Promise<string> {
     const gen = await this.#generation();
-    const agent = await this.#agentContext(gen, context.instanceId);
+    gen.preparing++; // creating a context runs the bundle: not code left behind by an ended call
+    let agent: AgentContext;
+    try {
+      agent = await this.#agentContext(gen, context.instanceId);
+    } finally {
+      gen.preparing--;
+    }
     const seq = nextSeq++;
     const exec: Execution = { bridge, cpuNs: 0, startedAt: Date.now(), exceeded: false };
     gen.executions.set(seq, exec);
@@ -256,6 +262,10 @@ export class PluginRuntime {
     const delta = Number(now - gen.lastCpu);
     gen.lastCpu = now;
     const { cpuMs, wallMs } = this.plugin.limits;
+    if (gen.executions.size === 0 && gen.preparing > 0) {
+      gen.idleSince = 0;
+      return;
+    }
     if (gen.executions.size === 0) {
       // nothing in flight: CPU burnt now is code a call left running; watch it for wallMs
       if (gen.idleSince === 0) {
