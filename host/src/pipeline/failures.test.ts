@@ -32,6 +32,7 @@ const tools: FixturePlugin = {
         required: ["greeting", "count"],
       },
     },
+    { name: "refuse", code: "async () => ({ success: false, error: 'city not found' })", annotations: RO },
     { name: "crash", code: "async () => { throw new Error('kaboom'); }", annotations: RO },
     { name: "spin", code: "async () => { for (;;) {} }", annotations: RO },
     { name: "hang", code: "async () => new Promise(() => {})", annotations: RO },
@@ -97,6 +98,15 @@ describe("input and output validation", () => {
 });
 
 describe("failing tools are error results and the host keeps serving", () => {
+  it("a tool reporting its own failure completes with isError and no pipeline code", async () => {
+    const completed: boolean[] = [];
+    t.host.on("tool.completed", (e) => completed.push(e.isError));
+    const out = await t.host.callTool("ada", "lab:refuse", {});
+    expect(out.result).toEqual({ content: [{ type: "text", text: "city not found" }], isError: true });
+    expect(out.errorCode).toBeUndefined();
+    expect(completed).toEqual([true]);
+  });
+
   it("a throwing tool", async () => {
     const out = await t.host.callTool("ada", "lab:crash", {});
     expect(out.result.isError).toBe(true);
