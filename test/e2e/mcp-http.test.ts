@@ -143,3 +143,28 @@ test("answers malformed and oversized MCP bodies with JSON-RPC errors, no stack,
   expect(after.content).toEqual([{ type: "text", text: "echo: still here" }]);
   await client.close();
 });
+
+test("a mutating call over MCP waits for an operator's approval given through the HTTP API", async () => {
+  const { client } = await connect("alpha", f.agentToken);
+  const pending = client.callTool({ name: "kit__write", arguments: {} });
+  const approval = await new Promise<{ approvalId: string }>((resolve) => {
+    const off = f.host.on("permission.required", (event) => {
+      off();
+      resolve(event);
+    });
+  });
+  const listed = await fetch(`${server.url}/api/approvals?agent=alpha`, {
+    headers: { authorization: `Bearer ${f.operatorToken}` },
+  });
+  expect(((await listed.json()) as { approvals: Array<{ id: string; toolName: string }> }).approvals).toEqual(
+    [expect.objectContaining({ id: approval.approvalId, toolName: "kit:write" })],
+  );
+  const decided = await fetch(`${server.url}/api/approvals/${approval.approvalId}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${f.operatorToken}`, "content-type": "application/json" },
+    body: JSON.stringify({ approve: true }),
+  });
+  expect(decided.status).toBe(200);
+  expect(((await pending) as CallToolResult).content).toEqual([{ type: "text", text: "written" }]);
+  await client.close();
+});
