@@ -149,6 +149,12 @@ export async function runServer(
       port,
       extraAllowedHosts: listOption(parsed, "allowed-host"),
     });
+    if (!["127.0.0.1", "localhost", "::1"].includes(hostname)) {
+      io.stderr(
+        `airlock ${name}: listening on ${hostname}, beyond this machine: plain HTTP, put a TLS proxy in front ` +
+          "(and name it with --allowed-host)\n",
+      );
+    }
     const running: RunningContext = { ...ctx, host, server };
     for (const step of steps) await step.afterHost?.(running);
     // Listen for the stop signal before the banner tells anyone we are up.
