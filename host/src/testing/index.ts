@@ -19,6 +19,7 @@ import type {
   HostTestHarnessOptions,
   LoadedPlugin,
   SeedDocument,
+  TestAuditEntry,
   TestCallOptions,
   TestToolResult,
 } from "./types.ts";
@@ -107,6 +108,17 @@ export async function createHostTestHarness(options: HostTestHarnessOptions): Pr
     },
     async auditActions(): Promise<string[]> {
       return (await host.queryAudit({ agent, limit: 500 })).map((r) => r.action);
+    },
+    async auditEntries(): Promise<TestAuditEntry[]> {
+      return (await host.queryAudit({ agent, limit: 500 })).map((r) => ({
+        kind: r.kind,
+        action: r.action,
+        tool: r.tool,
+        allowed: r.allowed,
+        success: r.success,
+        error: r.error,
+        details: r.details,
+      }));
     },
     async close(): Promise<void> {
       try {

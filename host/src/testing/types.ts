@@ -5,6 +5,7 @@ export type {
   HostTestHarnessOptions,
   LoadedPlugin,
   SeedDocument,
+  TestAuditEntry,
   TestCallOptions,
   TestEgressAllow,
   TestToolResult,

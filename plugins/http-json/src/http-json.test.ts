@@ -52,6 +52,9 @@ describe("http-json plugin", () => {
     expect(r.isError).toBeUndefined();
     expect(JSON.parse(textOf(r))).toEqual({ method: "GET", url: "/v1/items?limit=2", received: null });
     expect(textOf(r)).not.toContain(KEY);
+    const audit = await h.auditEntries();
+    expect(audit.some((e) => e.kind === "capability" || e.kind === "tool")).toBe(true);
+    expect(JSON.stringify(audit)).not.toContain(KEY);
   });
 
   it("POSTs a JSON document and returns the answer", async () => {

@@ -74,5 +74,6 @@ describe("weather plugin", () => {
     expect(textOf(r)).toMatch(/answered 401/);
     const ok = await h.call("weather:currentWeather", { city: "Oslo" });
     expect(textOf(ok)).not.toContain(TOKEN);
+    expect(JSON.stringify(await h.auditEntries())).not.toContain(TOKEN);
   });
 });

@@ -52,6 +52,7 @@ export async function createTestHarness(options: TestHarnessOptions = {}): Promi
     setKnowledgeLevel: (lvl) => host.setKnowledgeLevel(lvl),
     seedKnowledge: (doc) => host.seedKnowledge(doc),
     auditActions: () => host.auditActions(),
+    auditEntries: () => host.auditEntries(),
     close: () => host.close(),
   };
 }

@@ -51,6 +51,16 @@ export interface LoadedPlugin {
   tools: string[];
 }
 
+export interface TestAuditEntry {
+  kind: string;
+  action: string;
+  tool: string | null;
+  allowed: boolean;
+  success: boolean | null;
+  error: string | null;
+  details: Record<string, unknown> | null;
+}
+
 export interface SeedDocument {
   filename: string;
   content: string;
@@ -70,6 +80,8 @@ export interface TestHarness {
   seedKnowledge(doc: SeedDocument): Promise<string>;
   /** Audit actions recorded for the agent, newest first. */
   auditActions(): Promise<string[]>;
+  /** The agent's audit entries, newest first, as plain data (to assert what was, and was not, logged). */
+  auditEntries(): Promise<TestAuditEntry[]>;
   close(): Promise<void>;
 }
 
@@ -86,6 +98,7 @@ export interface HostTestHarness {
   setKnowledgeLevel(level: KnowledgeLevel | null): Promise<void>;
   seedKnowledge(doc: SeedDocument): Promise<string>;
   auditActions(): Promise<string[]>;
+  auditEntries(): Promise<TestAuditEntry[]>;
   close(): Promise<void>;
 }
 
