@@ -1,10 +1,12 @@
 // The render plugin's pure encoders, checked byte by byte: a PNG any decoder accepts (signature,
-// IHDR, CRCs, a zlib stream node:zlib inflates back to the filtered scanlines) and RFC 4180 CSV.
-import { inflateSync } from "node:zlib";
+// IHDR, CRCs, a zlib stream node:zlib inflates back to the exact scanlines), deflate round trips
+// and RFC 4180 CSV.
+import { inflateRawSync, inflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { base64 } from "./base64.ts";
 import { barChart } from "./chart.ts";
 import { toCsv } from "./csv.ts";
+import { deflate } from "./deflate.ts";
 import { crc32, encodePng, PNG_SIGNATURE } from "./png.ts";
 
 function chunks(png: Uint8Array): Array<{ type: string; data: Uint8Array; crcOk: boolean }> {
@@ -35,10 +37,28 @@ describe("encodePng", () => {
     expect([...raw.subarray(1, 1 + 40 * 4)]).toEqual([...canvas.pixels.subarray(0, 40 * 4)]);
   });
 
-  it("splits large images over several stored deflate blocks", () => {
-    const png = encodePng(200, 200, new Uint8Array(200 * 200 * 4).fill(7));
-    const idat = chunks(png).find((c) => c.type === "IDAT")!;
-    expect(inflateSync(idat.data).length).toBe(200 * (1 + 800));
+  it("compresses flat colour and still inflates to the exact scanlines", () => {
+    const canvas = barChart([5, 2, 9, 4], 320, 200);
+    const png = encodePng(canvas.width, canvas.height, canvas.pixels);
+    expect(png.length).toBeLessThan(canvas.pixels.length / 20);
+    const raw = inflateSync(chunks(png).find((c) => c.type === "IDAT")!.data);
+    for (let y = 0; y < 200; y++) {
+      expect(raw[y * 1281]).toBe(0);
+      expect(
+        raw
+          .subarray(y * 1281 + 1, (y + 1) * 1281)
+          .equals(Buffer.from(canvas.pixels.subarray(y * 1280, (y + 1) * 1280))),
+      ).toBe(true);
+    }
+  });
+
+  it("round-trips noise, short runs and every byte value through deflate", () => {
+    const bytes = Uint8Array.from({ length: 5000 }, (_, i) => (i % 7 < 3 ? 200 : (i * 131) & 255));
+    expect(new Uint8Array(inflateRawSync(deflate(bytes)))).toEqual(bytes);
+    const all = Uint8Array.from({ length: 256 }, (_, i) => i);
+    expect(new Uint8Array(inflateRawSync(deflate(all)))).toEqual(all);
+    const long = new Uint8Array(3000).fill(9);
+    expect(new Uint8Array(inflateRawSync(deflate(long)))).toEqual(long);
   });
 
   it("refuses pixel data of the wrong length", () => {

@@ -1,7 +1,9 @@
 // A minimal PNG encoder in pure JS (no node built-ins, no Web APIs): it runs inside the isolate.
 // Contract: `encodePng(width, height, rgba)` returns a valid PNG (8-bit RGBA, no interlace).
-// The zlib stream uses stored (uncompressed) deflate blocks, which every decoder accepts;
-// CRC-32 and Adler-32 are computed here. Input length must be width * height * 4.
+// Pixel data is compressed by deflate.ts (fixed Huffman, previous-pixel matches); CRC-32 and
+// Adler-32 are computed here. Input length must be width * height * 4.
+
+import { deflate } from "./deflate.ts";
 
 const CRC_TABLE: Uint32Array = (() => {
   const table = new Uint32Array(256);
@@ -29,29 +31,19 @@ function adler32(bytes: Uint8Array): number {
   return ((b << 16) | a) >>> 0;
 }
 
-/** zlib wrapper around stored deflate blocks (max 65535 bytes each). */
-function zlibStored(data: Uint8Array): Uint8Array {
-  const blocks = Math.max(1, Math.ceil(data.length / 65535));
-  const out = new Uint8Array(2 + blocks * 5 + data.length + 4);
+/** zlib stream: header (deflate, 32K window, no dictionary), deflate data, Adler-32. */
+function zlib(data: Uint8Array): Uint8Array {
+  const body = deflate(data);
+  const out = new Uint8Array(2 + body.length + 4);
   out[0] = 0x78;
   out[1] = 0x01;
-  let o = 2;
-  for (let i = 0; i < blocks; i++) {
-    const from = i * 65535;
-    const len = Math.min(65535, data.length - from);
-    out[o++] = i === blocks - 1 ? 1 : 0;
-    out[o++] = len & 0xff;
-    out[o++] = len >>> 8;
-    out[o++] = ~len & 0xff;
-    out[o++] = (~len >>> 8) & 0xff;
-    out.set(data.subarray(from, from + len), o);
-    o += len;
-  }
+  out.set(body, 2);
   const ad = adler32(data);
-  out[o++] = ad >>> 24;
-  out[o++] = (ad >>> 16) & 0xff;
-  out[o++] = (ad >>> 8) & 0xff;
-  out[o++] = ad & 0xff;
+  const o = 2 + body.length;
+  out[o] = ad >>> 24;
+  out[o + 1] = (ad >>> 16) & 0xff;
+  out[o + 2] = (ad >>> 8) & 0xff;
+  out[o + 3] = ad & 0xff;
   return out;
 }
 
@@ -83,7 +75,7 @@ export function encodePng(width: number, height: number, rgba: Uint8Array): Uint
   const parts = [
     new Uint8Array(PNG_SIGNATURE),
     chunk("IHDR", header),
-    chunk("IDAT", zlibStored(raw)),
+    chunk("IDAT", zlib(raw)),
     chunk("IEND", new Uint8Array(0)),
   ];
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
