@@ -19,6 +19,7 @@ import { type CatalogueProblem, createCatalogue } from "./catalogue/catalogue.ts
 import { deleteSecret, listSecrets, type SecretCodec, setSecrets } from "./catalogue/secrets-api.ts";
 import type { ResolvedHostOptions } from "./config.ts";
 import type { AirlockHost, PluginLifecycle, RunOptions } from "./host-types.ts";
+import { createAgentStateCache, trackAgentWrites } from "./pipeline/agent-states.ts";
 import { createApprovalRegistry } from "./pipeline/approvals.ts";
 import type { GrantIssuer, PipelineDeps } from "./pipeline/deps.ts";
 import { PIPELINE_ERRORS } from "./pipeline/errors.ts";
@@ -50,7 +51,10 @@ const LEVELS: ReadonlySet<string> = new Set(["none", "read", "write", "manage"])
 
 export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
   let closed = false;
-  const { store, sandbox, options } = parts;
+  const { sandbox, options } = parts;
+  // Every agent-state write made through this host invalidates the per-call agent cache.
+  const store = trackAgentWrites(parts.store, () => agentStates.invalidate());
+  const agentStates = createAgentStateCache(store);
   const report = (what: string, error: unknown) => {
     try {
       options.onInternalError(what, error);
@@ -84,6 +88,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     approvals,
     events,
     validator: createSchemaValidator(),
+    agentStates,
     autoApprove: options.autoApprove,
     audit,
     report,
@@ -95,6 +100,8 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
   }
   /** Reports a reload's problems and unloads plugin versions that are no longer active. */
   async function settle(problems: readonly CatalogueProblem[]): Promise<void> {
+    // A lifecycle change may have removed enablement rows through another path (the installer).
+    agentStates.invalidate();
     for (const problem of problems) {
       report("catalogue", new AirlockError(problem.code, problem.message));
       await audit({

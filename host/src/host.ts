@@ -3,7 +3,9 @@
 // active plugins' catalogue. Plugins are loaded into the sandbox lazily, on their first call.
 // Invariants: a failure while starting closes whatever was already opened and rethrows; the
 // sandbox never receives the store, the vault or a secret; the host owns (and closes) every
-// part it opened, never one the embedder handed in (`{kind: "instance"}` store).
+// part it opened, never one the embedder handed in (`{kind: "instance"}` store); every part
+// writes audit entries through one group-commit writer (pipeline/audit-writer.ts), flushed
+// before any audit query and on close.
 import { createBridge } from "./bridge/bridge.ts";
 import { createArtifactsCapability, startArtifactSweeper } from "./capabilities/artifacts.ts";
 import { createAuditCapability } from "./capabilities/audit.ts";
@@ -16,6 +18,7 @@ import { type HostOptions, type ResolvedHostOptions, resolveHostOptions } from "
 import { assembleHost } from "./host-api.ts";
 import type { AirlockHost } from "./host-types.ts";
 import { createPluginLifecycleFor } from "./lifecycle-wiring.ts";
+import { createAuditWriter, withAuditWriter } from "./pipeline/audit-writer.ts";
 import { bridgeGrantIssuer } from "./pipeline/grants.ts";
 import { createSandbox, type Sandbox } from "./sandbox/index.ts";
 import { createSecretSource, createVault, openVault, type Vault } from "./secrets/index.ts";
@@ -57,7 +60,11 @@ function openSandbox(options: ResolvedHostOptions): Sandbox {
 
 export async function createHost(options: HostOptions = {}): Promise<AirlockHost> {
   const resolved = resolveHostOptions(options);
-  const { store, owned } = await openHostStore(resolved);
+  const opened = await openHostStore(resolved);
+  const { owned } = opened;
+  // Audit entries (one per tool call and per capability call) share commits: group commit.
+  const auditWriter = createAuditWriter(opened.store);
+  const store = withAuditWriter(opened.store, auditWriter);
   let sandbox: Sandbox | undefined;
   let stopSweeper: (() => void) | undefined;
   try {
@@ -90,7 +97,10 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
       grants: bridgeGrantIssuer(bridge, resolved.egress),
       codec: vault,
       lifecycle: createPluginLifecycleFor({ store, options: resolved }),
-      closeExtras: async () => sweeper(),
+      closeExtras: async () => {
+        sweeper();
+        await auditWriter.flush();
+      },
     });
   } catch (error) {
     stopSweeper?.();

@@ -7,6 +7,7 @@ import type { BridgeDispatch, CallGrant, CallNotification } from "../bridge/type
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { EffectiveLimits, Sandbox } from "../sandbox/types.ts";
 import type { AuditInput, InstalledPluginRecord, Store } from "../store/types.ts";
+import type { AgentStateCache } from "./agent-states.ts";
 import type { ApprovalRegistry } from "./approvals.ts";
 import type { EventBus } from "./events.ts";
 import type { HookRegistry } from "./hooks.ts";
@@ -53,6 +54,8 @@ export interface PipelineDeps {
   approvals: ApprovalRegistry;
   events: EventBus;
   validator: SchemaValidator;
+  /** Agent record, enablement and secret presence per agent (run start reads fresh; calls may be cached). */
+  agentStates: AgentStateCache;
   /** Host-wide auto-approval (operator option). */
   autoApprove: boolean;
   /** Appends an audit entry; never rejects (failures are reported by the host). */

@@ -53,11 +53,20 @@ export async function executeInSandbox(
   const level = req.agentLevel;
   const knowledgeLevel = level === "read" || level === "write" || level === "manage" ? level : null;
 
-  const ended = new AbortController();
-  const deadline = AbortSignal.timeout(limits.wallMs);
-  const signals = [ended.signal, deadline];
-  if (req.options.signal !== undefined) signals.push(req.options.signal);
-  const signal = AbortSignal.any(signals);
+  // One controller per call, aborted at the deadline, on the caller's cancellation, or when
+  // the call ends (a timer and a listener are cheaper than AbortSignal.timeout/any per call).
+  const controller = new AbortController();
+  const signal = controller.signal;
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new DOMException("the call's wall deadline passed", "TimeoutError"));
+  }, limits.wallMs);
+  timer.unref(); // like AbortSignal.timeout: a pending deadline alone keeps no process alive
+  const callerSignal = req.options.signal;
+  const onCallerAbort = () => controller.abort(callerSignal?.reason);
+  if (callerSignal?.aborted === true) onCallerAbort();
+  else callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
   const notify = (n: CallNotification) => {
     if (signal.aborted) return;
     try {
@@ -112,7 +121,7 @@ export async function executeInSandbox(
     if (req.options.signal?.aborted === true) {
       return { code: "AIRLOCK_TOOL_CANCELLED", message: "The call was cancelled by the caller." };
     }
-    if (deadline.aborted) {
+    if (timedOut) {
       return {
         code: "AIRLOCK_TOOL_TIMEOUT",
         message: `Tool ${entry.id} did not finish within ${limits.wallMs} ms and was stopped.`,
@@ -120,7 +129,9 @@ export async function executeInSandbox(
     }
     return "error" in settled ? toStop(settled.error, `tool ${entry.id} failed`) : toStop(null, "aborted");
   } finally {
-    ended.abort();
+    clearTimeout(timer);
+    callerSignal?.removeEventListener("abort", onCallerAbort);
+    controller.abort();
     deps.grants.revoke(grant.token);
   }
 }

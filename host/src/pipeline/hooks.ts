@@ -20,6 +20,9 @@ export interface HookRegistry {
   addAfter(hook: AfterToolCallHook): () => void;
   runBefore(ctx: BeforeToolCallContext): Promise<BeforeHooksOutcome>;
   runAfter(ctx: AfterToolCallContext, onAfterHookError: (error: unknown) => void): Promise<void>;
+  /** Registered hooks right now (the pipeline skips building a context nobody reads). */
+  readonly beforeCount: number;
+  readonly afterCount: number;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -85,6 +88,12 @@ export function createHookRegistry(): HookRegistry {
         };
       }
       return { kind: "proceed", input };
+    },
+    get beforeCount() {
+      return before.length;
+    },
+    get afterCount() {
+      return after.length;
     },
     async runAfter(ctx, onAfterHookError) {
       for (const { hook } of [...after]) {

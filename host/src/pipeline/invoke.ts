@@ -8,7 +8,7 @@
 // and a message the model can act on; a grant issued for the call is always revoked.
 import { randomUUID } from "node:crypto";
 import { normalizeToolResult, type ToolResult } from "@airlock/sdk";
-import { loadAgentState, missingSecrets } from "../catalogue/agent-tools.ts";
+import { missingSecrets } from "../catalogue/agent-tools.ts";
 import { canonicalToolId } from "../catalogue/catalogue.ts";
 import type { CallOptions, ToolCallOutcome } from "../host-types.ts";
 import type { PipelineDeps } from "./deps.ts";
@@ -33,14 +33,18 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** A plain-JSON copy (what crosses into the sandbox anyway); undefined when not serialisable. */
-function plainJson(value: unknown): unknown {
+/**
+ * A plain-JSON copy (what crosses into the sandbox anyway) and its UTF-8 size; undefined when
+ * not serialisable.
+ */
+function plainJson(value: unknown): { value: unknown; bytes: number } | undefined {
+  let text: string | undefined;
   try {
-    const text = JSON.stringify(value);
-    return text === undefined ? undefined : JSON.parse(text);
+    text = JSON.stringify(value);
   } catch {
-    return undefined;
+    return undefined; // a cycle or a BigInt: not JSON, the caller refuses the input
   }
+  return text === undefined ? undefined : { value: JSON.parse(text), bytes: Buffer.byteLength(text, "utf8") };
 }
 
 function describeAvailable(run: RunContext): string {
@@ -90,18 +94,19 @@ export async function invokeTool(
       );
     }
     const plain = plainJson(rawInput ?? {});
-    if (plain === undefined || !isPlainObject(plain)) {
+    if (plain === undefined || !isPlainObject(plain.value)) {
       return stop(
         "AIRLOCK_TOOL_INPUT_INVALID",
         `Invalid input for ${toolName}: input: expected a JSON object`,
       );
     }
-    input = plain;
+    input = plain.value;
+    let inputBytes = plain.bytes;
     const current = deps.catalogue.get(id);
     if (current === undefined) {
       return stop("AIRLOCK_TOOL_UNAVAILABLE", `Tool ${toolName} was uninstalled after this run started.`);
     }
-    const state = await loadAgentState(deps.store, run.agent);
+    const state = await deps.agentStates.get(run.agent);
     if (current.tool.harness === null && !state.enabled.has(id)) {
       return stop("AIRLOCK_TOOL_DISABLED", `Tool ${toolName} was disabled for this agent by an operator.`);
     }
@@ -113,18 +118,22 @@ export async function invokeTool(
       );
     }
 
-    const hooked = await deps.hooks.runBefore({ agent: run.agent, runId: run.id, toolName, input });
-    if (hooked.kind === "blocked") return stop("AIRLOCK_TOOL_BLOCKED", hooked.reason, true);
-    if (hooked.kind === "failed") return stop("AIRLOCK_HOOK_FAILED", `Call blocked: ${hooked.message}`, true);
-    const rewritten = plainJson(hooked.input);
-    if (rewritten === undefined || !isPlainObject(rewritten)) {
-      return stop(
-        "AIRLOCK_HOOK_FAILED",
-        "Call blocked: a beforeToolCall hook rewrote the input to non-JSON data",
-        true,
-      );
+    if (deps.hooks.beforeCount > 0) {
+      const hooked = await deps.hooks.runBefore({ agent: run.agent, runId: run.id, toolName, input });
+      if (hooked.kind === "blocked") return stop("AIRLOCK_TOOL_BLOCKED", hooked.reason, true);
+      if (hooked.kind === "failed")
+        return stop("AIRLOCK_HOOK_FAILED", `Call blocked: ${hooked.message}`, true);
+      const rewritten = plainJson(hooked.input);
+      if (rewritten === undefined || !isPlainObject(rewritten.value)) {
+        return stop(
+          "AIRLOCK_HOOK_FAILED",
+          "Call blocked: a beforeToolCall hook rewrote the input to non-JSON data",
+          true,
+        );
+      }
+      input = rewritten.value;
+      inputBytes = rewritten.bytes;
     }
-    input = rewritten;
 
     if (current.tool.annotations.readOnlyHint !== true && !run.autoApprove && !deps.autoApprove) {
       const decision = await deps.approvals.request(
@@ -152,7 +161,6 @@ export async function invokeTool(
     }
 
     const limits = deps.loader.limitsFor(current.plugin);
-    const inputBytes = Buffer.byteLength(JSON.stringify(input), "utf8");
     if (inputBytes > limits.maxInputBytes) {
       return stop(
         "AIRLOCK_TOOL_INPUT_TOO_LARGE",
@@ -209,14 +217,12 @@ export async function invokeTool(
     return { result };
   }
 
-  async function finish(done: { result: ToolResult } | Stop, durationMs: number): Promise<ToolCallOutcome> {
-    const failed = "code" in done;
-    const blocked = failed && done.blocked === true;
-    const result: ToolResult = failed
-      ? { content: [{ type: "text", text: done.message }], isError: true }
-      : done.result;
-    const error = failed ? { code: String(done.code), message: done.message } : undefined;
-
+  async function runAfterHooks(
+    error: { code: string; message: string } | undefined,
+    result: ToolResult,
+    durationMs: number,
+    blocked: boolean,
+  ): Promise<void> {
     await deps.hooks.runAfter(
       {
         agent: run.agent,
@@ -244,6 +250,17 @@ export async function invokeTool(
         });
       },
     );
+  }
+
+  async function finish(done: { result: ToolResult } | Stop, durationMs: number): Promise<ToolCallOutcome> {
+    const failed = "code" in done;
+    const blocked = failed && done.blocked === true;
+    const result: ToolResult = failed
+      ? { content: [{ type: "text", text: done.message }], isError: true }
+      : done.result;
+    const error = failed ? { code: String(done.code), message: done.message } : undefined;
+
+    if (deps.hooks.afterCount > 0) await runAfterHooks(error, result, durationMs, blocked);
 
     await deps.audit({
       agent: run.agent,

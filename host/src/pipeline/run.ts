@@ -5,7 +5,7 @@
 // Invariants: the snapshot never changes during a run; ModelTool carries no presentation.
 import { randomUUID } from "node:crypto";
 import { AirlockError, wireName } from "@airlock/sdk";
-import { loadAgentState, missingSecrets } from "../catalogue/agent-tools.ts";
+import { missingSecrets } from "../catalogue/agent-tools.ts";
 import { type CatalogueEntry, canonicalToolId } from "../catalogue/catalogue.ts";
 import type { CallOptions, ModelTool, Run, RunOptions, ToolCallOutcome } from "../host-types.ts";
 import type { PipelineDeps } from "./deps.ts";
@@ -49,7 +49,7 @@ export async function takeSnapshot(
   deps: PipelineDeps,
   options: RunOptions,
 ): Promise<Map<string, CatalogueEntry>> {
-  const state = await loadAgentState(deps.store, options.agent).catch((error: unknown) => {
+  const state = await deps.agentStates.load(options.agent).catch((error: unknown) => {
     throw new AirlockError("AIRLOCK_RUN_AGENT_NOT_FOUND", `no agent "${String(options.agent)}" to run`, {
       status: PIPELINE_ERRORS.AIRLOCK_RUN_AGENT_NOT_FOUND.status,
       cause: error,
