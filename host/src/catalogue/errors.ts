@@ -25,6 +25,14 @@ export const CATALOGUE_ERRORS = defineErrorCodes({
     status: 409,
     description: "Two active plugin versions declare the same tool id; the later one is not served.",
   },
+  AIRLOCK_CATALOGUE_RECORD_MISSING: {
+    status: 500,
+    description: "An activation names a plugin version with no install record; that plugin is not served.",
+  },
+  AIRLOCK_INTERNAL: {
+    status: 500,
+    description: "An operation failed with an error that carried no code; the audit entry records this code.",
+  },
   AIRLOCK_SECRET_UNKNOWN_KEY: {
     status: 400,
     description: "No active tool declares this secret key; only declared keys can be set.",
