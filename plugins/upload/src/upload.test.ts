@@ -1,13 +1,16 @@
-// The render → upload handoff through ctx.artifacts, in one harness (one host, one store):
-// render puts real bytes, upload takes them by handle and POSTs them to a local file service
-// (loopback, allowed explicitly) with the token injected by the host, or saves them to knowledge.
+// The upload plugin against a local file service (loopback, allowed explicitly; one server for
+// the file, as the plugin declares one local port). The render → upload handoff through
+// ctx.artifacts runs in one harness (one host, one store): render puts real bytes, upload takes
+// them by handle and POSTs them with the token injected by the host, or saves them to knowledge.
+// uploadAttachment gets the user's file through the harness's `attachments` option.
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { resolve } from "node:path";
-import { createTestHarness, type TestHarness } from "@airlock/sdk/testing";
+import { createTestHarness, type TestHarness, testTool } from "@airlock/sdk/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fromBase64 } from "./base64.ts";
 
-const renderDir = resolve(import.meta.dirname, "..");
-const uploadDir = resolve(import.meta.dirname, "../../upload");
+const uploadDir = resolve(import.meta.dirname, "..");
+const renderDir = resolve(import.meta.dirname, "../../render");
 const TOKEN = "dz-secret-token-5521";
 const textOf = (r: { content: Array<{ type: string; text?: string }> }): string =>
   r.content.map((p) => p.text ?? "").join("");
@@ -42,13 +45,19 @@ function startFileService(received: Received[]): Promise<Server> {
   });
 }
 
+const received: Received[] = [];
+let server: Server;
+beforeAll(async () => {
+  server = await startFileService(received);
+});
+afterAll(async () => {
+  await new Promise((ok) => server?.close(ok));
+});
+
 describe("render hands files to upload through artifacts", () => {
   let h: TestHarness;
-  let server: Server;
-  const received: Received[] = [];
 
   beforeAll(async () => {
-    server = await startFileService(received);
     h = await createTestHarness({ knowledgeLevel: "write", egress: { allowPrivate: ["127.0.0.1"] } });
     await h.load(renderDir);
     await h.load(uploadDir);
@@ -56,7 +65,6 @@ describe("render hands files to upload through artifacts", () => {
   });
   afterAll(async () => {
     await h?.close();
-    await new Promise((ok) => server?.close(ok));
   });
 
   it("uploads the exact CSV bytes render produced, with the token injected by the host", async () => {
@@ -141,5 +149,57 @@ describe("render hands files to upload through artifacts", () => {
     const refused = await h.call("upload:uploadArtifact", { handle: png.handle, destination: "knowledge" });
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toMatch(/binary/);
+  });
+});
+
+describe("uploadAttachment", () => {
+  const secrets = { upload_token: TOKEN, upload_endpoint: "http://127.0.0.1:47913" };
+  const bytes = Buffer.from([0, 1, 2, 250, 255, 10, 13, 61, 43, 47]);
+
+  it("uploads the attached bytes exactly, with the token injected by the host", async () => {
+    const r = await testTool({
+      pluginDir: uploadDir,
+      tool: "uploadAttachment",
+      input: { filename: "scan.bin" },
+      secrets,
+      egress: { allowPrivate: ["127.0.0.1"] },
+      attachments: [
+        {
+          filename: "scan.bin",
+          mime: "application/octet-stream",
+          size: bytes.length,
+          data: bytes.toString("base64"),
+        },
+      ],
+    });
+    expect(r.isError).toBeUndefined();
+    const got = received.at(-1)!;
+    expect(got.body.equals(bytes)).toBe(true);
+    expect(got.authorization).toBe(TOKEN);
+    expect(got.url).toBe("/v1/files?name=scan.bin");
+    expect(textOf(r)).not.toContain(TOKEN);
+  });
+
+  it("names the attachments there are when asked for another", async () => {
+    const r = await testTool({
+      pluginDir: uploadDir,
+      tool: "uploadAttachment",
+      input: { filename: "missing.pdf" },
+      secrets,
+      attachments: [{ filename: "a.txt", mime: "text/plain", size: 1, data: "YQ==" }],
+    });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/attached: a\.txt/);
+  });
+});
+
+describe("fromBase64", () => {
+  it("decodes like Node for every padding case and refuses non-base64", () => {
+    for (const n of [0, 1, 2, 3, 4, 5, 64]) {
+      const b = Buffer.from(Array.from({ length: n }, (_, i) => (i * 89) & 255));
+      expect(Buffer.from(fromBase64(b.toString("base64")) ?? [])).toEqual(b);
+    }
+    expect(fromBase64("abc")).toBeNull();
+    expect(fromBase64("a*==")).toBeNull();
   });
 });
