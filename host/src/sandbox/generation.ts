@@ -6,6 +6,7 @@
 // message}` data; the isolate's envelope is decoded here and only AIRLOCK_SANDBOX_* codes pass.
 import { AirlockError } from "@airlock/sdk/errors";
 import ivm from "isolated-vm";
+import { ContextPool } from "./contexts.ts";
 import { isSandboxCode, sandboxError } from "./errors.ts";
 
 /** How plugin code reaches the host for one call: the call's token is bound by the caller. */
@@ -21,7 +22,6 @@ export interface Execution {
 export interface AgentContext {
   context: ivm.Context;
   run: ivm.Reference<(...args: unknown[]) => Promise<string>>;
-  active: number;
 }
 
 /** Bridge calls from ended calls tolerated per isolate before it is reset (a loop left running). */
@@ -31,7 +31,7 @@ export type DisposeReason = "cpu" | "memory" | "unload" | "close";
 
 export class Generation {
   readonly isolate: ivm.Isolate;
-  readonly contexts = new Map<string, Promise<AgentContext>>();
+  readonly contexts: ContextPool;
   readonly executions = new Map<number, Execution>();
   reason: DisposeReason | null = null;
   lastCpu = 0n;
@@ -47,9 +47,17 @@ export class Generation {
   bundle: ivm.Script | null = null;
   readonly bridgeRef: ivm.Reference;
 
+  /** Drops a context's handles (both: the `run` Reference alone would keep the context alive). */
+  releaseContext(ctx: AgentContext): void {
+    if (this.isolate.isDisposed) return; // its heap is gone already
+    ctx.run.release();
+    ctx.context.release();
+  }
+
   /** `onOrphanFlood` runs once more than MAX_ORPHAN_CALLS bridge calls came from ended calls. */
-  constructor(memoryMb: number, onOrphanFlood: () => void) {
+  constructor(memoryMb: number, maxContexts: number, onOrphanFlood: () => void) {
     this.isolate = new ivm.Isolate({ memoryLimit: memoryMb });
+    this.contexts = new ContextPool(maxContexts, (ctx) => this.releaseContext(ctx));
     this.bridgeRef = new ivm.Reference(
       async (seq: unknown, capability: unknown, method: unknown, args: unknown) => {
         const bridge = typeof seq === "number" ? this.executions.get(seq)?.bridge : undefined;

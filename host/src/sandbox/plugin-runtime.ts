@@ -12,6 +12,7 @@ import { readFileSync } from "node:fs";
 import { AirlockError } from "@airlock/sdk/errors";
 import ivm from "isolated-vm";
 import { readCodeCache, writeCodeCache } from "./code-cache.ts";
+import type { ContextLease } from "./contexts.ts";
 import { sandboxError } from "./errors.ts";
 import {
   type AgentContext,
@@ -82,7 +83,7 @@ export class PluginRuntime {
         );
       }
     } finally {
-      probe.context.release();
+      gen.releaseContext(probe);
     }
   }
 
@@ -96,9 +97,9 @@ export class PluginRuntime {
   ): Promise<string> {
     const gen = await this.#generation();
     gen.preparing++; // creating a context runs the bundle: not code left behind by an ended call
-    let agent: AgentContext;
+    let lease: ContextLease;
     try {
-      agent = await this.#agentContext(gen, context.instanceId);
+      lease = await gen.contexts.acquire(context.instanceId, () => this.#createContext(gen));
     } finally {
       gen.preparing--;
     }
@@ -106,9 +107,8 @@ export class PluginRuntime {
     const exec: Execution = { bridge, cpuNs: 0, startedAt: Date.now(), exceeded: false };
     gen.executions.set(seq, exec);
     this.#watch(gen);
-    agent.active++;
     const { cpuMs, maxResultBytes } = this.plugin.limits;
-    const applied = agent.run
+    const applied = lease.ctx.run
       .apply(undefined, [seq, tool, inputJson, JSON.stringify(context), maxResultBytes], {
         timeout: cpuMs,
         result: { promise: true },
@@ -120,7 +120,7 @@ export class PluginRuntime {
         },
       )
       .finally(() => {
-        agent.active--;
+        lease.release();
         gen.executions.delete(seq);
       });
     let onAbort: (() => void) | undefined;
@@ -161,7 +161,7 @@ export class PluginRuntime {
     if (this.#ended === "close") throw sandboxError("AIRLOCK_SANDBOX_CLOSED", "the sandbox was closed");
     if (this.#ended === "unload") throw sandboxError("AIRLOCK_SANDBOX_UNLOADED", "the plugin was unloaded");
     if (this.#gen && !this.#gen.isolate.isDisposed) return this.#gen;
-    const gen: Generation = new Generation(this.plugin.limits.memoryMb, () => {
+    const gen: Generation = new Generation(this.plugin.limits.memoryMb, this.#options.maxContexts, () => {
       this.#options.onWarning(
         `${this.plugin.key}: code left running keeps calling ctx after its call ended; isolate reset`,
       );
@@ -206,42 +206,28 @@ export class PluginRuntime {
     return script;
   }
 
+  /** A fresh agent context: bootstrap, then the bundle. Failures leave as AIRLOCK_SANDBOX_* codes. */
   async #createContext(gen: Generation): Promise<AgentContext> {
-    const context = await gen.isolate.createContext();
+    let context: ivm.Context | null = null;
+    let run: AgentContext["run"] | null = null;
+    let stage = "create";
     try {
+      context = await gen.isolate.createContext();
       await context.global.set("__airlockBridge", gen.bridgeRef);
-      const run = (await gen.bootstrap!.run(context, { reference: true })) as AgentContext["run"];
+      run = (await gen.bootstrap!.run(context, { reference: true })) as AgentContext["run"];
+      stage = "bundle";
       await gen.bundle!.run(context, { timeout: this.plugin.limits.cpuMs });
-      return { context, run, active: 0 };
+      return { context, run };
     } catch (error) {
-      context.release();
-      if (gen.isolate.isDisposed) throw this.#classify(gen, null, error);
+      if (!gen.isolate.isDisposed) {
+        run?.release();
+        context?.release();
+      }
+      // a full isolate is disposed by V8 mid-creation ("...disposed during execution due to
+      // memory limit"): classify() names it; a bundle that throws or spins at start is invalid
+      if (gen.isolate.isDisposed || gen.reason !== null || stage !== "bundle")
+        throw this.#classify(gen, { bridge: null, cpuNs: 0, startedAt: 0, exceeded: false }, error);
       throw sandboxError("AIRLOCK_SANDBOX_BUNDLE_INVALID", `the bundle failed to start: ${messageOf(error)}`);
-    }
-  }
-
-  async #agentContext(gen: Generation, agent: string): Promise<AgentContext> {
-    let entry = gen.contexts.get(agent);
-    if (entry) {
-      gen.contexts.delete(agent);
-      gen.contexts.set(agent, entry);
-      return entry;
-    }
-    entry = this.#createContext(gen);
-    gen.contexts.set(agent, entry);
-    entry.catch(() => gen.contexts.delete(agent));
-    await this.#evict(gen);
-    return entry;
-  }
-
-  async #evict(gen: Generation): Promise<void> {
-    if (gen.contexts.size <= this.#options.maxContexts) return;
-    for (const [agent, pending] of gen.contexts) {
-      const ctx = await pending.catch(() => null);
-      if (ctx && ctx.active > 0) continue;
-      gen.contexts.delete(agent);
-      ctx?.context.release();
-      return;
     }
   }
 
