@@ -3,11 +3,16 @@
 // Invariants: the returned store has every migration applied; callers reach the database only
 // through the Store interface (./types.ts).
 import { storeError } from "./errors.ts";
-import { openSqliteStore } from "./sqlite/open.ts";
+import { openSqliteStore, type SqliteDurability } from "./sqlite/open.ts";
 import type { Store } from "./types.ts";
 
 export type StoreConfig =
-  | { kind: "sqlite"; dataDir: string }
+  | {
+      kind: "sqlite";
+      dataDir: string;
+      /** "normal" (default): WAL + synchronous=NORMAL; "full": fsync on every commit (see open.ts). */
+      durability?: SqliteDurability;
+    }
   | {
       kind: "postgres";
       url: string;
@@ -22,7 +27,10 @@ export async function openStore(config: StoreConfig): Promise<Store> {
     if (typeof config.dataDir !== "string" || config.dataDir === "") {
       throw storeError("AIRLOCK_STORE_CONFIG_INVALID", "a SQLite store needs a dataDir");
     }
-    return openSqliteStore(config.dataDir);
+    return openSqliteStore(
+      config.dataDir,
+      config.durability === undefined ? {} : { durability: config.durability },
+    );
   }
   if (config.kind === "postgres") {
     if (typeof config.url !== "string" || config.url === "") {
@@ -38,4 +46,5 @@ export async function openStore(config: StoreConfig): Promise<Store> {
 }
 
 export { STORE_ERRORS } from "./errors.ts";
+export type { SqliteDurability } from "./sqlite/open.ts";
 export type { Store } from "./types.ts";

@@ -231,5 +231,10 @@ export interface Store {
 
   // audit
   appendAudit(entry: AuditInput): Promise<void>;
+  /**
+   * Optional: appends several entries as one unit — all committed, or none (the host's audit
+   * writer batches entries with it; without it, entries are appended one by one).
+   */
+  appendAuditBatch?(entries: readonly AuditInput[]): Promise<void>;
   queryAudit(query: AuditQuery): Promise<AuditRecord[]>;
 }

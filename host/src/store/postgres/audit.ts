@@ -2,7 +2,7 @@
 // Invariants: details are sanitised before insert (binary values dropped); rows are never
 // updated; filters combine with AND.
 import { auditRow, normalizeAuditQuery } from "../shared.ts";
-import type { AuditRecord, Store } from "../types.ts";
+import type { AuditInput, AuditRecord, Store } from "../types.ts";
 import type { Db, Row } from "./db.ts";
 
 const record = (r: Row): AuditRecord => ({
@@ -21,8 +21,43 @@ const record = (r: Row): AuditRecord => ({
   details: (r.details ?? null) as Record<string, unknown> | null,
 });
 
-export function postgresAudit(db: Db): Pick<Store, "appendAudit" | "queryAudit"> {
+const COLUMNS = 12;
+
+function values(e: AuditInput): unknown[] {
+  const { at, details } = auditRow(e);
+  return [
+    at,
+    e.agent,
+    e.plugin,
+    e.tool,
+    e.conversationId,
+    e.kind,
+    e.action,
+    e.allowed,
+    e.success,
+    e.error,
+    e.durationMs,
+    details,
+  ];
+}
+
+export function postgresAudit(
+  db: Db,
+): Pick<Store, "appendAudit" | "queryAudit"> & Required<Pick<Store, "appendAuditBatch">> {
   return {
+    async appendAuditBatch(entries) {
+      if (entries.length === 0) return;
+      // One multi-row INSERT: one round trip, atomic (all rows or none).
+      const params = entries.flatMap(values);
+      const rows = entries.map(
+        (_, r) => `(${Array.from({ length: COLUMNS }, (_, c) => `$${r * COLUMNS + c + 1}`).join(", ")})`,
+      );
+      await db.exec(
+        `INSERT INTO audit (at, agent, plugin, tool, conversation_id, kind, action, allowed, success, error, duration_ms, details)
+         VALUES ${rows.join(", ")}`,
+        params,
+      );
+    },
     async appendAudit(e) {
       const { at, details } = auditRow(e);
       await db.exec(

@@ -3,7 +3,8 @@
 // updated; filters combine with AND.
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { auditRow, normalizeAuditQuery } from "../shared.ts";
-import type { AuditRecord, Store } from "../types.ts";
+import type { AuditInput, AuditRecord, Store } from "../types.ts";
+import { immediate } from "./tx.ts";
 
 type Row = Record<string, unknown>;
 
@@ -27,27 +28,39 @@ export function auditRecord(r: Row): AuditRecord {
   };
 }
 
-export function sqliteAudit(db: DatabaseSync): Pick<Store, "appendAudit" | "queryAudit"> {
+const INSERT = `INSERT INTO audit (at, agent, plugin, tool, conversation_id, kind, action, allowed, success, error, duration_ms, details)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+function insert(db: DatabaseSync, e: AuditInput): void {
+  const { at, details } = auditRow(e);
+  db.prepare(INSERT).run(
+    at,
+    e.agent,
+    e.plugin,
+    e.tool,
+    e.conversationId,
+    e.kind,
+    e.action,
+    e.allowed ? 1 : 0,
+    e.success === null ? null : e.success ? 1 : 0,
+    e.error,
+    e.durationMs,
+    details,
+  );
+}
+
+export function sqliteAudit(
+  db: DatabaseSync,
+): Pick<Store, "appendAudit" | "queryAudit"> & Required<Pick<Store, "appendAuditBatch">> {
   return {
     async appendAudit(e) {
-      const { at, details } = auditRow(e);
-      db.prepare(
-        `INSERT INTO audit (at, agent, plugin, tool, conversation_id, kind, action, allowed, success, error, duration_ms, details)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        at,
-        e.agent,
-        e.plugin,
-        e.tool,
-        e.conversationId,
-        e.kind,
-        e.action,
-        e.allowed ? 1 : 0,
-        e.success === null ? null : e.success ? 1 : 0,
-        e.error,
-        e.durationMs,
-        details,
-      );
+      insert(db, e);
+    },
+    async appendAuditBatch(entries) {
+      // One transaction (one commit) for the whole batch; any failure rolls all of it back.
+      immediate(db, () => {
+        for (const e of entries) insert(db, e);
+      });
     },
     async queryAudit(query) {
       const q = normalizeAuditQuery(query);

@@ -1,10 +1,16 @@
 // The embedded store: one SQLite file `<dataDir>/airlock.db` opened with node:sqlite.
-// Invariants: WAL journal with synchronous=FULL, so a committed (acknowledged) write survives
-// a killed process and a crash never leaves a half-written row; busy_timeout lets several
-// processes share the file; migrations are applied before the store is handed out.
+// Durability (option `durability`): the journal is always WAL. "normal" (default) sets
+// synchronous=NORMAL: a commit is appended to the WAL without an fsync, so an acknowledged
+// write survives a killed process (SIGKILL, crash of Node) — the WAL is in the OS page cache —
+// and only an OS crash or power loss can lose the last transactions (never corrupt the file).
+// "full" fsyncs the WAL on every commit (survives power loss too), at a large per-write cost:
+// node:sqlite is synchronous, so each fsync blocks the event loop.
+// Invariants: a crash never leaves a half-written row; busy_timeout lets several processes share
+// the file; prepared statements are cached per connection (by SQL text, bounded); migrations are
+// applied before the store is handed out.
 import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { storeError } from "../errors.ts";
 import type { Store } from "../types.ts";
 import { sqliteAudit } from "./audit.ts";
@@ -16,8 +22,37 @@ import { sqliteRegistry } from "./registry.ts";
 export const SQLITE_FILE = "airlock.db";
 /** How long a statement waits for another process's write lock before failing. */
 const BUSY_TIMEOUT_MS = 15_000;
+/** Distinct SQL texts kept prepared (the store's SQL is a small fixed set plus audit filters). */
+const STATEMENT_CACHE_SIZE = 256;
 
-export async function openSqliteStore(dataDir: string): Promise<Store> {
+export type SqliteDurability = "full" | "normal";
+
+/** Makes `db.prepare` return a cached statement for SQL it has prepared before. */
+function cacheStatements(db: DatabaseSync): void {
+  const prepare = db.prepare.bind(db);
+  const cache = new Map<string, StatementSync>();
+  db.prepare = (sql: string) => {
+    let statement = cache.get(sql);
+    if (statement === undefined) {
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
+      statement = prepare(sql);
+      cache.set(sql, statement);
+    }
+    return statement;
+  };
+}
+
+export async function openSqliteStore(
+  dataDir: string,
+  options: { durability?: SqliteDurability } = {},
+): Promise<Store> {
+  const durability = options.durability ?? "normal";
+  if (durability !== "normal" && durability !== "full") {
+    throw storeError(
+      "AIRLOCK_STORE_CONFIG_INVALID",
+      `unknown durability ${JSON.stringify(durability)}; accepted: normal, full`,
+    );
+  }
   let db: DatabaseSync;
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -28,7 +63,8 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     if (created) chmodSync(file, 0o600);
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.exec("PRAGMA journal_mode = WAL");
-    db.exec("PRAGMA synchronous = FULL");
+    db.exec(`PRAGMA synchronous = ${durability === "full" ? "FULL" : "NORMAL"}`);
+    cacheStatements(db);
   } catch (err) {
     throw storeError("AIRLOCK_STORE_OPEN_FAILED", `cannot open the SQLite store in ${dataDir}`, {
       cause: err,
