@@ -9,8 +9,11 @@ import type { EffectiveLimits, Sandbox } from "./sandbox/types.ts";
 import type { Store } from "./store/types.ts";
 
 export type StoreOption =
-  /** SQLite in `dataDir` (default: the host's dataDir). */
-  | { kind: "sqlite"; dataDir?: string }
+  /**
+   * SQLite in `dataDir` (default: the host's dataDir). `durability`: "normal" (default; survives
+   * a killed process) or "full" (also survives power loss; fsync per commit) — docs/store.md.
+   */
+  | { kind: "sqlite"; dataDir?: string; durability?: "full" | "normal" }
   | { kind: "postgres"; url: string; schema?: string; maxConnections?: number }
   /** An already-open store (embedding, tests); the host does not close it. */
   | { kind: "instance"; store: Store };

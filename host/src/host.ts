@@ -29,7 +29,14 @@ async function openHostStore(options: ResolvedHostOptions): Promise<{ store: Sto
   const s = options.store;
   if (s.kind === "instance") return { store: s.store, owned: false };
   if (s.kind === "sqlite")
-    return { store: await openStore({ kind: "sqlite", dataDir: s.dataDir ?? options.dataDir }), owned: true };
+    return {
+      store: await openStore({
+        kind: "sqlite",
+        dataDir: s.dataDir ?? options.dataDir,
+        ...(s.durability === undefined ? {} : { durability: s.durability }),
+      }),
+      owned: true,
+    };
   return {
     store: await openStore({
       kind: "postgres",

@@ -77,6 +77,8 @@ export function createAuditWriter(sink: AuditSink, options: AuditWriterOptions =
       }
     })().finally(() => {
       writing = null;
+      // An entry appended after the loop saw an empty buffer, but before this ran, needs a drain.
+      if (buffer.length > 0) schedule();
     });
     return writing;
   }
