@@ -1,10 +1,12 @@
 // `buildPlugin(pluginDir)`: the whole `airlock-plugin build`. Bundles the sandbox script,
 // loads the plugin to describe it, composes `airlock.json`, validates it with parseManifest
 // and the strict-mode lint (any violation fails: nothing is written), then writes
-// `<pluginDir>/dist/{index.js, airlock.json, package.json}`.
+// `<pluginDir>/dist/{index.js, airlock.json, package.json}`, each file replaced whole.
 // Entry: package.json `airlock.entry`, else `src/index.ts`; it must default-export definePlugin(...).
+
+import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import semver from "semver";
 import { sdkError } from "../error-codes.ts";
@@ -126,15 +128,25 @@ export async function composePlugin(pluginDir: string, options: BuildOptions = {
   return { manifest: parseManifest(raw), bundle, pkg };
 }
 
+/**
+ * Replaces `file` whole (temp file + rename), so a concurrent reader or a second build of the
+ * same sources never sees a half-written file; builds of the same sources write equal bytes.
+ */
+async function writeWhole(file: string, data: string | Uint8Array): Promise<void> {
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  await writeFile(temp, data);
+  await rename(temp, file);
+}
+
 export async function buildPlugin(pluginDir: string, options: BuildOptions = {}): Promise<BuildResult> {
   const { manifest, bundle, pkg } = await composePlugin(pluginDir, options);
   const violations = lintManifestTools(manifest);
   if (violations.length > 0) throw lintError(violations);
   const outDir = join(resolve(pluginDir), DIST_DIR);
   await mkdir(outDir, { recursive: true });
-  await writeFile(join(outDir, BUNDLE_FILE), bundle);
-  await writeFile(join(outDir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
-  await writeFile(
+  await writeWhole(join(outDir, BUNDLE_FILE), bundle);
+  await writeWhole(join(outDir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+  await writeWhole(
     join(outDir, "package.json"),
     `${JSON.stringify(distPackageJson(manifest, pkg), null, 2)}\n`,
   );
