@@ -31,6 +31,9 @@ function toStop(error: unknown, fallback: string): Stop {
   return { code: "AIRLOCK_TOOL_FAILED", message: `${fallback}: ${message}` };
 }
 
+/** The abort reason of a call that ended normally: one shared value, no stack captured per call. */
+const CALL_ENDED = Object.freeze(new DOMException("the call has ended", "AbortError"));
+
 /** Resolves when `signal` aborts; never rejects. */
 function whenAborted(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -131,7 +134,7 @@ export async function executeInSandbox(
   } finally {
     clearTimeout(timer);
     callerSignal?.removeEventListener("abort", onCallerAbort);
-    controller.abort();
+    controller.abort(CALL_ENDED);
     deps.grants.revoke(grant.token);
   }
 }
