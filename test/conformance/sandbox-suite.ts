@@ -216,13 +216,17 @@ export function defineSandboxSuite(mode: SandboxMode): void {
       expect((await h.callError(ghost, "echo")).code).toBe("AIRLOCK_SANDBOX_PLUGIN_NOT_LOADED");
     });
 
-    it("ends a call at its wall-clock deadline and at the host's signal", async () => {
-      expect((await h.callError(small, "hang")).code).toBe("AIRLOCK_SANDBOX_TIMEOUT");
+    it("ends a call at its wall-clock deadline and at the host's signal, saying which", async () => {
+      const stalled = await h.callError(small, "hang");
+      expect(stalled.code).toBe("AIRLOCK_SANDBOX_TIMEOUT");
+      expect(stalled.details).toEqual({ reason: "wallMs", wallMs: small.limits.wallMs });
       const controller = new AbortController();
       const pending = h.callError(basic, "gated", {}, { signal: controller.signal });
       await h.gate.reached(h.gate.hits + 1);
       controller.abort();
-      expect((await pending).code).toBe("AIRLOCK_SANDBOX_TIMEOUT");
+      const aborted = await pending;
+      expect(aborted.code).toBe("AIRLOCK_SANDBOX_TIMEOUT");
+      expect(aborted.details).toEqual({ reason: "signal", wallMs: basic.limits.wallMs });
       h.gate.release();
       expect((await h.call(basic, "echo", { ok: 1 })).structuredContent).toEqual({ echoed: { ok: 1 } });
     });

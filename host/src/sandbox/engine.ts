@@ -7,6 +7,7 @@
 // limits is a no-op, with anything different it replaces the runtime (in-flight calls of the
 // old one fail with AIRLOCK_SANDBOX_UNLOADED).
 import { availableParallelism } from "node:os";
+import { abortError, startDeadline } from "./deadline.ts";
 import { sandboxError } from "./errors.ts";
 import { type EngineBridge, PluginRuntime } from "./plugin-runtime.ts";
 import { Semaphore } from "./semaphore.ts";
@@ -21,6 +22,11 @@ export interface EngineOptions {
   maxContextsPerIsolate?: number;
   /** How often the CPU watchdog samples a busy isolate. Default 20 ms. */
   watchIntervalMs?: number;
+  /**
+   * Added to wallMs before this engine stops a call itself. 0 in-process; a worker uses
+   * WORKER_BACKSTOP_MS because the host's own deadline (deadline.ts) decides and cancels.
+   */
+  deadlineSlackMs?: number;
   /** Where non-fatal problems go (an unwritable code cache). Default: process.emitWarning. */
   onWarning?: (message: string) => void;
 }
@@ -89,23 +95,27 @@ export function createEngine(options: EngineOptions = {}): Engine {
         throw sandboxError("AIRLOCK_SANDBOX_PLUGIN_NOT_LOADED", `no plugin is loaded as ${call.pluginKey}`);
       }
       const { runtime, queue } = loaded;
-      const deadline = AbortSignal.any([signal, AbortSignal.timeout(runtime.plugin.limits.wallMs)]);
-      const timeout = () =>
-        sandboxError("AIRLOCK_SANDBOX_TIMEOUT", "the call passed its wall-clock deadline");
-      await queue.acquire(deadline).catch(() => {
-        throw timeout();
-      });
+      const { wallMs } = runtime.plugin.limits;
+      const deadline = startDeadline(wallMs, signal, options.deadlineSlackMs ?? 0);
+      const timeout = () => abortError(deadline.signal, wallMs);
       try {
-        await active.acquire(deadline).catch(() => {
+        await queue.acquire(deadline.signal).catch(() => {
           throw timeout();
         });
         try {
-          return await runtime.run(call.tool, call.inputJson, call.context, bridge, deadline);
+          await active.acquire(deadline.signal).catch(() => {
+            throw timeout();
+          });
+          try {
+            return await runtime.run(call.tool, call.inputJson, call.context, bridge, deadline.signal);
+          } finally {
+            active.release();
+          }
         } finally {
-          active.release();
+          queue.release();
         }
       } finally {
-        queue.release();
+        deadline.clear();
       }
     },
 

@@ -13,6 +13,7 @@ import { AirlockError } from "@airlock/sdk/errors";
 import ivm from "isolated-vm";
 import { readCodeCache, writeCodeCache } from "./code-cache.ts";
 import type { ContextLease } from "./contexts.ts";
+import { abortError } from "./deadline.ts";
 import { sandboxError } from "./errors.ts";
 import {
   type AgentContext,
@@ -125,8 +126,7 @@ export class PluginRuntime {
       });
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
-      onAbort = () =>
-        reject(sandboxError("AIRLOCK_SANDBOX_TIMEOUT", "the call passed its wall-clock deadline"));
+      onAbort = () => reject(abortError(deadline, this.plugin.limits.wallMs));
       if (deadline.aborted) onAbort();
       else deadline.addEventListener("abort", onAbort, { once: true });
     });

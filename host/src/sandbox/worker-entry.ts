@@ -3,6 +3,7 @@
 // to the host over IPC; it holds no secrets, no store handle and no bridge token.
 // Invariants: it exits when the host disconnects; every request gets exactly one reply; warnings
 // go to stderr (the host captures them), never plugin data.
+import { WORKER_BACKSTOP_MS } from "./deadline.ts";
 import { createEngine } from "./engine.ts";
 import type { FromWorker, ToWorker, WireError, WorkerEngineOptions } from "./worker-protocol.ts";
 import { toWire } from "./worker-protocol.ts";
@@ -10,6 +11,7 @@ import { toWire } from "./worker-protocol.ts";
 const options = JSON.parse(process.argv[2] ?? "{}") as WorkerEngineOptions;
 const engine = createEngine({
   ...options,
+  deadlineSlackMs: WORKER_BACKSTOP_MS,
   onWarning: (m) => process.stderr.write(`[sandbox-worker] ${m}\n`),
 });
 const running = new Map<number, AbortController>();

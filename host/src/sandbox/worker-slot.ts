@@ -9,6 +9,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { AirlockError } from "@airlock/sdk/errors";
 import type { BridgeDispatch } from "../bridge/types.ts";
+import { abortError } from "./deadline.ts";
 import type { EngineCall } from "./engine.ts";
 import { isSandboxCode, SANDBOX_ERRORS, sandboxError } from "./errors.ts";
 import type { SandboxPlugin } from "./types.ts";
@@ -186,7 +187,7 @@ export class WorkerSlot {
   async call(call: EngineCall, token: string, bridge: BridgeDispatch, signal: AbortSignal): Promise<string> {
     await this.#whenReady();
     const id = this.#nextId++;
-    const timeout = () => sandboxError("AIRLOCK_SANDBOX_TIMEOUT", "the call passed its wall-clock deadline");
+    const timeout = () => abortError(signal, 0);
     if (signal.aborted) throw timeout();
     return new Promise<string>((resolve, reject) => {
       const onAbort = () => {

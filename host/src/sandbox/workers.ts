@@ -6,6 +6,7 @@
 // Invariants: same contract and suite as the in-process mode; the token stays in this process.
 import { availableParallelism } from "node:os";
 import { decodeResult, encodeInput } from "./call-io.ts";
+import { startDeadline } from "./deadline.ts";
 import { sandboxError } from "./errors.ts";
 import type { EffectiveLimits, Sandbox, SandboxStats } from "./types.ts";
 import type { WorkerEngineOptions } from "./worker-protocol.ts";
@@ -102,15 +103,19 @@ export function createWorkerSandbox(options: WorkerSandboxOptions = {}): WorkerS
       if (!placed)
         throw sandboxError("AIRLOCK_SANDBOX_PLUGIN_NOT_LOADED", `no plugin is loaded as ${call.pluginKey}`);
       const inputJson = encodeInput(call.input, placed.limits.maxInputBytes);
-      // the host's own backstop: the worker enforces wallMs itself and answers well before this
-      const backstop = AbortSignal.timeout(placed.limits.wallMs + pingTimeoutMs);
-      const json = await placed.slot.call(
-        { pluginKey: call.pluginKey, tool: call.tool, inputJson, context: call.context },
-        call.token,
-        bridge,
-        AbortSignal.any([call.signal, backstop]),
-      );
-      return decodeResult(json, placed.limits.maxResultBytes);
+      // wallMs is decided here, in the host (the worker only keeps a later backstop)
+      const deadline = startDeadline(placed.limits.wallMs, call.signal);
+      try {
+        const json = await placed.slot.call(
+          { pluginKey: call.pluginKey, tool: call.tool, inputJson, context: call.context },
+          call.token,
+          bridge,
+          deadline.signal,
+        );
+        return decodeResult(json, placed.limits.maxResultBytes);
+      } finally {
+        deadline.clear();
+      }
     },
     stats(): SandboxStats {
       return {

@@ -1,0 +1,56 @@
+// The wall-clock deadline of one sandbox call, started where the call enters the sandbox in the
+// host process (both modes), and the one error a deadline produces.
+// Invariants: a call that does not finish in time always rejects with AIRLOCK_SANDBOX_TIMEOUT,
+// whichever fires first: `details.reason` is "wallMs" when the plugin's own wallMs passed and
+// "signal" when the caller's signal aborted first (its own deadline or a cancellation). A worker
+// process keeps only a later backstop (wallMs + WORKER_BACKSTOP_MS) for a cancel that got lost,
+// so the host-side deadline decides, not the race between two processes' timers.
+import { AirlockError } from "@airlock/sdk/errors";
+import { sandboxError } from "./errors.ts";
+
+/** How long after wallMs a worker stops a call the host did not cancel (a lost message). */
+export const WORKER_BACKSTOP_MS = 1_000;
+
+export type DeadlineReason = "wallMs" | "signal";
+
+export function timeoutError(reason: DeadlineReason, wallMs: number): AirlockError {
+  const message =
+    reason === "wallMs"
+      ? `the call passed its ${wallMs} ms wall-clock deadline`
+      : "the caller's signal ended the call (its deadline or a cancellation)";
+  return sandboxError("AIRLOCK_SANDBOX_TIMEOUT", message, { reason, wallMs });
+}
+
+/** The error a call ended by `signal` rejects with: the deadline's own, or a generic timeout. */
+export function abortError(signal: AbortSignal, wallMs: number): AirlockError {
+  const reason: unknown = signal.reason;
+  if (reason instanceof AirlockError && reason.code === "AIRLOCK_SANDBOX_TIMEOUT") return reason;
+  return timeoutError("signal", wallMs);
+}
+
+export interface Deadline {
+  /** Aborts (reason: the AIRLOCK_SANDBOX_TIMEOUT error) at wallMs or when `outer` aborts. */
+  readonly signal: AbortSignal;
+  /** Stops the timer and detaches from `outer`; call once the call settled. */
+  clear(): void;
+}
+
+/**
+ * One timer and one listener per call (cheaper than AbortSignal.any + AbortSignal.timeout).
+ * The timer fires after `wallMs + slackMs` (a worker's backstop) and reports `wallMs`.
+ */
+export function startDeadline(wallMs: number, outer: AbortSignal, slackMs = 0): Deadline {
+  const controller = new AbortController();
+  const onOuter = () => controller.abort(timeoutError("signal", wallMs));
+  if (outer.aborted) onOuter();
+  else outer.addEventListener("abort", onOuter, { once: true });
+  const timer = setTimeout(() => controller.abort(timeoutError("wallMs", wallMs)), wallMs + slackMs);
+  timer.unref();
+  return {
+    signal: controller.signal,
+    clear() {
+      clearTimeout(timer);
+      outer.removeEventListener("abort", onOuter);
+    },
+  };
+}
