@@ -44,6 +44,8 @@ export class Generation {
   /** Bridge calls from code whose call had ended (a stale ctx, or a loop left running). */
   orphanCalls = 0;
   bootstrap: ivm.Script | null = null;
+  /** A fresh context no agent used yet (the load probe's), taken by the first agent's call. */
+  spare: AgentContext | null = null;
   bundle: ivm.Script | null = null;
   readonly bridgeRef: ivm.Reference;
 

@@ -67,6 +67,7 @@ export class PluginRuntime {
   async prepare(): Promise<void> {
     const gen = await this.#generation();
     const probe = await this.#createContext(gen);
+    let kept = false;
     try {
       const names = await probe.run.apply(undefined, [0, "", "", "", 0], {
         timeout: this.plugin.limits.cpuMs,
@@ -83,8 +84,12 @@ export class PluginRuntime {
           },
         );
       }
+      // the probe ran only the bundle and listed names: the first agent's call takes it as its
+      // fresh context (saves a second bundle run on cold start)
+      gen.spare = probe;
+      kept = true;
     } finally {
-      gen.releaseContext(probe);
+      if (!kept) gen.releaseContext(probe);
     }
   }
 
@@ -100,7 +105,11 @@ export class PluginRuntime {
     gen.preparing++; // creating a context runs the bundle: not code left behind by an ended call
     let lease: ContextLease;
     try {
-      lease = await gen.contexts.acquire(context.instanceId, () => this.#createContext(gen));
+      lease = await gen.contexts.acquire(context.instanceId, () => {
+        const spare = gen.spare;
+        gen.spare = null;
+        return spare ? Promise.resolve(spare) : this.#createContext(gen);
+      });
     } finally {
       gen.preparing--;
     }
