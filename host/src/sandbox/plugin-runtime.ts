@@ -1,6 +1,6 @@
 // One loaded plugin version inside isolated-vm: its isolate (memoryLimit = memoryMb), the
-// compiled bundle (V8 code cache keyed by integrity), and one context per agent created on first
-// use and reused (LRU-capped). Enters plugin code only with async `apply`; the sync part of a call
+// compiled bundle (bundle-compiler.ts: V8 code cache), and one context per agent created on first
+// use and reused (contexts.ts: LRU-capped; the load probe's context serves the first agent). Enters plugin code only with async `apply`; the sync part of a call
 // runs under the isolate `timeout` (cpuMs) and a watchdog samples `isolate.cpuTime` for what runs
 // after an await, resetting the isolate when a call passes cpuMs.
 // Invariants: plugin code never receives a Reference/ExternalCopy/ivm object (the bootstrap takes
@@ -10,8 +10,8 @@
 // reads them, and prefers what this file itself recorded (why it disposed the isolate).
 import { readFileSync } from "node:fs";
 import { AirlockError } from "@airlock/sdk/errors";
-import ivm from "isolated-vm";
-import { readCodeCache, writeCodeCache } from "./code-cache.ts";
+import type ivm from "isolated-vm";
+import { BundleCompiler } from "./bundle-compiler.ts";
 import type { ContextLease } from "./contexts.ts";
 import { abortError } from "./deadline.ts";
 import { sandboxError } from "./errors.ts";
@@ -23,7 +23,6 @@ import {
   type Execution,
   Generation,
   messageOf,
-  toArrayBuffer,
 } from "./generation.ts";
 import type { CallContextData, SandboxPlugin } from "./types.ts";
 
@@ -43,20 +42,13 @@ export class PluginRuntime {
   readonly plugin: SandboxPlugin;
   #options: RuntimeOptions;
   #gen: Generation | null = null;
-  #cachedData: Buffer | undefined;
+  readonly #compiler: BundleCompiler;
   #ended: "unload" | "close" | null = null;
 
   constructor(plugin: SandboxPlugin, options: RuntimeOptions) {
     this.plugin = plugin;
     this.#options = options;
-    const path = plugin.codeCachePath;
-    if (path !== undefined) {
-      try {
-        this.#cachedData = readCodeCache(path, plugin.manifest.bundle.integrity);
-      } catch (error) {
-        options.onWarning(`code cache of ${plugin.key} unreadable: ${(error as Error).message}`);
-      }
-    }
+    this.#compiler = new BundleCompiler(plugin, options.onWarning);
   }
 
   get busy(): number {
@@ -179,7 +171,7 @@ export class PluginRuntime {
     this.#gen = gen;
     try {
       gen.bootstrap = await gen.isolate.compileScript(BOOTSTRAP_SOURCE, { filename: "airlock:bootstrap.js" });
-      gen.bundle = await this.#compileBundle(gen.isolate);
+      gen.bundle = await this.#compiler.compile(gen.isolate);
     } catch (error) {
       this.#disposeGeneration(gen, "unload");
       if (error instanceof AirlockError) throw error;
@@ -189,30 +181,6 @@ export class PluginRuntime {
       );
     }
     return gen;
-  }
-
-  async #compileBundle(isolate: ivm.Isolate): Promise<ivm.Script> {
-    const { key, code, manifest, codeCachePath } = this.plugin;
-    const filename = `airlock:${key}/index.js`;
-    type Compiled = ivm.Script & ivm.CachedDataResult & { cachedDataRejected?: boolean };
-    if (this.#cachedData) {
-      const cachedData = new ivm.ExternalCopy(toArrayBuffer(this.#cachedData));
-      const script = (await isolate.compileScript(code, { filename, cachedData })) as Compiled;
-      if (script.cachedDataRejected !== true) return script;
-      this.#cachedData = undefined;
-    }
-    const script = (await isolate.compileScript(code, { filename, produceCachedData: true })) as Compiled;
-    if (script.cachedData) {
-      this.#cachedData = Buffer.from(script.cachedData.copy());
-      if (codeCachePath !== undefined) {
-        try {
-          writeCodeCache(codeCachePath, manifest.bundle.integrity, this.#cachedData);
-        } catch (error) {
-          this.#options.onWarning(`code cache of ${key} not written: ${messageOf(error)}`);
-        }
-      }
-    }
-    return script;
   }
 
   /** A fresh agent context: bootstrap, then the bundle. Failures leave as AIRLOCK_SANDBOX_* codes. */
