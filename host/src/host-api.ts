@@ -42,6 +42,8 @@ export interface HostParts {
   codec: SecretCodec;
   /** Builds the lifecycle once the host's reload hook exists. */
   lifecycle: PluginLifecycle;
+  /** Where a tool call's own audit entry goes without the call waiting for its commit (pipeline/deps.ts). */
+  auditLater?: (entry: AuditInput) => Promise<void>;
   /** Closes what the parts opened besides the sandbox and the store (bridge sweepers, pools). */
   closeExtras?: () => Promise<void>;
 }
@@ -91,6 +93,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     agentStates,
     autoApprove: options.autoApprove,
     audit,
+    ...(parts.auditLater === undefined ? {} : { auditLater: parts.auditLater }),
     report,
     closed: () => closed,
   };

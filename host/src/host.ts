@@ -70,7 +70,9 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
   const opened = await openHostStore(resolved);
   const { owned } = opened;
   // Audit entries (one per tool call and per capability call) share commits: group commit.
-  const auditWriter = createAuditWriter(opened.store);
+  const auditWriter = createAuditWriter(opened.store, {
+    onLaterError: (error) => resolved.onInternalError("audit write", error),
+  });
   const store = withAuditWriter(opened.store, auditWriter);
   let sandbox: Sandbox | undefined;
   let stopSweeper: (() => void) | undefined;
@@ -104,6 +106,12 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
       grants: bridgeGrantIssuer(bridge, resolved.egress),
       codec: vault,
       lifecycle: createPluginLifecycleFor({ store, options: resolved }),
+      // SQLite (one host per file, or processes that read the trail rarely): a tool call's entry
+      // commits ≤ 2 ms after the call returns. PostgreSQL (replicas): before it returns, so every
+      // replica's queryAudit sees a finished call.
+      ...(opened.store.kind === "sqlite"
+        ? { auditLater: (entry: AuditInput) => auditWriter.appendLater(entry) }
+        : {}),
       closeExtras: async () => {
         sweeper();
         await auditWriter.flush();

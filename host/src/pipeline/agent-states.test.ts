@@ -45,9 +45,13 @@ describe("agent state seen by calls of a started run", () => {
 
   it("uses the knowledge level set after the previous call", async () => {
     const run = await t.host.startRun({ agent: "ada" });
-    expect((await run.call("weather:alerts", {})).result.content).toEqual([{ type: "text", text: "level read" }]);
+    expect((await run.call("weather:alerts", {})).result.content).toEqual([
+      { type: "text", text: "level read" },
+    ]);
     await t.host.setKnowledgeLevel("ada", "none");
-    expect((await run.call("weather:alerts", {})).result.content).toEqual([{ type: "text", text: "level none" }]);
+    expect((await run.call("weather:alerts", {})).result.content).toEqual([
+      { type: "text", text: "level none" },
+    ]);
   });
 
   it("sees a disable written directly through host.store", async () => {

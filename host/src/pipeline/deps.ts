@@ -60,6 +60,11 @@ export interface PipelineDeps {
   autoApprove: boolean;
   /** Appends an audit entry; never rejects (failures are reported by the host). */
   audit(entry: AuditInput): Promise<void>;
+  /**
+   * When set, a tool call's own audit entry goes here instead: resolves once the entry is
+   * buffered and commits it shortly after (group commit), so the call does not wait for it.
+   */
+  auditLater?: (entry: AuditInput) => Promise<void>;
   /** True once the host is closing: calls are answered with AIRLOCK_HOST_CLOSED. */
   closed(): boolean;
   /** Reports an internal failure that must not fail a call (audit write, after-hook, listener). */

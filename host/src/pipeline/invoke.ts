@@ -262,7 +262,7 @@ export async function invokeTool(
 
     if (deps.hooks.afterCount > 0) await runAfterHooks(error, result, durationMs, blocked);
 
-    await deps.audit({
+    await (deps.auditLater ?? deps.audit)({
       agent: run.agent,
       plugin: entry?.namespace ?? null,
       tool: auditTool,
