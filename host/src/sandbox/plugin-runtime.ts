@@ -25,6 +25,7 @@ import {
   messageOf,
 } from "./generation.ts";
 import type { CallContextData, SandboxPlugin } from "./types.ts";
+import { sample, type WatchHooks, watch } from "./watchdog.ts";
 
 export type { EngineBridge };
 
@@ -107,8 +108,11 @@ export class PluginRuntime {
     }
     const seq = nextSeq++;
     const exec: Execution = { bridge, cpuNs: 0, startedAt: Date.now(), exceeded: false };
+    const hooks = this.#hooks(gen);
+    // CPU burnt so far belongs to the calls already in flight (or to code left running)
+    if (gen.timer) sample(gen, hooks);
     gen.executions.set(seq, exec);
-    this.#watch(gen);
+    watch(gen, hooks);
     const { cpuMs, maxResultBytes } = this.plugin.limits;
     const applied = lease.ctx.run
       .apply(undefined, [seq, tool, inputJson, JSON.stringify(context), maxResultBytes], {
@@ -151,7 +155,7 @@ export class PluginRuntime {
   }
 
   #disposeGeneration(gen: Generation, reason: DisposeReason): void {
-    if (gen.timer) clearInterval(gen.timer);
+    if (gen.timer) clearTimeout(gen.timer);
     gen.timer = null;
     if (gen.reason === null) gen.reason = reason;
     if (!gen.isolate.isDisposed) gen.isolate.dispose();
@@ -208,55 +212,19 @@ export class PluginRuntime {
     }
   }
 
-  #watch(gen: Generation): void {
-    gen.idleSince = 0;
-    if (gen.timer) return;
-    gen.lastCpu = gen.isolate.cpuTime;
-    gen.timer = setInterval(() => this.#tick(gen), this.#options.watchIntervalMs);
-    gen.timer.unref();
-  }
-
-  #tick(gen: Generation): void {
-    if (gen.isolate.isDisposed) {
-      this.#disposeGeneration(gen, "memory");
-      return;
-    }
-    const now = gen.isolate.cpuTime;
-    const delta = Number(now - gen.lastCpu);
-    gen.lastCpu = now;
+  #hooks(gen: Generation): WatchHooks {
     const { cpuMs, wallMs } = this.plugin.limits;
-    if (gen.executions.size === 0 && gen.preparing > 0) {
-      gen.idleSince = 0;
-      return;
-    }
-    if (gen.executions.size === 0) {
-      // nothing in flight: CPU burnt now is code a call left running; watch it for wallMs
-      if (gen.idleSince === 0) {
-        gen.idleSince = Date.now();
-        gen.backgroundNs = 0;
-        return;
-      }
-      gen.backgroundNs += delta;
-      if (gen.backgroundNs > cpuMs * 1e6) {
+    return {
+      cpuMs,
+      wallMs,
+      intervalMs: this.#options.watchIntervalMs,
+      onExceeded: () => this.#disposeGeneration(gen, "cpu"),
+      onBackground: () => {
         this.#options.onWarning(`${this.plugin.key}: code left running after its call ended; isolate reset`);
         this.#disposeGeneration(gen, "cpu");
-      } else if (Date.now() - gen.idleSince > wallMs && gen.timer) {
-        clearInterval(gen.timer);
-        gen.timer = null;
-      }
-      return;
-    }
-    gen.idleSince = 0;
-    const share = delta / gen.executions.size;
-    let exceeded = false;
-    for (const [seq, exec] of gen.executions) {
-      exec.cpuNs += share;
-      if (exec.cpuNs > cpuMs * 1e6) exec.exceeded = exceeded = true;
-      // abandoned after its deadline and not spinning: stop watching it
-      else if (exec.bridge === null && Date.now() - exec.startedAt > wallMs + cpuMs)
-        gen.executions.delete(seq);
-    }
-    if (exceeded) this.#disposeGeneration(gen, "cpu");
+      },
+      onDisposed: () => this.#disposeGeneration(gen, "memory"),
+    };
   }
 
   #classify(gen: Generation, exec: Execution | null, error: unknown): AirlockError {
