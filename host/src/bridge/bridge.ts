@@ -48,6 +48,21 @@ export interface Bridge {
 /** Why a revoked grant's signal aborted: one shared, frozen error (no stack captured per call). */
 const CALL_ENDED = Object.freeze(bridgeError("AIRLOCK_BRIDGE_TOKEN_INVALID", "the call has ended"));
 
+/** Random bytes drawn in blocks (one CSPRNG call per 64 tokens); each token uses fresh bytes once. */
+const TOKEN_BYTES = 32;
+let tokenPool = Buffer.alloc(0);
+let tokenOffset = 0;
+function newToken(): string {
+  if (tokenOffset + TOKEN_BYTES > tokenPool.length) {
+    tokenPool = randomBytes(TOKEN_BYTES * 64);
+    tokenOffset = 0;
+  }
+  const token = tokenPool.toString("base64url", tokenOffset, tokenOffset + TOKEN_BYTES);
+  tokenPool.fill(0, tokenOffset, tokenOffset + TOKEN_BYTES); // used bytes do not linger
+  tokenOffset += TOKEN_BYTES;
+  return token;
+}
+
 interface Live {
   grant: CallGrant;
   controller: AbortController;
@@ -134,7 +149,7 @@ export function createBridge(options: BridgeOptions): Bridge {
 
   return {
     issueGrant(input) {
-      const token = randomBytes(32).toString("base64url");
+      const token = newToken();
       const controller = new AbortController();
       const signal = controller.signal;
       // Follow the host's signal with one listener (cheaper per call than AbortSignal.any).

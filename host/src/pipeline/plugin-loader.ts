@@ -25,6 +25,8 @@ export const pluginKey = (plugin: { namespace: string; version: string }): strin
 
 export function createPluginLoader(options: PluginLoaderOptions): PluginLoader {
   const loads = new Map<string, Promise<string>>();
+  // Limits depend only on the (immutable) installed record: resolved once per record object.
+  const limits = new WeakMap<InstalledPluginRecord, EffectiveLimits>();
 
   async function load(plugin: InstalledPluginRecord): Promise<string> {
     const key = pluginKey(plugin);
@@ -57,7 +59,14 @@ export function createPluginLoader(options: PluginLoaderOptions): PluginLoader {
   }
 
   return {
-    limitsFor: options.limitsFor,
+    limitsFor(plugin) {
+      let resolved = limits.get(plugin);
+      if (resolved === undefined) {
+        resolved = Object.freeze(options.limitsFor(plugin));
+        limits.set(plugin, resolved);
+      }
+      return resolved;
+    },
     ensure(plugin) {
       const key = pluginKey(plugin);
       let pending = loads.get(key);
