@@ -114,7 +114,10 @@ export function createAuditWriter(sink: AuditSink, options: AuditWriterOptions =
   }
 
   function scheduleLater(): void {
-    if (buffer.length >= maxBatch) return schedule();
+    if (buffer.length >= maxBatch) {
+      schedule();
+      return;
+    }
     if (scheduled || writing !== null || timer !== null) return;
     timer = setTimeout(() => {
       timer = null;
