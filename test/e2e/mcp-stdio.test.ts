@@ -38,20 +38,40 @@ function transport(agent: string, extra: string[] = [], sandbox = "in-process"):
   });
 }
 
+/**
+ * Calls kit__slow with a progress token and returns what arrived on the wire before its result:
+ * the progress values in order. Read from the transport, because the SDK's Client runs
+ * notification handlers a microtask late but a response at once, so `onprogress` can miss a
+ * last notification that the server did send before the result.
+ */
+async function progressBeforeResult(client: Client, t: StdioClientTransport): Promise<number[]> {
+  const seen: number[] = [];
+  let resultSeen = false;
+  const inner = t.onmessage;
+  t.onmessage = (message, extra) => {
+    const m = message as { method?: string; params?: { progress?: number }; result?: unknown };
+    if (m.method === "notifications/progress" && !resultSeen) seen.push(m.params?.progress ?? Number.NaN);
+    if (m.result !== undefined) resultSeen = true;
+    inner?.(message, extra);
+  };
+  const slow = (await client.callTool({ name: "kit__slow", arguments: {} }, undefined, {
+    onprogress: () => undefined,
+  })) as CallToolResult;
+  expect(slow.content).toEqual([{ type: "text", text: "slow done" }]);
+  return seen;
+}
+
 test("serves the agent's tools over stdio: list, call, isError, progress", async () => {
   const client = new Client({ name: "e2e-stdio", version: "1.0.0" });
-  await client.connect(transport("alpha"));
+  const t = transport("alpha");
+  await client.connect(t);
   const names = (await client.listTools()).tools.map((t) => t.name);
   expect(names).toEqual(expect.arrayContaining(["kit__echo", "kit__fail", "kit__slow"]));
   const echo = (await client.callTool({ name: "kit__echo", arguments: { text: "stdio" } })) as CallToolResult;
   expect(echo.content).toEqual([{ type: "text", text: "echo: stdio" }]);
   const failed = (await client.callTool({ name: "kit__fail", arguments: {} })) as CallToolResult;
   expect(failed.isError).toBe(true);
-  const progress: number[] = [];
-  await client.callTool({ name: "kit__slow", arguments: {} }, undefined, {
-    onprogress: (p) => progress.push(p.progress),
-  });
-  expect(progress).toEqual([1, 2]);
+  expect(await progressBeforeResult(client, t)).toEqual([1, 2]);
   await client.close();
 });
 
@@ -83,16 +103,13 @@ test("serves only the tools named with --tool, plus the --harness group's", asyn
 
 test("runs tools in the worker-process sandbox without corrupting the stdio stream", async () => {
   const client = new Client({ name: "e2e-stdio", version: "1.0.0" });
-  await client.connect(transport("alpha", [], "workers"));
+  const t = transport("alpha", [], "workers");
+  await client.connect(t);
   const echo = (await client.callTool({
     name: "kit__echo",
     arguments: { text: "in a worker" },
   })) as CallToolResult;
   expect(echo.content).toEqual([{ type: "text", text: "echo: in a worker" }]);
-  const progress: number[] = [];
-  await client.callTool({ name: "kit__slow", arguments: {} }, undefined, {
-    onprogress: (p) => progress.push(p.progress),
-  });
-  expect(progress).toEqual([1, 2]);
+  expect(await progressBeforeResult(client, t)).toEqual([1, 2]);
   await client.close();
 });

@@ -97,16 +97,25 @@ export function createAgentMcpServer(
       );
     }
     const progressToken = request.params._meta?.progressToken;
+    // Notifications go out before the result: the response waits for every send the tool
+    // started, then for one turn of the event loop. The SDK's client handles a response at once
+    // but a notification a microtask later, so a last progress notification read in the same
+    // chunk as the response would find its handler already gone.
+    const sending: Array<Promise<void>> = [];
     const callOptions: CallOptions = {
       signal: extra.signal,
       onNotification: (n) => {
         const notification = toMcpNotification(n, name, progressToken, minimumLevel);
         if (notification === undefined) return;
-        extra.sendNotification(notification).catch((error: unknown) => log(error));
+        sending.push(extra.sendNotification(notification).catch((error: unknown) => log(error)));
       },
     };
     try {
       const outcome = await current.call(toolId, request.params.arguments ?? {}, callOptions);
+      if (sending.length > 0) {
+        await Promise.all(sending);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
       return toCallToolResult(outcome);
     } catch (error) {
       if (hasCode(error) && error.code.startsWith("AIRLOCK_")) return errorResult(error.code, error.message);
