@@ -3,7 +3,7 @@
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createSurfaceFixture, type SurfaceFixture } from "../../host/src/api/test-support.ts";
 
@@ -48,11 +48,11 @@ async function progressBeforeResult(client: Client, t: StdioClientTransport): Pr
   const seen: number[] = [];
   let resultSeen = false;
   const inner = t.onmessage;
-  t.onmessage = (message, extra) => {
+  t.onmessage = (message: JSONRPCMessage) => {
     const m = message as { method?: string; params?: { progress?: number }; result?: unknown };
     if (m.method === "notifications/progress" && !resultSeen) seen.push(m.params?.progress ?? Number.NaN);
     if (m.result !== undefined) resultSeen = true;
-    inner?.(message, extra);
+    inner?.(message);
   };
   const slow = (await client.callTool({ name: "kit__slow", arguments: {} }, undefined, {
     onprogress: () => undefined,
