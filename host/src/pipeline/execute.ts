@@ -119,17 +119,21 @@ export async function executeInSandbox(
       whenAborted(signal).then(() => ({ aborted: true }) as const),
     ]);
     if ("result" in settled) return { result: settled.result };
-    if ("error" in settled && !signal.aborted) return toStop(settled.error, `tool ${entry.id} failed`);
+    const timeout = {
+      code: "AIRLOCK_TOOL_TIMEOUT",
+      message: `Tool ${entry.id} did not finish within ${limits.wallMs} ms and was stopped.`,
+    };
+    if ("error" in settled && !signal.aborted) {
+      // The sandbox keeps the same wall deadline; whichever side notices first, the model
+      // sees one code for one condition.
+      if (hasCode(settled.error, "AIRLOCK_SANDBOX_TIMEOUT")) return timeout;
+      return toStop(settled.error, `tool ${entry.id} failed`);
+    }
     // Aborted (or rejected because it was): say why in the caller's terms.
     if (req.options.signal?.aborted === true) {
       return { code: "AIRLOCK_TOOL_CANCELLED", message: "The call was cancelled by the caller." };
     }
-    if (timedOut) {
-      return {
-        code: "AIRLOCK_TOOL_TIMEOUT",
-        message: `Tool ${entry.id} did not finish within ${limits.wallMs} ms and was stopped.`,
-      };
-    }
+    if (timedOut) return timeout;
     return "error" in settled ? toStop(settled.error, `tool ${entry.id} failed`) : toStop(null, "aborted");
   } finally {
     clearTimeout(timer);
