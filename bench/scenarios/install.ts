@@ -59,7 +59,7 @@ export async function install(quick: boolean): Promise<Row[]> {
   });
   try {
     const { token } = registry.storage.createToken("bench");
-    const doc = publishDocument(plugin.manifest, plugin.tarball, [
+    const doc = publishDocument(plugin.tarball, plugin.manifest, [
       signIntegrity(integrityOf(plugin.tarball), keys.privateKeyPem),
     ]);
     const res = await fetch(`${registry.url}/${plugin.manifest.namespace}`, {

@@ -1,5 +1,7 @@
 // `@airlock/sdk/build`: the build and pack steps as a library (Node only; the CLI and
 // `@airlock/sdk/testing` use them). Never imported by the part bundled into plugins.
+
+export { type PublishDocument, publishDocument } from "../package/publish-document.ts";
 export {
   type BuildOptions,
   type BuildResult,
@@ -21,4 +23,3 @@ export {
   tarballName,
   tarballOf,
 } from "./pack.ts";
-export { type PublishDocument, publishDocument } from "./publish-document.ts";

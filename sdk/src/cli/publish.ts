@@ -6,8 +6,8 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { request } from "undici";
 import { readDist, tarballOf } from "../build/pack.ts";
-import { publishDocument } from "../build/publish-document.ts";
 import { sdkError } from "../error-codes.ts";
+import { publishDocument } from "../package/publish-document.ts";
 import { integrityOf, signIntegrity } from "../signing.ts";
 import { parse, pluginDirOf, reportError, stringOption } from "./args.ts";
 import { type CliIO, EXIT, type PluginCliCommand } from "./types.ts";
@@ -87,7 +87,7 @@ Example:
       const signatures = key === undefined ? [] : [signIntegrity(integrityOf(tarball), key)];
       if (key === undefined)
         io.stderr("note: no signing key (--key / AIRLOCK_SIGNING_KEY): publishing unsigned\n");
-      const body = JSON.stringify(publishDocument(manifest, tarball, signatures));
+      const body = JSON.stringify(publishDocument(tarball, manifest, [...signatures]));
       let response: Awaited<ReturnType<typeof request>>;
       try {
         response = await request(url, {
