@@ -1,6 +1,6 @@
 // Error catalogue of the registry server. Every refusal crosses the wire as
 // `{error: {code, message, details?}}` with the status listed here.
-import { AirlockError, defineErrorCodes } from "@airlock/sdk/errors";
+import { defineErrorCodes, type ErrorFactory, errorFactory } from "@airlock/sdk/errors";
 
 export const REGISTRY_ERRORS = defineErrorCodes({
   AIRLOCK_REGISTRY_NOT_FOUND: { status: 404, description: "No such package, version or tarball." },
@@ -59,16 +59,4 @@ export const REGISTRY_ERRORS = defineErrorCodes({
 
 export type RegistryErrorCode = keyof typeof REGISTRY_ERRORS;
 
-export function registryError(
-  code: RegistryErrorCode,
-  message: string,
-  details?: Record<string, unknown>,
-  cause?: unknown,
-): AirlockError {
-  const status = REGISTRY_ERRORS[code].status;
-  return new AirlockError(code, message, {
-    status,
-    ...(details === undefined ? {} : { details }),
-    ...(cause === undefined ? {} : { cause }),
-  });
-}
+export const registryError: ErrorFactory<typeof REGISTRY_ERRORS> = errorFactory(REGISTRY_ERRORS);

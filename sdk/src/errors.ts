@@ -48,6 +48,24 @@ export class AirlockError extends Error {
   }
 }
 
+/** The error-making function of one catalogue: status taken from the catalogue entry. */
+export type ErrorFactory<T extends ErrorCatalogue> = (
+  code: keyof T & string,
+  message: string,
+  details?: Record<string, unknown>,
+  cause?: unknown,
+) => AirlockError;
+
+/** Builds `xError(code, message, details?, cause?)` for a catalogue, so each area throws its own codes. */
+export function errorFactory<const T extends ErrorCatalogue>(catalogue: T): ErrorFactory<T> {
+  return (code, message, details, cause) => {
+    const options: AirlockErrorOptions = { status: (catalogue[code] as ErrorSpec).status };
+    if (details !== undefined) options.details = details;
+    if (cause !== undefined) options.cause = cause;
+    return new AirlockError(code, message, options);
+  };
+}
+
 /** True when `value` carries a string `code` (an AirlockError from any realm, or a Node system error). */
 export function hasCode(value: unknown, code?: string): value is { code: string; message: string } {
   if (typeof value !== "object" || value === null) return false;

@@ -2,7 +2,7 @@
 // log): AIRLOCK_BRIDGE_*, AIRLOCK_STATE_*, AIRLOCK_AUDIT_*, AIRLOCK_NOTIFY_*.
 // Invariants: each code is defined once here with its status and the line docs/sandbox.md shows;
 // messages name keys, capabilities and limits, never a secret value, a token or artifact bytes.
-import { AirlockError, defineErrorCodes } from "@airlock/sdk/errors";
+import { defineErrorCodes, type ErrorFactory, errorFactory } from "@airlock/sdk/errors";
 
 export const BRIDGE_ERRORS = defineErrorCodes({
   AIRLOCK_BRIDGE_TOKEN_INVALID: {
@@ -46,16 +46,4 @@ export const BRIDGE_ERRORS = defineErrorCodes({
 
 export type BridgeErrorCode = keyof typeof BRIDGE_ERRORS;
 
-export function bridgeError(
-  code: BridgeErrorCode,
-  message: string,
-  details?: Record<string, unknown>,
-  cause?: unknown,
-): AirlockError {
-  const options: { status: number; details?: Record<string, unknown>; cause?: unknown } = {
-    status: BRIDGE_ERRORS[code].status,
-  };
-  if (details !== undefined) options.details = details;
-  if (cause !== undefined) options.cause = cause;
-  return new AirlockError(code, message, options);
-}
+export const bridgeError: ErrorFactory<typeof BRIDGE_ERRORS> = errorFactory(BRIDGE_ERRORS);

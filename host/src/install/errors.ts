@@ -1,6 +1,6 @@
 // Error catalogue of the installer and the plugin lifecycle (host/src/install). Refusals
 // from the tarball reader keep their own AIRLOCK_PACKAGE_* codes (sdk/src/package/errors.ts).
-import { AirlockError, defineErrorCodes } from "@airlock/sdk/errors";
+import { defineErrorCodes, type ErrorFactory, errorFactory } from "@airlock/sdk/errors";
 
 export const INSTALL_ERRORS = defineErrorCodes({
   AIRLOCK_INSTALL_SPEC_INVALID: {
@@ -94,15 +94,4 @@ export const INSTALL_ERRORS = defineErrorCodes({
 
 export type InstallErrorCode = keyof typeof INSTALL_ERRORS;
 
-export function installError(
-  code: InstallErrorCode,
-  message: string,
-  details?: Record<string, unknown>,
-  cause?: unknown,
-): AirlockError {
-  return new AirlockError(code, message, {
-    status: INSTALL_ERRORS[code].status,
-    ...(details === undefined ? {} : { details }),
-    ...(cause === undefined ? {} : { cause }),
-  });
-}
+export const installError: ErrorFactory<typeof INSTALL_ERRORS> = errorFactory(INSTALL_ERRORS);

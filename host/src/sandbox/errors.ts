@@ -2,7 +2,7 @@
 // Invariants: each code is defined once here with its status and the line docs/sandbox.md shows;
 // messages never carry host paths, stacks, secrets or bridge tokens. A code raised by plugin
 // code itself (a thrown Error's `code`) travels only in `details.errorCode`, never as our code.
-import { AirlockError, defineErrorCodes } from "@airlock/sdk/errors";
+import { defineErrorCodes, type ErrorFactory, errorFactory } from "@airlock/sdk/errors";
 
 export const SANDBOX_ERRORS = defineErrorCodes({
   AIRLOCK_SANDBOX_LIMITS_INVALID: {
@@ -76,19 +76,7 @@ export const SANDBOX_ERRORS = defineErrorCodes({
 
 export type SandboxErrorCode = keyof typeof SANDBOX_ERRORS;
 
-export function sandboxError(
-  code: SandboxErrorCode,
-  message: string,
-  details?: Record<string, unknown>,
-  cause?: unknown,
-): AirlockError {
-  const options: { status: number; details?: Record<string, unknown>; cause?: unknown } = {
-    status: SANDBOX_ERRORS[code].status,
-  };
-  if (details !== undefined) options.details = details;
-  if (cause !== undefined) options.cause = cause;
-  return new AirlockError(code, message, options);
-}
+export const sandboxError: ErrorFactory<typeof SANDBOX_ERRORS> = errorFactory(SANDBOX_ERRORS);
 
 export function isSandboxCode(code: string): code is SandboxErrorCode {
   return Object.hasOwn(SANDBOX_ERRORS, code);
