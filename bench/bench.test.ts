@@ -1,16 +1,32 @@
-// Smoke run of the benchmark suite (tiny iteration counts): keeps every row working. It asserts
-// that each row produced a finite figure, never a speed: timing is the benchmarks' job.
+// Smoke run of the benchmark suite exactly as the README shows it, `npm run bench -- --quick`
+// (tiny iteration counts): keeps every row working. It asserts that each row produced a finite
+// figure, never a speed: timing is the benchmarks' job.
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runBenchmarks, SCENARIOS } from "./run.ts";
+import type { Row } from "./lib/report.ts";
+import { SCENARIOS } from "./run.ts";
+
+const root = resolve(import.meta.dirname, "..");
 
 describe("benchmark suite (smoke)", () => {
-  it("produces a finite figure for every row", async () => {
-    const rows = await runBenchmarks({ quick: true });
+  it("npm run bench -- --quick produces a finite figure for every row", () => {
+    const run = spawnSync("npm", ["run", "bench", "--", "--quick"], { cwd: root, encoding: "utf8" });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain("| # | what | p50 |");
+    const { rows, meta } = JSON.parse(readFileSync(join(root, "bench", "results", "smoke.json"), "utf8")) as {
+      rows: Row[];
+      meta: { mode: string; node: string };
+    };
+    expect(meta.mode).toBe("smoke");
+    expect(meta.node.startsWith("v24.")).toBe(true);
     const ids = new Set(rows.map((r) => r.id.replace(/[a-z]$/, "")));
     expect([...ids].sort()).toEqual(Object.keys(SCENARIOS).sort());
     for (const row of rows) {
       expect(Number.isFinite(row.p50), `${row.id} ${row.what}`).toBe(true);
       if (row.baseline) expect(Number.isFinite(row.baseline.p50), `${row.id} baseline`).toBe(true);
+      expect(row.met, "a smoke run judges no target").toBeUndefined();
     }
   });
 });

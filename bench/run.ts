@@ -1,7 +1,7 @@
 // `npm run bench`: runs every benchmark row side by side with its baselines in one process
 // (heavy probes in child processes), prints one table, and writes bench/results/latest.{json,md}.
 // `--quick` runs tiny iteration counts (the smoke run in npm test) and writes smoke.{json,md}.
-// `--only 1,3` runs some rows. Figures are medians (p50) and p90 over the samples of this run.
+// `--only 1,3` runs some rows and writes partial.{json,md}. Figures are medians (p50) and p90 over the samples of this run.
 import { join } from "node:path";
 import { machine, type Row, toMarkdown, writeReport } from "./lib/report.ts";
 import { capabilityCall } from "./scenarios/capability-call.ts";
@@ -40,6 +40,7 @@ if (import.meta.main) {
   const onlyAt = args.indexOf("--only");
   const only = onlyAt >= 0 ? args[onlyAt + 1]?.split(",") : undefined;
   const rows = await runBenchmarks({ quick, ...(only ? { only } : {}) });
-  const out = writeReport(rows, join(import.meta.dirname, "results"), quick);
+  const mode = quick ? "smoke" : only ? "partial" : "full";
+  const out = writeReport(rows, join(import.meta.dirname, "results"), mode);
   process.stdout.write(`\n${toMarkdown(rows, machine())}\nWritten: ${out.json}, ${out.md}\n`);
 }

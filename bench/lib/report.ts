@@ -57,10 +57,15 @@ export function toMarkdown(rows: readonly Row[], meta: Record<string, string | n
   return `${head}\n${lines.map((l) => `| ${l} |`).join("\n")}\n\nMachine: ${machineLine}\n`;
 }
 
-export function writeReport(rows: readonly Row[], dir: string, quick: boolean): { json: string; md: string } {
+/** Writes `latest.*` for a full run, `partial.*` for a run of some rows, `smoke.*` for --quick. */
+export function writeReport(
+  rows: readonly Row[],
+  dir: string,
+  mode: "full" | "partial" | "smoke",
+): { json: string; md: string } {
   mkdirSync(dir, { recursive: true });
-  const meta = { ...machine(), date: new Date().toISOString(), mode: quick ? "smoke" : "full" };
-  const base = quick ? "smoke" : "latest";
+  const meta = { ...machine(), date: new Date().toISOString(), mode };
+  const base = mode === "full" ? "latest" : mode;
   const json = join(dir, `${base}.json`);
   const md = join(dir, `${base}.md`);
   writeFileSync(json, `${JSON.stringify({ meta, rows }, null, 2)}\n`);

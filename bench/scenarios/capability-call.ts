@@ -15,7 +15,7 @@ export async function capabilityCall(quick: boolean): Promise<Row[]> {
   const perCall = quick ? 2 : 20;
   const plugin = await buildBenchPlugin("bench", "1.0.0", 0);
   const rows: Row[] = [];
-  for (const mode of ["workers"] as const) {
+  for (const mode of ["workers", "in-process"] as const) {
     const bench = await startBenchHost(plugin, { mode });
     try {
       const { host, dataDir } = bench;
