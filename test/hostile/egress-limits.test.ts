@@ -70,6 +70,22 @@ describe("hostile egress: limits", () => {
     expect(h.leakFree(err)).toBe(true);
   });
 
+  it("caps a body at the call's memory budget when that is below maxResponseBytes", async () => {
+    const h = fetchHarness({
+      health,
+      egress: [{ host: "api.test", schemes: ["http"], ports: [server.port] }],
+      table: { "api.test": "127.0.0.1" },
+      allowPrivate: ["127.0.0.1"],
+      limits: { maxResponseBytes: 1024 * 1024 },
+      maxInboundBytes: 32 * 1024,
+    });
+    const err = await h.refusal(`http://api.test:${server.port}/endless`);
+    expect(err.code).toBe("AIRLOCK_FETCH_RESPONSE_TOO_LARGE");
+    expect(err.details).toMatchObject({ limit: 32 * 1024 });
+    expect((await h.request(`http://api.test:${server.port}/small`)).status).toBe(200);
+    expect(await h.healthy()).toBe(true);
+  });
+
   it("refuses a body whose Content-Length is over the cap before reading it", async () => {
     const h = harness();
     const err = await h.refusal(`http://api.test:${server.port}/big`);

@@ -31,6 +31,8 @@ export interface GrantInput {
   conversation?: readonly ConversationMessage[];
   /** Capability calls allowed in this tool call (EffectiveLimits.capabilityCalls). */
   capabilityCalls: number;
+  /** See CallGrant.maxInboundBytes. */
+  maxInboundBytes?: number;
   notify?: (n: CallNotification) => void;
   /** A signal that ends the call early (the host's deadline); the grant's own signal follows it. */
   signal?: AbortSignal;
@@ -180,6 +182,7 @@ export function createBridge(options: BridgeOptions): Bridge {
         signal,
         capabilityCallsLeft: input.capabilityCalls,
         notify: input.notify ?? (() => undefined),
+        ...(input.maxInboundBytes === undefined ? {} : { maxInboundBytes: input.maxInboundBytes }),
       };
       live.set(token, { grant, controller });
       return grant;

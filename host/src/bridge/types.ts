@@ -37,6 +37,12 @@ export interface CallGrant {
   readonly signal: AbortSignal;
   /** Capability calls still allowed in this tool call. */
   capabilityCallsLeft: number;
+  /**
+   * The most bytes of data one capability may copy into the call's isolate (a response body,
+   * say): a share of the plugin's memory limit, so a copy can never exhaust it. Unset: no bound
+   * beyond each capability's own caps.
+   */
+  readonly maxInboundBytes?: number;
   /** Delivers progress and log notifications to whoever made the call. */
   readonly notify: (n: CallNotification) => void;
 }

@@ -139,7 +139,8 @@ export async function runExchange(
       trace.status = hop.status;
       const location = redirectLocation(hop.status, hop.headers);
       if (location === null) {
-        const body = await hop.read(limits.maxResponseBytes);
+        // The response cap, narrowed to what the call's isolate can take (grant.maxInboundBytes).
+        const body = await hop.read(Math.min(limits.maxResponseBytes, grant.maxInboundBytes ?? Infinity));
         trace.bytes = body.byteLength;
         return {
           status: hop.status,

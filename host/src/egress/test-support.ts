@@ -101,6 +101,8 @@ export interface GrantOptions {
   tool?: string;
   agent?: string;
   signal?: AbortSignal;
+  /** The call's memory budget for inbound data (CallGrant.maxInboundBytes). */
+  maxInboundBytes?: number;
 }
 
 export function testManifest(options: GrantOptions): PluginManifest {
@@ -147,6 +149,7 @@ export function testGrant(options: GrantOptions): CallGrant {
     knowledgeLevel: null,
     capabilityCalls: 100,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.maxInboundBytes === undefined ? {} : { maxInboundBytes: options.maxInboundBytes }),
   });
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { narrowEgress } from "./grants.ts";
+import { inboundBudget, narrowEgress } from "./grants.ts";
 
 const rules = [
   { host: "api.example.com" },
@@ -29,5 +29,12 @@ describe("egress narrowing by operator policy", () => {
   it("asks a policy function per namespace and host", () => {
     const policy = { hosts: (ns: string, host: string) => ns === "ns" && host.endsWith(".org") };
     expect(narrowEgress("ns", rules, policy)).toEqual([{ host: "other.org", ports: [8443] }]);
+  });
+});
+
+describe("inbound data budget", () => {
+  it("lets a capability copy at most a quarter of the plugin's heap into the isolate", () => {
+    expect(inboundBudget(128)).toBe(32 * 1024 * 1024);
+    expect(inboundBudget(8)).toBe(2 * 1024 * 1024);
   });
 });

@@ -33,6 +33,14 @@ export function narrowEgress(
   return rules.filter((r) => patterns.some((p) => patternCovers(p, r.host))).map((r) => ({ ...r }));
 }
 
+/**
+ * A quarter of the plugin's heap: data a capability copies into the isolate (a response body)
+ * must leave room for the copy's decoding and for the plugin's own work.
+ */
+export function inboundBudget(memoryMb: number): number {
+  return Math.floor((memoryMb * 1024 * 1024) / 4);
+}
+
 export function bridgeGrantIssuer(bridge: Bridge, policy: EgressPolicy): GrantIssuer {
   return {
     issue(request) {
@@ -46,6 +54,7 @@ export function bridgeGrantIssuer(bridge: Bridge, policy: EgressPolicy): GrantIs
         egress: narrowEgress(request.plugin.namespace, request.plugin.manifest.egress, policy),
         conversation: request.conversation,
         capabilityCalls: request.limits.capabilityCalls,
+        maxInboundBytes: inboundBudget(request.limits.memoryMb),
         notify: request.notify,
         signal: request.signal,
       });
