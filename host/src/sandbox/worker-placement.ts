@@ -1,0 +1,83 @@
+// Where one plugin version is loaded in workers mode, and which of those workers serves a call.
+// A version starts in one worker and is loaded lazily into another (up to maxWorkersPerPlugin)
+// when every worker holding it is busy; a call goes to the worker that last served its
+// (agent, conversation) when that worker is idle, else to the least busy worker holding it.
+// Invariants: `queue` is the plugin's one concurrency limit across all its workers (counted in
+// the host process); affinity is only a preference (ctx.state is the cross-call contract, never
+// isolate globals), so any holder may serve any call; a slot is in `holders` only once its load
+// succeeded, and in at most one of `holders` / `loading`.
+import { Semaphore } from "./semaphore.ts";
+import type { SandboxPlugin } from "./types.ts";
+import type { WorkerSlot } from "./worker-slot.ts";
+
+/** (agent, conversation) pairs remembered per plugin for affinity (least recently used dropped). */
+const MAX_AFFINITY = 4096;
+
+export interface HolderStats {
+  /** Calls of this plugin in flight on the worker. */
+  inFlight: number;
+  /** Calls of this plugin the worker has been sent since it was loaded there. */
+  served: number;
+}
+
+export class PluginPlacement {
+  plugin: SandboxPlugin;
+  queue: Semaphore;
+  readonly holders = new Map<WorkerSlot, HolderStats>();
+  readonly loading = new Set<WorkerSlot>();
+  #affinity = new Map<string, WorkerSlot>();
+
+  constructor(plugin: SandboxPlugin, first: WorkerSlot) {
+    this.plugin = plugin;
+    this.queue = new Semaphore(plugin.limits.concurrency);
+    this.holders.set(first, { inFlight: 0, served: 0 });
+  }
+
+  /** A reload with new code or limits (already loaded in every holder). */
+  update(plugin: SandboxPlugin): void {
+    // calls holding the old queue release it; new calls count against the new limit
+    if (plugin.limits.concurrency !== this.plugin.limits.concurrency)
+      this.queue = new Semaphore(plugin.limits.concurrency);
+    this.plugin = plugin;
+  }
+
+  /** The worker to serve a call of `affinityKey`: its last worker when idle, else the least busy. */
+  pick(affinityKey: string): WorkerSlot {
+    const holders = [...this.holders.keys()];
+    const running = holders.filter((s) => s.started);
+    const candidates = running.length > 0 ? running : holders;
+    const last = this.#affinity.get(affinityKey);
+    if (last && last.busy === 0 && candidates.includes(last)) return last;
+    let best = candidates[0] as WorkerSlot;
+    for (const slot of candidates) {
+      if (slot.busy < best.busy || (slot.busy === best.busy && slot === last)) best = slot;
+    }
+    return best;
+  }
+
+  remember(affinityKey: string, slot: WorkerSlot): void {
+    this.#affinity.delete(affinityKey);
+    this.#affinity.set(affinityKey, slot);
+    if (this.#affinity.size > MAX_AFFINITY) {
+      const oldest = this.#affinity.keys().next().value;
+      if (oldest !== undefined) this.#affinity.delete(oldest);
+    }
+  }
+
+  /** The worker to load this plugin into next, or null: some holder is idle, or the cap is reached. */
+  spreadTarget(slots: readonly WorkerSlot[], maxWorkers: number): WorkerSlot | null {
+    if (this.holders.size + this.loading.size >= maxWorkers) return null;
+    for (const slot of this.holders.keys()) if (slot.busy === 0) return null;
+    let best: WorkerSlot | null = null;
+    for (const slot of slots) {
+      if (this.holders.has(slot) || this.loading.has(slot)) continue;
+      if (!best || slot.busy < best.busy) best = slot;
+    }
+    return best;
+  }
+
+  /** Whether `slot` holds this plugin or is loading it. */
+  involves(slot: WorkerSlot): boolean {
+    return this.holders.has(slot) || this.loading.has(slot);
+  }
+}

@@ -1,0 +1,147 @@
+// Workers mode spreads one plugin version over several workers: a version whose worker is busy
+// is loaded into another, calls go to the least busy holder, and the plugin's `concurrency` still
+// bounds its calls across all workers together. Calls are held inside the tool by a gated bridge
+// (no timing): "busy" is a call in flight, observed through pluginWorkers() and stats().
+import { AirlockError } from "@airlock/sdk/errors";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { BridgeDispatch } from "../bridge/types.ts";
+import { makePlugin } from "./plugin-fixture.ts";
+import type { SandboxPlugin } from "./types.ts";
+import { createWorkerSandbox, type WorkerSandbox } from "./workers.ts";
+
+// waits at the gate (a ctx call the test holds), then burns CPU: a CPU-bound tool
+const code = `globalThis.__airlockPlugin = { tools: {
+  spin: async (_input, ctx) => {
+    await ctx.state.get("gate");
+    let x = 0;
+    for (let i = 0; i < 200000; i++) x = (x + i) % 1000003;
+    return { x };
+  },
+} };`;
+
+function gate() {
+  const held: Array<() => void> = [];
+  let open = false;
+  let entered = 0;
+  const bridge: BridgeDispatch = () => {
+    entered++;
+    if (open) return Promise.resolve(undefined);
+    return new Promise((resolve) => held.push(() => resolve(undefined)));
+  };
+  return {
+    bridge,
+    get entered() {
+      return entered;
+    },
+    release() {
+      open = true;
+      for (const r of held.splice(0)) r();
+    },
+  };
+}
+
+function spin(sandbox: WorkerSandbox, plugin: SandboxPlugin, agent: string, bridge: BridgeDispatch) {
+  const context = {
+    instanceId: agent,
+    conversationId: "c",
+    toolId: "t:spin",
+    conversation: [],
+    attachments: [],
+    knowledgeLevel: null,
+  };
+  return sandbox.call(
+    {
+      pluginKey: plugin.key,
+      tool: "spin",
+      input: {},
+      token: "t",
+      context,
+      signal: AbortSignal.timeout(60_000),
+    },
+    bridge,
+  );
+}
+
+const waitFor = (check: () => void) => vi.waitFor(check, { timeout: 20_000, interval: 10 });
+
+describe("workers: one plugin in several workers", () => {
+  let sandbox: WorkerSandbox | undefined;
+  afterEach(async () => {
+    await sandbox?.close();
+    sandbox = undefined;
+  });
+
+  it("loads a busy plugin into a second worker, serves calls there and keeps concurrency across both", async () => {
+    sandbox = createWorkerSandbox({ workers: 2, onLog: () => undefined });
+    const plugin = makePlugin({ namespace: "spread", code, tools: ["spin"], limits: { concurrency: 3 } });
+    await sandbox.load(plugin);
+    expect(sandbox.pluginWorkers(plugin.key)?.workers).toHaveLength(1);
+    const g = gate();
+    const calls = [spin(sandbox, plugin, "a", g.bridge)];
+    await waitFor(() => expect(g.entered).toBe(1));
+    calls.push(spin(sandbox, plugin, "b", g.bridge)); // its worker is busy: load it into the other
+    await waitFor(() => expect(sandbox?.pluginWorkers(plugin.key)?.workers).toHaveLength(2));
+    await waitFor(() => expect(g.entered).toBe(2));
+    calls.push(spin(sandbox, plugin, "c", g.bridge)); // the least busy holder: the second worker
+    await waitFor(() => expect(g.entered).toBe(3));
+    calls.push(spin(sandbox, plugin, "d", g.bridge)); // a 4th would pass concurrency 3: it queues
+    await waitFor(() => expect(sandbox?.pluginWorkers(plugin.key)?.queued).toBe(1));
+    expect(g.entered).toBe(3);
+    expect(sandbox.stats().busyCalls).toBe(3);
+    const during = sandbox.pluginWorkers(plugin.key)!.workers;
+    expect(during.map((w) => w.inFlight)).toEqual([2, 1]);
+    g.release();
+    const results = await Promise.all(calls);
+    for (const r of results) expect(r.isError).not.toBe(true);
+    const after = sandbox.pluginWorkers(plugin.key)!;
+    expect(after.queued).toBe(0);
+    expect(after.workers.every((w) => w.served > 0)).toBe(true);
+    expect(after.workers.reduce((n, w) => n + w.served, 0)).toBe(4);
+    expect(new Set(after.workers.map((w) => w.pid)).size).toBe(2);
+    expect(sandbox.workerPids()).toEqual(expect.arrayContaining(after.workers.map((w) => w.pid)));
+  });
+
+  it("keeps a plugin in one worker when maxWorkersPerPlugin is 1", async () => {
+    sandbox = createWorkerSandbox({ workers: 2, maxWorkersPerPlugin: 1, onLog: () => undefined });
+    const plugin = makePlugin({ namespace: "single", code, tools: ["spin"], limits: { concurrency: 4 } });
+    await sandbox.load(plugin);
+    const g = gate();
+    const calls = ["a", "b", "c"].map((agent) => spin(sandbox!, plugin, agent, g.bridge));
+    await waitFor(() => expect(g.entered).toBe(3));
+    g.release();
+    await Promise.all(calls);
+    const placed = sandbox.pluginWorkers(plugin.key)!;
+    expect(placed.workers).toHaveLength(1);
+    expect(placed.workers[0]?.served).toBe(3);
+  });
+
+  it("fails a killed worker's calls with AIRLOCK_SANDBOX_WORKER_CRASHED while the other holder serves, and unloads everywhere", async () => {
+    sandbox = createWorkerSandbox({ workers: 2, onLog: () => undefined });
+    const plugin = makePlugin({ namespace: "crash", code, tools: ["spin"], limits: { concurrency: 4 } });
+    await sandbox.load(plugin);
+    const g = gate();
+    const first = [spin(sandbox, plugin, "a", g.bridge)];
+    await waitFor(() => expect(g.entered).toBe(1));
+    first.push(spin(sandbox, plugin, "b", g.bridge));
+    await waitFor(() => expect(sandbox?.pluginWorkers(plugin.key)?.workers).toHaveLength(2));
+    await waitFor(() => expect(g.entered).toBe(2));
+    const survivor = spin(sandbox, plugin, "c", g.bridge);
+    await waitFor(() => expect(g.entered).toBe(3));
+    const [busy] = sandbox.pluginWorkers(plugin.key)!.workers.filter((w) => w.inFlight === 2);
+    process.kill(busy!.pid!, "SIGKILL");
+    for (const outcome of await Promise.allSettled(first)) {
+      expect(outcome.status).toBe("rejected");
+      const reason = (outcome as PromiseRejectedResult).reason as AirlockError;
+      expect(reason).toBeInstanceOf(AirlockError);
+      expect(reason.code).toBe("AIRLOCK_SANDBOX_WORKER_CRASHED");
+    }
+    g.release();
+    expect((await survivor).isError).not.toBe(true);
+    expect((await spin(sandbox, plugin, "a", g.bridge)).isError).not.toBe(true);
+    await sandbox.unload(plugin.key);
+    expect(sandbox.pluginWorkers(plugin.key)).toBeUndefined();
+    await expect(spin(sandbox, plugin, "a", g.bridge)).rejects.toMatchObject({
+      code: "AIRLOCK_SANDBOX_PLUGIN_NOT_LOADED",
+    });
+  });
+});
