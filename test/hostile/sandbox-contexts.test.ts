@@ -10,7 +10,8 @@ import type { Harness } from "../support/sandbox-harness.ts";
 import { MODES } from "../support/sandbox-harness.ts";
 import { expectContained, hostileSetup } from "../support/sandbox-hostile.ts";
 
-// ~0.5 MB of heap per context: the 64 kept by default fit in 64 MB, 1,000 (≈ 500 MB) would not
+// ~0.5 MB of heap per context: the 64 kept by default (≈ 32 MB) fit in 128 MB with room for the
+// garbage of evicted ones on a busy machine; 1,000 (≈ 500 MB) would not
 const CROWD_BUNDLE = `
 const heavy = Array.from({ length: 8192 }, (_, i) => ({ i, n: i * 2 }));
 let calls = 0;
@@ -36,7 +37,7 @@ describe.each(MODES)("a thousand agents on one plugin (%s)", (mode) => {
       namespace: "crowd",
       code: CROWD_BUNDLE,
       tools: ["whoami", "echo"],
-      limits: { cpuMs: 5_000, wallMs: 25_000, memoryMb: 64 },
+      limits: { cpuMs: 5_000, wallMs: 25_000, memoryMb: 128 },
     });
     await h.sandbox.load(crowd);
   });
