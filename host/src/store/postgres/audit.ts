@@ -44,40 +44,23 @@ function values(e: AuditInput): unknown[] {
 export function postgresAudit(
   db: Db,
 ): Pick<Store, "appendAudit" | "queryAudit"> & Required<Pick<Store, "appendAuditBatch">> {
-  return {
-    async appendAuditBatch(entries) {
-      if (entries.length === 0) return;
-      // One multi-row INSERT: one round trip, atomic (all rows or none).
-      const params = entries.flatMap(values);
-      const rows = entries.map(
-        (_, r) => `(${Array.from({ length: COLUMNS }, (_, c) => `$${r * COLUMNS + c + 1}`).join(", ")})`,
-      );
-      await db.exec(
-        `INSERT INTO audit (at, agent, plugin, tool, conversation_id, kind, action, allowed, success, error, duration_ms, details)
+  // One multi-row INSERT: one round trip, atomic (all rows or none).
+  const appendAuditBatch = async (entries: readonly AuditInput[]): Promise<void> => {
+    if (entries.length === 0) return;
+    const params = entries.flatMap(values);
+    const rows = entries.map(
+      (_, r) => `(${Array.from({ length: COLUMNS }, (_, c) => `$${r * COLUMNS + c + 1}`).join(", ")})`,
+    );
+    await db.exec(
+      `INSERT INTO audit (at, agent, plugin, tool, conversation_id, kind, action, allowed, success, error, duration_ms, details)
          VALUES ${rows.join(", ")}`,
-        params,
-      );
-    },
+      params,
+    );
+  };
+  return {
+    appendAuditBatch,
     async appendAudit(e) {
-      const { at, details } = auditRow(e);
-      await db.exec(
-        `INSERT INTO audit (at, agent, plugin, tool, conversation_id, kind, action, allowed, success, error, duration_ms, details)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-        [
-          at,
-          e.agent,
-          e.plugin,
-          e.tool,
-          e.conversationId,
-          e.kind,
-          e.action,
-          e.allowed,
-          e.success,
-          e.error,
-          e.durationMs,
-          details,
-        ],
-      );
+      await appendAuditBatch([e]);
     },
     async queryAudit(query) {
       const q = normalizeAuditQuery(query);
