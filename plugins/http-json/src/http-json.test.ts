@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const pluginDir = resolve(import.meta.dirname, "..");
 const KEY = "jh-live-8c1f0a9e77";
-const LOCAL = { api_key: KEY, endpoint: "http://127.0.0.1:47911" };
+const LOCAL = { api_key: KEY, endpoint: "http://127.0.0.1:17911" };
 const textOf = (r: { content: Array<{ type: string; text?: string }> }): string =>
   r.content.map((p) => p.text ?? "").join("");
 
@@ -29,7 +29,7 @@ function startApi(): Promise<Server> {
   });
   return new Promise((ok, fail) => {
     server.once("error", fail);
-    server.listen(47911, "127.0.0.1", () => ok(server));
+    server.listen(17911, "127.0.0.1", () => ok(server));
   });
 }
 

@@ -8,7 +8,9 @@ import { z } from "zod";
 
 export const API_HOST = "api.jsonhub.dev";
 /** The hosted API, or a local one on loopback (for development; the operator must allow it). */
-export const ENDPOINTS = [`https://${API_HOST}`, "http://127.0.0.1:47911"] as const;
+// The loopback endpoint (local use, tests) is on a port below Linux's ephemeral range
+// (32768–60999), so a server bound to it never collides with an outgoing connection's port.
+export const ENDPOINTS = [`https://${API_HOST}`, "http://127.0.0.1:17911"] as const;
 
 async function request(
   ctx: ToolContext,
@@ -99,7 +101,7 @@ export default definePlugin({
   description: `Reads and writes JSON on ${API_HOST} with an injected API key.`,
   egress: [
     { host: API_HOST, secrets: ["api_key"] },
-    { host: "127.0.0.1", schemes: ["http"], ports: [47911], secrets: ["api_key"] },
+    { host: "127.0.0.1", schemes: ["http"], ports: [17911], secrets: ["api_key"] },
   ],
   tools: [getJson, postJson],
 });

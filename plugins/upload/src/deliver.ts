@@ -4,7 +4,9 @@
 import { hasCode, type SecretDeclaration, type ToolContext } from "@airlock/sdk";
 import { decodeUtf8 } from "./utf8.ts";
 
-export const ENDPOINTS = ["https://files.dropzone.dev", "http://127.0.0.1:47913"] as const;
+// The loopback endpoint (local use, tests) is on a port below Linux's ephemeral range
+// (32768–60999), so a server bound to it never collides with an outgoing connection's port.
+export const ENDPOINTS = ["https://files.dropzone.dev", "http://127.0.0.1:17913"] as const;
 
 export const uploadToken: SecretDeclaration = {
   key: "upload_token",

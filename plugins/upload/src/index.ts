@@ -61,7 +61,7 @@ export default definePlugin({
   description: "Uploads files handed over by other plugins to a file service or the knowledge base.",
   egress: [
     { host: "files.dropzone.dev", secrets: ["upload_token"] },
-    { host: "127.0.0.1", schemes: ["http"], ports: [47913], secrets: ["upload_token"] },
+    { host: "127.0.0.1", schemes: ["http"], ports: [17913], secrets: ["upload_token"] },
   ],
   tools: [uploadArtifact, uploadAttachment],
 });

@@ -36,12 +36,12 @@ function startFileService(received: Received[]): Promise<Server> {
         body: Buffer.concat(parts),
       });
       res.writeHead(201, { "content-type": "application/json" });
-      res.end(JSON.stringify({ url: `http://127.0.0.1:47913/f/${received.length}` }));
+      res.end(JSON.stringify({ url: `http://127.0.0.1:17913/f/${received.length}` }));
     });
   });
   return new Promise((ok, fail) => {
     server.once("error", fail);
-    server.listen(47913, "127.0.0.1", () => ok(server));
+    server.listen(17913, "127.0.0.1", () => ok(server));
   });
 }
 
@@ -61,7 +61,7 @@ describe("render hands files to upload through artifacts", () => {
     h = await createTestHarness({ knowledgeLevel: "write", egress: { allowPrivate: ["127.0.0.1"] } });
     await h.load(renderDir);
     await h.load(uploadDir);
-    await h.setSecrets({ upload_token: TOKEN, upload_endpoint: "http://127.0.0.1:47913" });
+    await h.setSecrets({ upload_token: TOKEN, upload_endpoint: "http://127.0.0.1:17913" });
   });
   afterAll(async () => {
     await h?.close();
@@ -153,7 +153,7 @@ describe("render hands files to upload through artifacts", () => {
 });
 
 describe("uploadAttachment", () => {
-  const secrets = { upload_token: TOKEN, upload_endpoint: "http://127.0.0.1:47913" };
+  const secrets = { upload_token: TOKEN, upload_endpoint: "http://127.0.0.1:17913" };
   const bytes = Buffer.from([0, 1, 2, 250, 255, 10, 13, 61, 43, 47]);
 
   it("uploads the attached bytes exactly, with the token injected by the host", async () => {

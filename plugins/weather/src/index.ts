@@ -8,7 +8,9 @@ import { convert, isUnits, UNIT_CHOICES } from "./units.ts";
 
 export const WEATHER_HOST = "api.weatherhub.dev";
 /** The hosted service, or a local one on loopback (for development; the operator must allow it). */
-export const ENDPOINTS = [`https://${WEATHER_HOST}`, "http://127.0.0.1:47912"] as const;
+// The loopback endpoint (local use, tests) is on a port below Linux's ephemeral range
+// (32768–60999), so a server bound to it never collides with an outgoing connection's port.
+export const ENDPOINTS = [`https://${WEATHER_HOST}`, "http://127.0.0.1:17912"] as const;
 
 interface Upstream {
   city: string;
@@ -97,7 +99,7 @@ export default definePlugin({
   description: "Current weather from weatherhub.dev in metric, imperial or standard units.",
   egress: [
     { host: WEATHER_HOST, secrets: ["api_token"] },
-    { host: "127.0.0.1", schemes: ["http"], ports: [47912], secrets: ["api_token"] },
+    { host: "127.0.0.1", schemes: ["http"], ports: [17912], secrets: ["api_token"] },
   ],
   tools: [currentWeather],
 });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const pluginDir = resolve(import.meta.dirname, "..");
 const TOKEN = "wh-token-0042-secret";
-const LOCAL = "http://127.0.0.1:47912";
+const LOCAL = "http://127.0.0.1:17912";
 const textOf = (r: { content: Array<{ type: string; text?: string }> }): string =>
   r.content.map((p) => p.text ?? "").join("");
 
@@ -28,7 +28,7 @@ function startService(): Promise<Server> {
   });
   return new Promise((ok, fail) => {
     server.once("error", fail);
-    server.listen(47912, "127.0.0.1", () => ok(server));
+    server.listen(17912, "127.0.0.1", () => ok(server));
   });
 }
 
