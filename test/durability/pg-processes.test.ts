@@ -21,13 +21,15 @@ function startTaker() {
   child.stderr.on("data", (d) => {
     stderr += String(d);
   });
+  // Listen for the exit now: a child that finishes before the test awaits it must not be missed.
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   const next = async () => {
     const r = await lines.next();
     if (r.done) throw new Error(`taker exited early: ${stderr}`);
     return r.value;
   };
-  return { child, next };
+  return { child, next, exited };
 }
 
 describePg("artifacts across processes sharing PostgreSQL", () => {
@@ -75,7 +77,7 @@ describePg("artifacts across processes sharing PostgreSQL", () => {
         taken.push([handle!, sha!]);
       }
     }
-    await Promise.all(takers.map((t) => new Promise((resolve) => t.child.on("exit", resolve))));
+    await Promise.all(takers.map((t) => t.exited));
     expect(taken.map(([h]) => h).sort()).toEqual([...expected.keys()].sort());
     for (const [h, sha] of taken) expect(sha).toBe(expected.get(h));
   }, 60_000);
