@@ -11,7 +11,7 @@
 import { builtinModules } from "node:module";
 import { relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import type { Message, Plugin } from "esbuild";
+import type { Message, OnResolveArgs, Plugin, PluginBuild, ResolveResult } from "esbuild";
 import { sdkError } from "../error-codes.ts";
 import type { AirlockError } from "../errors.ts";
 
@@ -53,17 +53,18 @@ export function forbidNodeBuiltins(pluginDir: string): Plugin {
   };
 }
 
+/** Resolves a `zod` import from the plugin's folder (one copy of Zod for the whole bundle). */
+function resolveZod(build: PluginBuild, args: OnResolveArgs, pluginDir: string): Promise<ResolveResult> {
+  return build.resolve(args.path, { kind: args.kind, resolveDir: pluginDir, pluginData: INNER });
+}
+
 export function singleZod(pluginDir: string): Plugin {
   return {
     name: "airlock-single-zod",
     setup(build) {
       build.onResolve({ filter: /^zod(\/.*)?$/ }, async (args) => {
         if (args.pluginData === INNER) return undefined;
-        const found = await build.resolve(args.path, {
-          kind: args.kind,
-          resolveDir: pluginDir,
-          pluginData: INNER,
-        });
+        const found = await resolveZod(build, args, pluginDir);
         return found.errors.length > 0
           ? { errors: found.errors }
           : { path: found.path, external: found.external };
@@ -97,11 +98,7 @@ export function zodStandIn(pluginDir: string): Plugin {
     setup(build) {
       build.onResolve({ filter: /^zod(\/.*)?$/ }, async (args) => {
         if (args.pluginData === INNER) return undefined;
-        const found = await build.resolve(args.path, {
-          kind: args.kind,
-          resolveDir: pluginDir,
-          pluginData: INNER,
-        });
+        const found = await resolveZod(build, args, pluginDir);
         if (found.errors.length > 0) return { errors: found.errors };
         return { path: args.path, namespace: STUB_NAMESPACE, pluginData: { real: found.path } };
       });
