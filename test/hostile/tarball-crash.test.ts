@@ -2,13 +2,14 @@
 // rename but before the store record. The previous version stays active, and the next start's
 // recovery leaves no stray staging, orphan version directory or stale lock behind.
 import { fork } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { createPluginLifecycle } from "@airlock/host/install/index.ts";
 import { openStore } from "@airlock/host/store/index.ts";
 import { samplePluginTarball } from "@airlock/sdk/package";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { tree } from "../support/fs-tree.ts";
 
 let dir: string;
 beforeEach(() => {
@@ -17,19 +18,6 @@ beforeEach(() => {
 afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
-
-function tree(root: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string): void => {
-    for (const n of readdirSync(d)) {
-      const p = join(d, n);
-      out.push(relative(root, p));
-      if (statSync(p).isDirectory()) walk(p);
-    }
-  };
-  walk(root);
-  return out.sort();
-}
 
 async function crashAt(
   point: "afterStaged" | "afterCommitted",

@@ -1,9 +1,9 @@
 // Hostile tarballs and hostile registries against the real installer: every attack is refused
 // with its code, nothing is written outside the staging directory (and staging is left empty),
 // the store records nothing, and the host stays able to install a good plugin afterwards.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { createPluginLifecycle } from "@airlock/host/install/index.ts";
 import { openStore } from "@airlock/host/store/index.ts";
 import type { Store } from "@airlock/host/store/types.ts";
@@ -21,25 +21,13 @@ import {
 import { generateKeyPair, signIntegrity } from "@airlock/sdk/signing";
 import { request } from "undici";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { tree } from "../support/fs-tree.ts";
 
 const key = generateKeyPair();
 let dir: string;
 let store: Store;
 let registry: RunningRegistry;
 let publisher: string;
-
-function tree(root: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string): void => {
-    for (const n of readdirSync(d)) {
-      const p = join(d, n);
-      out.push(relative(root, p));
-      if (statSync(p).isDirectory()) walk(p);
-    }
-  };
-  walk(root);
-  return out.sort();
-}
 
 const lifecycle = (extra: { allowUnsigned?: string[] } = {}) =>
   createPluginLifecycle({
