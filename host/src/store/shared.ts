@@ -4,7 +4,15 @@
 // database maps to "none" (no access), never to a level that grants something.
 
 import { storeError } from "./errors.ts";
-import type { AgentKnowledgeLevel, AuditInput, AuditQuery, AuditRecord } from "./types.ts";
+import type {
+  AgentKnowledgeLevel,
+  AgentRecord,
+  AuditInput,
+  AuditQuery,
+  AuditRecord,
+  SecretRecord,
+  TokenRecord,
+} from "./types.ts";
 
 export const KNOWLEDGE_LEVELS: readonly AgentKnowledgeLevel[] = ["none", "read", "write", "manage"];
 
@@ -122,3 +130,27 @@ export function searchTerms(query: string): string[] {
 export function toMillis(raw: unknown): number {
   return typeof raw === "number" ? raw : Number(raw);
 }
+
+type Row = Record<string, unknown>;
+
+/** Row → record mappers whose columns read the same in both dialects. */
+export const agentFromRow = (r: Row): AgentRecord => ({
+  slug: String(r.slug),
+  knowledgeLevel: parseLevel(r.knowledge_level),
+  createdAt: String(r.created_at),
+});
+
+export const tokenFromRow = (r: Row): TokenRecord => ({
+  id: String(r.id),
+  role: r.role === "operator" ? "operator" : "agent",
+  agent: r.agent === null ? null : String(r.agent),
+  label: String(r.label),
+  createdAt: String(r.created_at),
+});
+
+export const secretFromRow = (r: Row): SecretRecord => ({
+  agent: String(r.agent),
+  key: String(r.key),
+  ciphertext: String(r.ciphertext),
+  updatedAt: String(r.updated_at),
+});

@@ -5,17 +5,10 @@
 // DELETE … RETURNING filtered by binding and expiry: row locking makes one racer win and
 // every other one see nothing, and a wrong binding matches no row and so consumes nothing.
 
-import { toMillis } from "../shared.ts";
+import { secretFromRow, toMillis } from "../shared.ts";
 import type { DataPart } from "../sqlite/data.ts";
-import type { ArtifactRecord, SecretRecord } from "../types.ts";
+import type { ArtifactRecord } from "../types.ts";
 import { ARTIFACT_LOCK, type Db, type Row } from "./db.ts";
-
-const secret = (r: Row): SecretRecord => ({
-  agent: String(r.agent),
-  key: String(r.key),
-  ciphertext: String(r.ciphertext),
-  updatedAt: String(r.updated_at),
-});
 
 const artifact = (r: Row): ArtifactRecord => ({
   handle: String(r.handle),
@@ -38,11 +31,11 @@ export function postgresData(db: Db): DataPart {
     },
     async getSecret(agent, key) {
       const [r] = await db.query("SELECT * FROM secrets WHERE agent = $1 AND key = $2", [agent, key]);
-      return r === undefined ? null : secret(r);
+      return r === undefined ? null : secretFromRow(r);
     },
     async listSecrets(agent) {
       return (await db.query('SELECT * FROM secrets WHERE agent = $1 ORDER BY key COLLATE "C"', [agent])).map(
-        secret,
+        secretFromRow,
       );
     },
     async deleteSecret(agent, key) {

@@ -3,24 +3,10 @@
 // Invariants: activation and rollback are single statements (ON CONFLICT / UPDATE with old
 // values), so replicas racing on them never lose the previous version; deleting an agent and
 // everything it owns is one transaction; a knowledge level read back is parsed fail-closed.
-import { assertLevel, nowIso, parseLevel } from "../shared.ts";
+import { agentFromRow, assertLevel, nowIso, tokenFromRow } from "../shared.ts";
 import type { RegistryPart } from "../sqlite/registry.ts";
-import type { AgentRecord, InstalledPluginRecord, PluginActivation, TokenRecord } from "../types.ts";
+import type { InstalledPluginRecord, PluginActivation } from "../types.ts";
 import type { Db, Row } from "./db.ts";
-
-const agent = (r: Row): AgentRecord => ({
-  slug: String(r.slug),
-  knowledgeLevel: parseLevel(r.knowledge_level),
-  createdAt: String(r.created_at),
-});
-
-const token = (r: Row): TokenRecord => ({
-  id: String(r.id),
-  role: r.role === "operator" ? "operator" : "agent",
-  agent: r.agent === null ? null : String(r.agent),
-  label: String(r.label),
-  createdAt: String(r.created_at),
-});
 
 const plugin = (r: Row): InstalledPluginRecord => ({
   namespace: String(r.namespace),
@@ -60,11 +46,11 @@ export function postgresRegistry(db: Db): RegistryPart {
         "INSERT INTO agents (slug, knowledge_level, created_at) VALUES ($1, 'read', $2) ON CONFLICT DO NOTHING",
         [slug, nowIso()],
       );
-      return (await one(agent, "SELECT * FROM agents WHERE slug = $1", [slug]))!;
+      return (await one(agentFromRow, "SELECT * FROM agents WHERE slug = $1", [slug]))!;
     },
-    getAgent: (slug) => one(agent, "SELECT * FROM agents WHERE slug = $1", [slug]),
+    getAgent: (slug) => one(agentFromRow, "SELECT * FROM agents WHERE slug = $1", [slug]),
     async listAgents() {
-      return (await db.query('SELECT * FROM agents ORDER BY slug COLLATE "C"')).map(agent);
+      return (await db.query('SELECT * FROM agents ORDER BY slug COLLATE "C"')).map(agentFromRow);
     },
     async setKnowledgeLevel(slug, level) {
       await db.exec(
@@ -86,7 +72,7 @@ export function postgresRegistry(db: Db): RegistryPart {
         [r.id, tokenHash, r.role, r.agent, r.label, r.createdAt],
       );
     },
-    findToken: (tokenHash) => one(token, "SELECT * FROM tokens WHERE token_hash = $1", [tokenHash]),
+    findToken: (tokenHash) => one(tokenFromRow, "SELECT * FROM tokens WHERE token_hash = $1", [tokenHash]),
     async deleteToken(id) {
       await db.exec("DELETE FROM tokens WHERE id = $1", [id]);
     },

@@ -4,7 +4,8 @@
 // a cap; takeArtifact is a single DELETE … RETURNING filtered by binding and expiry, so a
 // handle is handed out at most once and a wrong binding never consumes it.
 import type { DatabaseSync } from "node:sqlite";
-import type { ArtifactRecord, SecretRecord, Store } from "../types.ts";
+import { secretFromRow } from "../shared.ts";
+import type { ArtifactRecord, Store } from "../types.ts";
 import { immediate } from "./tx.ts";
 
 type Row = Record<string, unknown>;
@@ -23,13 +24,6 @@ export type DataPart = Pick<
   | "takeArtifact"
   | "sweepArtifacts"
 >;
-
-const secret = (r: Row): SecretRecord => ({
-  agent: String(r.agent),
-  key: String(r.key),
-  ciphertext: String(r.ciphertext),
-  updatedAt: String(r.updated_at),
-});
 
 const artifact = (r: Row): ArtifactRecord => ({
   handle: String(r.handle),
@@ -53,11 +47,11 @@ export function sqliteData(db: DatabaseSync): DataPart {
       const r = db.prepare("SELECT * FROM secrets WHERE agent = ? AND key = ?").get(agent, key) as
         | Row
         | undefined;
-      return r === undefined ? null : secret(r);
+      return r === undefined ? null : secretFromRow(r);
     },
     async listSecrets(agent) {
       return (db.prepare("SELECT * FROM secrets WHERE agent = ? ORDER BY key").all(agent) as Row[]).map(
-        secret,
+        secretFromRow,
       );
     },
     async deleteSecret(agent, key) {

@@ -3,8 +3,8 @@
 // Invariants: multi-row changes (activation swaps, deleting an agent and everything it owns)
 // run in one BEGIN IMMEDIATE transaction; a knowledge level read back is parsed fail-closed.
 import type { DatabaseSync } from "node:sqlite";
-import { assertLevel, nowIso, parseLevel } from "../shared.ts";
-import type { AgentRecord, InstalledPluginRecord, PluginActivation, Store, TokenRecord } from "../types.ts";
+import { agentFromRow, assertLevel, nowIso, tokenFromRow } from "../shared.ts";
+import type { AgentRecord, InstalledPluginRecord, PluginActivation, Store } from "../types.ts";
 import { immediate } from "./tx.ts";
 
 type Row = Record<string, unknown>;
@@ -33,20 +33,6 @@ export type RegistryPart = Pick<
   | "deleteToolEnablementForNamespace"
 >;
 
-const agent = (r: Row): AgentRecord => ({
-  slug: String(r.slug),
-  knowledgeLevel: parseLevel(r.knowledge_level),
-  createdAt: String(r.created_at),
-});
-
-const token = (r: Row): TokenRecord => ({
-  id: String(r.id),
-  role: r.role === "operator" ? "operator" : "agent",
-  agent: r.agent === null ? null : String(r.agent),
-  label: String(r.label),
-  createdAt: String(r.created_at),
-});
-
 const plugin = (r: Row): InstalledPluginRecord => ({
   namespace: String(r.namespace),
   version: String(r.version),
@@ -71,7 +57,7 @@ const AGENT_TABLES = ["tool_enablement", "secrets", "conversation_state", "artif
 export function sqliteRegistry(db: DatabaseSync): RegistryPart {
   const getAgentSync = (slug: string): AgentRecord | null => {
     const r = db.prepare("SELECT * FROM agents WHERE slug = ?").get(slug) as Row | undefined;
-    return r === undefined ? null : agent(r);
+    return r === undefined ? null : agentFromRow(r);
   };
   const insertAgent = (slug: string) =>
     db
@@ -93,7 +79,7 @@ export function sqliteRegistry(db: DatabaseSync): RegistryPart {
       return getAgentSync(slug);
     },
     async listAgents() {
-      return (db.prepare("SELECT * FROM agents ORDER BY slug").all() as Row[]).map(agent);
+      return (db.prepare("SELECT * FROM agents ORDER BY slug").all() as Row[]).map(agentFromRow);
     },
     async setKnowledgeLevel(slug, level) {
       const valid = assertLevel(level);
@@ -120,7 +106,7 @@ export function sqliteRegistry(db: DatabaseSync): RegistryPart {
     },
     async findToken(tokenHash) {
       const r = db.prepare("SELECT * FROM tokens WHERE token_hash = ?").get(tokenHash) as Row | undefined;
-      return r === undefined ? null : token(r);
+      return r === undefined ? null : tokenFromRow(r);
     },
     async deleteToken(id) {
       db.prepare("DELETE FROM tokens WHERE id = ?").run(id);
