@@ -18,7 +18,7 @@ import {
 import { type CatalogueProblem, createCatalogue } from "./catalogue/catalogue.ts";
 import { deleteSecret, listSecrets, type SecretCodec, setSecrets } from "./catalogue/secrets-api.ts";
 import type { ResolvedHostOptions } from "./config.ts";
-import type { AirlockHost, PluginLifecycle, RunOptions } from "./host-types.ts";
+import type { AirlockHost, PluginLifecycle, RunOptions, ToolsChangeReason } from "./host-types.ts";
 import { createAgentStateCache, trackAgentWrites } from "./pipeline/agent-states.ts";
 import { createApprovalRegistry } from "./pipeline/approvals.ts";
 import type { GrantIssuer, PipelineDeps } from "./pipeline/deps.ts";
@@ -98,8 +98,11 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     closed: () => closed,
   };
 
+  const changed = (agent: string | null, reason: ToolsChangeReason) =>
+    events.emit("tools.changed", { agent, reason });
   async function refreshCatalogue(): Promise<void> {
     await settle(await catalogue.reload());
+    changed(null, "catalogue");
   }
   /** Reports a reload's problems and unloads plugin versions that are no longer active. */
   async function settle(problems: readonly CatalogueProblem[]): Promise<void> {
@@ -143,7 +146,10 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
   /** Another replica (or process) may have changed the active versions: pick that up first. */
   const fresh = async () => {
     const problems = await catalogue.sync();
-    if (problems !== null) await settle(problems);
+    if (problems !== null) {
+      await settle(problems);
+      changed(null, "catalogue");
+    }
   };
   const begin = async (run: RunOptions) => {
     assertOpen();
@@ -202,9 +208,14 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     },
     async setToolsEnabled(agent, changes) {
       await fresh();
-      return audited(admin, "tools.set_enabled", { agent, details: { changes: { ...changes } } }, () =>
-        setToolsEnabled(store, catalogue, agent, changes),
+      const view = await audited(
+        admin,
+        "tools.set_enabled",
+        { agent, details: { changes: { ...changes } } },
+        () => setToolsEnabled(store, catalogue, agent, changes),
       );
+      changed(agent, "enablement");
+      return view;
     },
     async getToolPresentations() {
       await fresh();
@@ -221,12 +232,19 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     async setSecrets(agent, values) {
       await fresh();
       const keys = Object.keys(values ?? {});
-      return audited(admin, "secrets.set", { agent, details: { keys } }, () =>
+      const view = await audited(admin, "secrets.set", { agent, details: { keys } }, () =>
         setSecrets(store, catalogue, parts.codec, agent, values),
       );
+      changed(agent, "secrets");
+      return view;
     },
-    deleteSecret: (agent, key) =>
-      audited(admin, "secrets.delete", { agent, details: { key } }, () => deleteSecret(store, agent, key)),
+    async deleteSecret(agent, key) {
+      const deleted = await audited(admin, "secrets.delete", { agent, details: { key } }, () =>
+        deleteSecret(store, agent, key),
+      );
+      if (deleted) changed(agent, "secrets");
+      return deleted;
+    },
 
     startRun: begin,
     async callTool(agent, toolName, input, callOptions) {

@@ -127,7 +127,14 @@ export interface HostEventMap {
     toolName: string;
     notification: CallNotification;
   };
+  /**
+   * What an agent may be served changed: `agent` is the agent concerned, or null for every agent
+   * (a plugin lifecycle change, or a catalogue change another replica made). MCP servers turn it
+   * into their list-change notification; listeners re-read, the event carries no tool list.
+   */
+  "tools.changed": { agent: string | null; reason: ToolsChangeReason };
 }
+export type ToolsChangeReason = "enablement" | "secrets" | "catalogue";
 export type HostEventType = keyof HostEventMap;
 
 export interface RunOptions {

@@ -56,4 +56,19 @@ describe("plugin lifecycle through the host", () => {
     expect(error).toMatchObject({ code: "AIRLOCK_INSTALL_NOT_INSTALLED" });
     expect(await t.host.listTools()).toEqual([]);
   });
+
+  it("raises tools.changed for lifecycle changes (every agent) and enablement or secrets (one agent)", async () => {
+    const seen: Array<{ agent: string | null; reason: string }> = [];
+    const off = t.host.on("tools.changed", (change) => seen.push(change));
+    await t.host.plugins.installTarball(tarball("1.0.0"), "/tmp/a.tgz", { allowUnsigned: true });
+    await t.host.setToolsEnabled("ada", { "echoer:echo": true });
+    await t.host.plugins.uninstall("echoer");
+    off();
+    await t.host.createAgent("bob");
+    expect(seen).toEqual([
+      { agent: null, reason: "catalogue" },
+      { agent: "ada", reason: "enablement" },
+      { agent: null, reason: "catalogue" },
+    ]);
+  });
 });
