@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { hostname as machineName } from "node:os";
 import { createAdaptorServer } from "@hono/node-server";
 import type { AirlockHost } from "../host-types.ts";
-import { McpSessionRegistry } from "../mcp/http.ts";
+import { McpHttpEndpoint } from "../mcp/http.ts";
 import type { McpServerOptions } from "../mcp/server.ts";
 import { type AdminApiOptions, createAdminApi } from "./app.ts";
 
@@ -54,12 +54,12 @@ export async function startAdminServer(
 ): Promise<AdminServer> {
   const hostname = options.hostname ?? "127.0.0.1";
   let allowed: string[] | undefined;
-  const sessions = new McpSessionRegistry(options.log);
   const { hostname: _h, port: _p, extraAllowedHosts, disableHostCheck, mcp, ...apiOptions } = options;
+  const endpoint = mcp === false ? undefined : new McpHttpEndpoint(host, mcp ?? {});
   const app = createAdminApi(host, {
     ...apiOptions,
     allowedHosts: () => (disableHostCheck === true ? undefined : allowed),
-    mcp: mcp === false ? false : { ...(mcp ?? {}), sessions },
+    mcp: mcp === false ? false : { ...(mcp ?? {}), ...(endpoint === undefined ? {} : { endpoint }) },
   });
   const server = createAdaptorServer({ fetch: app.fetch, hostname }) as Server;
   await new Promise<void>((resolve, reject) => {
@@ -80,7 +80,7 @@ export async function startAdminServer(
     mcpUrl: (agent) => `${url}/mcp/${encodeURIComponent(agent)}`,
     close() {
       closing ??= (async () => {
-        await sessions.closeAll();
+        await endpoint?.close();
         const done = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await done;
