@@ -195,14 +195,37 @@ const egressRule = z.strictObject({
 
 const positive = z.number().int().positive();
 
+// Strict semver 2.0.0 (semver.org's grammar): no leading zeros in numbers or numeric
+// prerelease identifiers; each number at most 2^53 − 1 (what semver tools compare exactly).
+const NUM = "(?:0|[1-9]\\d*)";
+const PRE_ID = "(?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*)";
+const STRICT_SEMVER = new RegExp(
+  `^${NUM}\\.${NUM}\\.${NUM}(?:-${PRE_ID}(?:\\.${PRE_ID})*)?(?:\\+[0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*)?$`,
+);
+
+function strictSemver(what: string, build: boolean) {
+  return z
+    .string()
+    .max(256, `${what} is at most 256 characters`)
+    .refine(
+      (v) =>
+        STRICT_SEMVER.test(v) &&
+        (build || !v.includes("+")) &&
+        (v.split("+")[0] as string)
+          .split(/[.-]/)
+          .every((id) => !/^\d+$/.test(id) || Number.isSafeInteger(Number(id))),
+      `${what} must be a strict semver version (no leading zeros, numbers at most 2^53 - 1)`,
+    );
+}
+
 const pluginManifest = z
   .strictObject({
     manifestVersion: z.literal(MANIFEST_VERSION),
     namespace: z.string().regex(NAMESPACE_PATTERN, "namespace must match ^[a-z][a-z0-9-]{1,31}$"),
-    version: z.string().regex(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/, "a semver version"),
+    version: strictSemver("version", true),
     description: z.string().max(2000),
     engine: text(200),
-    sdk: z.string().regex(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/, "a semver version"),
+    sdk: strictSemver("sdk", false),
     bundle: z.strictObject({
       file: z.literal(BUNDLE_FILE),
       integrity: z.string().regex(/^sha512-[A-Za-z0-9+/]{86}==$/, "an SRI sha512 digest"),

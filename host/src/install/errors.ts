@@ -76,6 +76,16 @@ export const INSTALL_ERRORS = defineErrorCodes({
     status: 409,
     description: "That version is already installed with different contents (integrity differs).",
   },
+  AIRLOCK_INSTALL_DOWNGRADE: {
+    status: 409,
+    description:
+      "The version is lower than the active one, or of the same precedence (other build metadata); pass --allow-downgrade, or roll back.",
+  },
+  AIRLOCK_INSTALL_PRERELEASE: {
+    status: 409,
+    description:
+      "The version is a prerelease and none was asked for (a range naming a prerelease, or --allow-prerelease).",
+  },
   AIRLOCK_INSTALL_NOT_INSTALLED: { status: 404, description: "No plugin is installed under that namespace." },
   AIRLOCK_INSTALL_NO_PREVIOUS: { status: 409, description: "There is no previous version to roll back to." },
   AIRLOCK_INSTALL_UPGRADE_NEEDS_REGISTRY: {

@@ -1,7 +1,7 @@
 // The one path every install takes once it has tarball bytes, in this order:
 //   integrity (vs what the registry announced) → signature decision → in-memory tarball read
 //   and validation → name/version match → engine and SDK compatibility → [namespace lock]
-//   source and signer continuity → stage files → atomic rename → store record → activate.
+//   source and signer continuity → versions only move forward (ordering.ts) → stage files → atomic rename → store record → activate.
 // Invariants: nothing is written before the signature decision and the tarball read succeed;
 // the previously active version stays active until `activatePlugin` (the last step), so an
 // interrupted install leaves it in place and calls keep being served by it.
@@ -15,6 +15,7 @@ import type { LifecycleContext } from "./context.ts";
 import { installError } from "./errors.ts";
 import { commitStaged, removeVersionDir, stageFiles } from "./files.ts";
 import { withNamespaceLock } from "./lock.ts";
+import { checkVersionOrder } from "./ordering.ts";
 import { activateAndPrune, toolIds } from "./records.ts";
 import { decideSigner, loadTrustKeys, sourceAllowsUnsigned } from "./trust.ts";
 
@@ -26,6 +27,10 @@ export interface VerifiedInstallInput {
   origin: string;
   signatures: readonly IntegritySignature[];
   allowUnsigned: boolean;
+  /** See ordering.ts: a lower or same-precedence version only with allowDowngrade. */
+  allowDowngrade: boolean;
+  /** A registry range that named a prerelease, or the operator's allowPrerelease. */
+  prereleaseAsked: boolean;
   /** What was resolved from a registry; absent for a file. */
   expected?: { name: string; version: string; integrity: string };
 }
@@ -106,6 +111,13 @@ export async function installVerified(
         { namespace, installedSigner: active.signer, newSigner: signer },
       );
     }
+    checkVersionOrder({
+      namespace,
+      version,
+      active: active?.version ?? null,
+      allowDowngrade: input.allowDowngrade,
+      prereleaseAsked: input.prereleaseAsked,
+    });
     const same = installed.find((r) => r.version === version);
     if (same !== undefined && same.integrity !== integrity) {
       throw installError(
