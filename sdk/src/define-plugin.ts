@@ -9,7 +9,7 @@ import type { DefinedTool } from "./define-tool.ts";
 import { isDefinedTool } from "./define-tool.ts";
 import { sdkError } from "./error-codes.ts";
 import type { EgressRule, RequestedLimits } from "./manifest.ts";
-import { MAX_WIRE_NAME_LENGTH, NAMESPACE_PATTERN, RESERVED_NAMESPACES, wireName } from "./names.ts";
+import { MAX_WIRE_NAME_LENGTH, NAMESPACE_PATTERN, namespaceRefusal, wireName } from "./names.ts";
 
 export type KnowledgeRequest = "read" | "write" | "manage" | null;
 
@@ -91,7 +91,8 @@ function checkNamespace(namespace: unknown): string {
       code,
     );
   }
-  if (RESERVED_NAMESPACES.has(namespace)) fail("namespace", `"${namespace}" is reserved`, code);
+  const refusal = namespaceRefusal(namespace);
+  if (refusal !== null) fail("namespace", refusal, code);
   return namespace;
 }
 

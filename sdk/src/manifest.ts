@@ -8,11 +8,13 @@ import {
   HARNESS_TOOL_NAME_PATTERN,
   MAX_WIRE_NAME_LENGTH,
   NAMESPACE_PATTERN,
-  RESERVED_NAMESPACES,
+  namespaceRefusal,
   SECRET_KEY_PATTERN,
   TOOL_NAME_PATTERN,
   wireName,
 } from "./names.ts";
+import { manifestHostRefusal } from "./special-hosts.ts";
+import { hasLoneSurrogate } from "./strict-json.ts";
 
 export const MANIFEST_ERRORS = defineErrorCodes({
   AIRLOCK_MANIFEST_INVALID: {
@@ -245,13 +247,12 @@ const pluginManifest = z
     }),
   })
   .superRefine((m, ctx) => {
-    if (RESERVED_NAMESPACES.has(m.namespace)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["namespace"],
-        message: `namespace "${m.namespace}" is reserved`,
-      });
-    }
+    const refusal = namespaceRefusal(m.namespace);
+    if (refusal !== null) ctx.addIssue({ code: "custom", path: ["namespace"], message: refusal });
+    m.egress.forEach((rule, i) => {
+      const why = manifestHostRefusal(rule.host);
+      if (why !== null) ctx.addIssue({ code: "custom", path: ["egress", i, "host"], message: why });
+    });
     const seen = new Set<string>();
     m.tools.forEach((t, i) => {
       if (seen.has(t.name)) {
@@ -297,6 +298,21 @@ function formatPath(path: ReadonlyArray<PropertyKey>): string {
  * problem with its JSON path, and whose `details.issues` carries them structured.
  */
 export function parseManifest(data: unknown): PluginManifest {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(data);
+  } catch {
+    text = undefined; // not JSON data: the schema below names what is wrong
+  }
+  if (text !== undefined && hasLoneSurrogate(text)) {
+    const issues = [
+      { path: "$", message: "a string or key holds a lone UTF-16 surrogate (not Unicode text)" },
+    ];
+    throw new AirlockError("AIRLOCK_MANIFEST_INVALID", `invalid plugin manifest: $: ${issues[0]?.message}`, {
+      status: 422,
+      details: { issues },
+    });
+  }
   const result = pluginManifest.safeParse(data);
   if (result.success) return result.data as PluginManifest;
   const issues = result.error.issues.map((i) => ({ path: formatPath(i.path), message: i.message }));

@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type EgressRule, type PluginManifest, parseManifest } from "@airlock/sdk/manifest";
+import { manifestHostRefusal } from "@airlock/sdk/special-hosts";
 import { createBridge } from "../bridge/bridge.ts";
 import type { CallGrant } from "../bridge/types.ts";
 import type { AuditInput } from "../store/types.ts";
@@ -132,7 +133,9 @@ export function testManifest(options: GrantOptions): PluginManifest {
       },
     ],
     knowledge: null,
-    egress: options.egress,
+    // Hosts no manifest may declare any more (metadata endpoints) stay out of the manifest;
+    // testGrant still hands them to the gate, to prove its run-time refusal on its own.
+    egress: options.egress.filter((rule) => manifestHostRefusal(rule.host) === null),
     limits: {},
   });
 }
@@ -148,6 +151,7 @@ export function testGrant(options: GrantOptions): CallGrant {
     tool: (manifest.tools[0] as PluginManifest["tools"][number]).name,
     knowledgeLevel: null,
     capabilityCalls: 100,
+    egress: options.egress,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(options.maxInboundBytes === undefined ? {} : { maxInboundBytes: options.maxInboundBytes }),
   });

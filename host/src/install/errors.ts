@@ -67,6 +67,11 @@ export const INSTALL_ERRORS = defineErrorCodes({
     status: 409,
     description: "The namespace is held by a plugin installed from another source; uninstall it first.",
   },
+  AIRLOCK_INSTALL_NAMESPACE_LOOKALIKE: {
+    status: 409,
+    description:
+      "The namespace folds to the same confusable skeleton as an installed one (1/l/i, 0/o, rn/m, hyphens); pick another.",
+  },
   AIRLOCK_INSTALL_SIGNER_CHANGED: {
     status: 409,
     description:

@@ -6,6 +6,7 @@
 // the previously active version stays active until `activatePlugin` (the last step), so an
 // interrupted install leaves it in place and calls keep being served by it.
 import { rmSync } from "node:fs";
+import { confusableSkeleton } from "@airlock/sdk";
 import { type PluginTarball, readPluginTarball, sha512Integrity } from "@airlock/sdk/package";
 import type { IntegritySignature } from "@airlock/sdk/signing";
 import type { InstallReport } from "../host-types.ts";
@@ -101,6 +102,7 @@ export async function installVerified(
         { namespace, holder: foreign.source },
       );
     }
+    await refuseLookalike(ctx, namespace);
     const activation = await ctx.store.getActivation(namespace);
     const active = installed.find((r) => r.version === activation?.active);
     // A signed plugin stays with its signer; an unsigned one (allowed by the operator) may move to a trusted signer.
@@ -143,6 +145,25 @@ export async function installVerified(
     const after = await activateAndPrune(ctx, record);
     return { namespace, version, previous: after.previous, tools: toolIds(record), signer };
   });
+}
+
+/**
+ * A namespace that folds to the same confusable skeleton as another installed one (`pay-rnents`
+ * next to `payments`, `wa1let` next to `wallet`) is refused: an operator enabling tools by name
+ * would take one for the other. The registry refuses these at publish; a file install is here.
+ */
+async function refuseLookalike(ctx: LifecycleContext, namespace: string): Promise<void> {
+  const skeleton = confusableSkeleton(namespace);
+  const twin = (await ctx.store.listActivations()).find(
+    (a) => a.namespace !== namespace && confusableSkeleton(a.namespace) === skeleton,
+  );
+  if (twin !== undefined) {
+    throw installError(
+      "AIRLOCK_INSTALL_NAMESPACE_LOOKALIKE",
+      `namespace "${namespace}" looks like the installed "${twin.namespace}" (same skeleton "${skeleton}")`,
+      { namespace, installed: twin.namespace },
+    );
+  }
 }
 
 /** Stage → rename → record. On a failure (not a crash) it removes what it wrote before rethrowing. */
