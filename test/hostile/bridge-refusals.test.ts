@@ -103,7 +103,7 @@ describe.each(["in-process", "workers"] as const)("refused capability calls (%s)
     const rows = await rowsOf("swallow");
     const limit = rows.filter((r) => r.error === "AIRLOCK_BRIDGE_CALL_LIMIT");
     expect(limit).toHaveLength(1);
-    expect(limit[0]).toMatchObject({ allowed: false, details: { limit: "capabilityCalls", value: CAP } });
+    expect(limit[0]).toMatchObject({ allowed: false, details: { name: "capabilityCalls", limit: CAP } });
     expect(rows.filter((r) => r.action === "state.get" && r.allowed)).toHaveLength(CAP);
     const others = rows.filter((r) => r.action !== "state.get" || r.allowed === false);
     expect(others.length).toBeLessThanOrEqual(2);

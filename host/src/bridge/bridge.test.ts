@@ -152,7 +152,7 @@ describe("bridge", () => {
     for (let i = 0; i < 50; i++) {
       await expect(bridge.dispatch(grant.token, "echo", "say", [i])).rejects.toMatchObject({
         code: "AIRLOCK_BRIDGE_CALL_LIMIT",
-        details: { limit: "capabilityCalls", value: 3 },
+        details: { name: "capabilityCalls", limit: 3 },
       });
     }
     expect(grant.signal.aborted).toBe(true);
@@ -160,7 +160,7 @@ describe("bridge", () => {
     expect(ends).toHaveLength(1);
     const limitRows = audits.filter((a) => a.error === "AIRLOCK_BRIDGE_CALL_LIMIT");
     expect(limitRows).toEqual([
-      expect.objectContaining({ allowed: false, details: { limit: "capabilityCalls", value: 3 } }),
+      expect.objectContaining({ allowed: false, details: { name: "capabilityCalls", limit: 3 } }),
     ]);
     expect(audits).toHaveLength(4);
     bridge.revoke(grant.token);

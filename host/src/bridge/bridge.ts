@@ -156,7 +156,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     const error = bridgeError(
       "AIRLOCK_BRIDGE_CALL_LIMIT",
       `this tool call used up its ${entry.limit} capability calls (capabilityCalls = ${entry.limit}); the call is ended`,
-      { limit: "capabilityCalls", value: entry.limit },
+      { name: "capabilityCalls", limit: entry.limit },
     );
     entry.ended = error;
     entry.grant.capabilityCallsLeft = 0;
@@ -166,7 +166,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       allowed: false,
       success: false,
       error: error.code,
-      details: { limit: "capabilityCalls", value: entry.limit },
+      details: { name: "capabilityCalls", limit: entry.limit },
     });
     throw error;
   }

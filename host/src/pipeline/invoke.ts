@@ -169,7 +169,7 @@ export async function invokeTool(
     if (inputBytes > limits.maxInputBytes) {
       return stop(
         "AIRLOCK_TOOL_INPUT_TOO_LARGE",
-        `Input for ${toolName} is ${inputBytes} bytes; the limit is ${limits.maxInputBytes}. Send less data.`,
+        `Input for ${toolName} is ${inputBytes} bytes; the limit is maxInputBytes = ${limits.maxInputBytes} bytes. Send less data.`,
       );
     }
     const checked = deps.validator.check(
@@ -216,7 +216,7 @@ export async function invokeTool(
     if (resultBytes > limits.maxResultBytes) {
       return stop(
         "AIRLOCK_TOOL_RESULT_TOO_LARGE",
-        `Tool ${toolName} produced ${resultBytes} bytes; the limit is ${limits.maxResultBytes}. Ask for less.`,
+        `Tool ${toolName} produced ${resultBytes} bytes; the limit is maxResultBytes = ${limits.maxResultBytes} bytes. Ask for less.`,
       );
     }
     return { result };

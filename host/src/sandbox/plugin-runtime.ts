@@ -24,6 +24,7 @@ import {
   Generation,
   messageOf,
 } from "./generation.ts";
+import { limitError } from "./limit-errors.ts";
 import type { CallContextData, SandboxPlugin } from "./types.ts";
 import { sample, type WatchHooks, watch } from "./watchdog.ts";
 
@@ -236,18 +237,22 @@ export class PluginRuntime {
     switch (gen.reason) {
       case "cpu":
         return exec === null || exec.exceeded
-          ? sandboxError(
+          ? limitError(
               "AIRLOCK_SANDBOX_CPU_LIMIT",
-              `the call used more than ${this.plugin.limits.cpuMs} ms of CPU`,
+              "the call used too much CPU",
+              "cpuMs",
+              this.plugin.limits.cpuMs,
             )
           : sandboxError(
               "AIRLOCK_SANDBOX_ISOLATE_RESET",
               "another call of this plugin exhausted its CPU; retry",
             );
       case "memory":
-        return sandboxError(
+        return limitError(
           "AIRLOCK_SANDBOX_MEMORY_LIMIT",
-          `the plugin went over its ${this.plugin.limits.memoryMb} MB memory limit`,
+          "the plugin went over its memory limit",
+          "memoryMb",
+          this.plugin.limits.memoryMb,
         );
       case "unload":
         return sandboxError("AIRLOCK_SANDBOX_UNLOADED", "the plugin was unloaded");
@@ -257,9 +262,11 @@ export class PluginRuntime {
         break;
     }
     if (/timed out/i.test(message)) {
-      return sandboxError(
+      return limitError(
         "AIRLOCK_SANDBOX_CPU_LIMIT",
-        `the call used more than ${this.plugin.limits.cpuMs} ms of CPU`,
+        "the call used too much CPU",
+        "cpuMs",
+        this.plugin.limits.cpuMs,
       );
     }
     return sandboxError("AIRLOCK_SANDBOX_INTERNAL", "the isolate failed unexpectedly", { reason: message });
