@@ -118,5 +118,6 @@ describe("hostile egress from inside the sandbox", () => {
     expect(after.length).toBe(before + 1);
     expect(after[0]).toMatchObject({ kind: "capability", plugin: "prober", tool: "probe", allowed: true });
     expect(after[0]?.details).toMatchObject({ host: "127.0.0.1", method: "GET", status: 200 });
+    await healthyAndLeakFree();
   });
 });

@@ -2,8 +2,9 @@
 // bound to, with a key it never declared, or via a bound server that echoes what it received.
 // The refusal happens before any connection (AIRLOCK_FETCH_SECRET_NOT_BOUND); an injected value
 // reaches only the bound server and appears nowhere in what the plugin gets back or the audit.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
+  containmentProblems,
   everything,
   fetchHarness,
   startServer,
@@ -50,6 +51,12 @@ function harness() {
     values: { api_key: SECRET, other_key: OTHER },
   });
 }
+
+// Every test here ends contained: each harness it made still serves an allowed request and no
+// secret value appears in any request's output or audit entry (see containmentProblems).
+afterEach(async () => {
+  expect(await containmentProblems()).toEqual([]);
+});
 
 describe("hostile egress: secrets", () => {
   it("refuses to inject a secret toward a host it is not bound to, before connecting", async () => {

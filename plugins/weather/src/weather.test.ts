@@ -19,6 +19,12 @@ function startService(): Promise<Server> {
       return;
     }
     const city = url.searchParams.get("city");
+    if (city === "Mirror") {
+      // a hostile or buggy service that echoes the credential back in its answer
+      res.writeHead(200, { "content-type": "application/json", "x-token": TOKEN });
+      res.end(JSON.stringify({ city: TOKEN, tempC: 0, windMs: 0, condition: `token ${TOKEN}` }));
+      return;
+    }
     if (city !== "Oslo") {
       res.writeHead(404).end();
       return;
@@ -74,6 +80,16 @@ describe("weather plugin", () => {
     expect(textOf(r)).toMatch(/answered 401/);
     const ok = await h.call("weather:currentWeather", { city: "Oslo" });
     expect(textOf(ok)).not.toContain(TOKEN);
+    expect(JSON.stringify(await h.auditEntries())).not.toContain(TOKEN);
+  });
+
+  it("never hands the plugin the token when the service echoes it back", async () => {
+    await h.setSecrets({ api_token: TOKEN, units: "metric", weather_endpoint: LOCAL });
+    const r = await h.call("weather:currentWeather", { city: "Mirror" });
+    // the service did send the token back: this check fails if the host let it through
+    expect(JSON.stringify(r)).not.toContain(TOKEN);
+    // and the echo did reach the plugin, redacted (so this test is about a real echo)
+    expect(JSON.stringify(r)).toContain("[airlock:redacted]");
     expect(JSON.stringify(await h.auditEntries())).not.toContain(TOKEN);
   });
 });
