@@ -43,7 +43,9 @@ describe.each(MODES)("tampered code cache files (%s)", (mode) => {
   async function reloadAndExpectDiscarded(before: number): Promise<void> {
     await h.sandbox.unload(cached.key).catch(() => undefined);
     await h.sandbox.load(cached);
-    await waitFor(() => h.logs.slice(before).some((l) => l.includes("failed authentication and was discarded")));
+    await waitFor(() =>
+      h.logs.slice(before).some((l) => l.includes("failed authentication and was discarded")),
+    );
     // the bad file is gone; a fresh compile wrote a verifying one in its place
     expect(existsSync(path)).toBe(true);
     expect("bytes" in readCodeCache(path, cached.manifest.bundle.integrity, KEY)).toBe(true);
