@@ -98,7 +98,11 @@ function checkNamespace(namespace: unknown): string {
 
 function checkEgress(value: unknown, tools: readonly DefinedTool[]): EgressRule[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value)) return fail("egress", "must be an array of {host, ports?, schemes?, secrets?}");
+  if (!Array.isArray(value))
+    return fail(
+      "egress",
+      "must be an array of {host, ports?, schemes?, secrets?, secretMethods?, secretPaths?}",
+    );
   const declared = new Set(tools.flatMap((t) => t.requiredSecrets.map((s) => s.key)));
   return value.map((rule: unknown, i) => {
     const at = `egress[${i}]`;
@@ -106,7 +110,8 @@ function checkEgress(value: unknown, tools: readonly DefinedTool[]): EgressRule[
       return fail(`${at}.host`, "must be a lowercase host name, or *.example.com for its subdomains");
     }
     for (const k of Object.keys(rule)) {
-      if (!["host", "ports", "schemes", "secrets"].includes(k)) fail(`${at}.${k}`, "is not an egress field");
+      if (!["host", "ports", "schemes", "secrets", "secretMethods", "secretPaths"].includes(k))
+        fail(`${at}.${k}`, "is not an egress field");
     }
     const { ports, schemes, secrets } = rule;
     if (
@@ -125,6 +130,7 @@ function checkEgress(value: unknown, tools: readonly DefinedTool[]): EgressRule[
     ) {
       fail(`${at}.schemes`, 'must be a non-empty list of "https" / "http"');
     }
+    // secretMethods / secretPaths are checked by the manifest validation the build runs
     if (secrets !== undefined) {
       if (!Array.isArray(secrets)) fail(`${at}.secrets`, "must be a list of declared secret keys");
       for (const key of secrets) {

@@ -90,6 +90,10 @@ export interface EgressRule {
   schemes?: Array<"https" | "http">;
   /** Declared secrets the host may inject (via `ctx.secrets.ref`) into requests to this host. */
   secrets?: string[];
+  /** When set, this rule's secrets are injected only into requests with one of these methods. */
+  secretMethods?: Array<"GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS">;
+  /** When set, only into requests whose path is one of these or below it (`/v1` admits `/v1/x`). */
+  secretPaths?: string[];
 }
 
 /** Limits a plugin asks for; the host grants the minimum of this and the operator's ceiling. */
@@ -193,6 +197,15 @@ const egressRule = z.strictObject({
     .min(1)
     .optional(),
   secrets: z.array(z.string().regex(SECRET_KEY_PATTERN)).optional(),
+  secretMethods: z
+    .array(z.enum(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]))
+    .min(1)
+    .optional(),
+  secretPaths: z
+    .array(z.string().regex(/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]{0,255}$/, "a URL path starting with /"))
+    .min(1)
+    .max(32)
+    .optional(),
 });
 
 const positive = z.number().int().positive();
@@ -274,6 +287,16 @@ const pluginManifest = z
     });
     const declared = new Set(m.tools.flatMap((t) => t.requiredSecrets.map((s) => s.key)));
     m.egress.forEach((rule, i) => {
+      if (
+        (rule.secretMethods !== undefined || rule.secretPaths !== undefined) &&
+        (rule.secrets ?? []).length === 0
+      ) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["egress", i],
+          message: "secretMethods and secretPaths narrow the rule's secrets; this rule binds none",
+        });
+      }
       for (const key of rule.secrets ?? []) {
         if (!declared.has(key)) {
           ctx.addIssue({

@@ -100,9 +100,9 @@ describe("hostile egress from inside the sandbox", () => {
 
   it("has its secret injected toward the bound host but cannot read it back", async () => {
     const out = await call(`http://127.0.0.1:${echo.port}/echo`, true);
-    expect(out.status).toBe(200);
     expect(echo.seen.at(-1)?.headers.authorization).toBe(SECRET);
-    expect(out.text).toBe("you sent [airlock:redacted]");
+    // the echo server reflects it: the whole response is refused before it reaches the isolate
+    expect(out.code).toBe("AIRLOCK_FETCH_SECRET_ECHOED");
     expect(JSON.stringify(out)).not.toContain(SECRET);
     await healthyAndLeakFree();
   });
