@@ -3,7 +3,7 @@
 // Invariants: every limit the operator sets is a ceiling — a plugin gets the minimum of its
 // manifest's request and the ceiling (sandbox/limits.ts resolveLimits), the ceiling when it asks nothing.
 import { join } from "node:path";
-import type { EgressPolicy } from "./egress/types.ts";
+import type { EgressPolicy, Resolver } from "./egress/types.ts";
 import type { TrustConfig } from "./install/index.ts";
 import type { EffectiveLimits, Sandbox } from "./sandbox/types.ts";
 import type { Store } from "./store/types.ts";
@@ -48,6 +48,13 @@ export interface HostOptions {
   masterKey?: string;
   /** Where internal failures that never fail a call are reported. Default: stderr. */
   onInternalError?: (what: string, error: unknown) => void;
+  /**
+   * The DNS resolver ctx.fetch asks (tests, split-horizon embedding); every answer still goes
+   * through the address policy. Default: the system resolver (`dns.lookup`, all addresses).
+   */
+  resolver?: Resolver;
+  /** The clock (ms since the epoch) artifact TTLs and their sweeper read. Default `Date.now`. */
+  clock?: () => number;
 }
 
 export const DEFAULT_HOST_VERSION = "1.0.0";
@@ -66,6 +73,8 @@ export interface ResolvedHostOptions {
   autoApprove: boolean;
   masterKey: string | undefined;
   onInternalError: (what: string, error: unknown) => void;
+  resolver: Resolver | undefined;
+  clock: () => number;
 }
 
 function reportToStderr(what: string, error: unknown): void {
@@ -88,6 +97,8 @@ export function resolveHostOptions(options: HostOptions = {}): ResolvedHostOptio
     autoApprove: options.autoApprove === true,
     masterKey: options.masterKey,
     onInternalError: options.onInternalError ?? reportToStderr,
+    resolver: options.resolver,
+    clock: options.clock ?? Date.now,
   };
 }
 
