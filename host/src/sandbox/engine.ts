@@ -31,8 +31,8 @@ export interface EngineOptions {
   onWarning?: (message: string) => void;
   /** Enter plugin code synchronously (a worker process; see RuntimeOptions.syncEntry). */
   syncEntry?: boolean;
-  /** Runs before each synchronous entry (a worker flushes its channel, so no answer waits on one). */
-  beforeEntry?: () => void;
+  /** Runs before each synchronous entry, given the last one's duration in ms (see worker-entry.ts). */
+  beforeEntry?: (lastEntryMs: number) => void;
 }
 
 export interface EngineCall {

@@ -40,8 +40,8 @@ export interface RuntimeOptions {
    * whose thread serves nothing else); false: async `apply` and the bridge Reference (in-process).
    */
   syncEntry?: boolean;
-  /** Called before each synchronous entry. */
-  beforeEntry?: () => void;
+  /** Called before each synchronous entry with how long the previous one took (ms). */
+  beforeEntry?: (lastEntryMs: number) => void;
 }
 
 /** What a sync entry returns when the isolate is gone (the call has failed through `fail`). */
@@ -49,6 +49,8 @@ const GONE = Symbol("gone");
 
 let nextSeq = 1;
 let nextBid = 1;
+/** Wall time of the last synchronous entry (any plugin of this process), for beforeEntry. */
+let lastEntryMs = 0;
 
 export class PluginRuntime {
   readonly plugin: SandboxPlugin;
@@ -187,11 +189,13 @@ export class PluginRuntime {
    */
   #enter<T>(gen: Generation, exec: Execution | null, body: () => T): T | typeof GONE {
     if (gen.isolate.isDisposed) return GONE;
-    this.#options.beforeEntry?.();
+    this.#options.beforeEntry?.(lastEntryMs);
     const before = gen.isolate.cpuTime;
+    const startedAt = performance.now();
     try {
       return body();
     } finally {
+      lastEntryMs = performance.now() - startedAt;
       if (!gen.isolate.isDisposed) {
         const spent = Number(gen.isolate.cpuTime - before);
         if (exec) exec.cpuNs += spent;

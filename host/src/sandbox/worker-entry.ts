@@ -12,13 +12,19 @@ import { createEngine } from "./engine.ts";
 import type { FromWorker, ToWorker, WireError, WorkerEngineOptions } from "./worker-protocol.ts";
 import { CHANNEL_FD, toWire } from "./worker-protocol.ts";
 
+/** An entry this long suggests the next may be long too: flush before it. */
+const LONG_ENTRY_MS = 1;
+
 const options = JSON.parse(process.argv[2] ?? "{}") as WorkerEngineOptions;
 const engine = createEngine({
   ...options,
   deadlineSlackMs: WORKER_BACKSTOP_MS,
   syncEntry: true,
-  // what is ready leaves before plugin code holds this thread (a result never waits on a long call)
-  beforeEntry: () => channel.flush(),
+  // after a long entry (≥ 1 ms), what is ready leaves before plugin code holds this thread again,
+  // so an answer never waits behind a run of long calls; short entries keep coalescing
+  beforeEntry: (lastEntryMs) => {
+    if (lastEntryMs >= LONG_ENTRY_MS) channel.flush();
+  },
   onWarning: (m) => process.stderr.write(`[sandbox-worker] ${m}\n`),
 });
 const running = new Map<number, AbortController>();
