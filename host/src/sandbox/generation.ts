@@ -1,9 +1,11 @@
 // One incarnation of a plugin's isolate (a "generation"): the isolate, its compiled scripts, its
 // agent contexts, the executions in flight and the host function plugin code's bridge calls
 // reach. PluginRuntime replaces a generation that was disposed (memory, CPU, unload).
-// Invariants: the bridge function answers only executions still in flight (an ended call's
-// ctx gets AIRLOCK_BRIDGE_TOKEN_INVALID) and only with plain `{ok, value}` / `{ok:false, code,
-// message}` data; the isolate's envelope is decoded here and only AIRLOCK_SANDBOX_* codes pass.
+// Invariants: the bridge function (async entry) and the send function (sync entry) answer only
+// executions still in flight (an ended call's ctx gets AIRLOCK_BRIDGE_TOKEN_INVALID), the first
+// only with plain `{ok, value}` / `{ok:false, code, message}` data, the second only with a call
+// number or a refusal code; the isolate's envelope is decoded here and only AIRLOCK_SANDBOX_*
+// codes pass.
 import { AirlockError } from "@airlock/sdk/errors";
 import ivm from "isolated-vm";
 import { ContextPool } from "./contexts.ts";

@@ -1,10 +1,15 @@
 // One loaded plugin version inside isolated-vm: its isolate (memoryLimit = memoryMb), the
 // compiled bundle (bundle-compiler.ts: V8 code cache), and one context per agent created on first
-// use and reused (contexts.ts: LRU-capped; the load probe's context serves the first agent). Enters plugin code only with async `apply`; the sync part of a call
-// runs under the isolate `timeout` (cpuMs) and a watchdog samples `isolate.cpuTime` for what runs
-// after an await, resetting the isolate when a call passes cpuMs.
+// use and reused (contexts.ts: LRU-capped; the load probe's context serves the first agent).
+// Two ways in. Async (in-process): `apply`, the sync part under the isolate `timeout` (cpuMs), and
+// a watchdog sampling `isolate.cpuTime` for what runs after an await. Sync (`syncEntry`, a worker
+// process): `applySync` under the same timeout; a ctx call leaves through the generation's send()
+// and its answer re-enters through the context's settle() under a `timeout` of the call's CPU
+// left (charged exactly from `isolate.cpuTime` around every entry), so no code runs unbounded and
+// no watchdog is needed. Either way a call that passes cpuMs after an await resets the isolate.
 // Invariants: plugin code never receives a Reference/ExternalCopy/ivm object (the bootstrap takes
-// the bridge Reference and deletes it); a disposed isolate is replaced on next use; every failure
+// the bridge and send References and deletes them); a disposed isolate is replaced on next use,
+// and its calls in flight fail at once with the reason's code; every failure
 // leaves this file as an AirlockError with an AIRLOCK_SANDBOX_* code.
 // isolated-vm reports failures only as messages (no codes): classify() is the one place that
 // reads them, and prefers what this file itself recorded (why it disposed the isolate).
