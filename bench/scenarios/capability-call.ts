@@ -1,7 +1,7 @@
 // Row 2: one capability call from plugin code (ctx.secrets.get, ctx.state.get,
 // ctx.knowledge.search): per-call cost measured as the slope between a tool making N calls and
 // the same tool making none, so the tool-call overhead cancels out. Baseline: the same store
-// operation called in-process. Target: p50 ≤ 75 µs above the store operation.
+// operation called in-process. Target: p50 ≤ 50 µs above the store operation.
 import { createSecretSource, openVault } from "../../host/src/secrets/index.ts";
 import { startBenchHost } from "../lib/bench-host.ts";
 import { buildBenchPlugin } from "../lib/plugin.ts";
@@ -59,8 +59,8 @@ export async function capabilityCall(quick: boolean): Promise<Row[]> {
           p50: slope,
           baseline: { what: "same store operation in-process", p50: store.p50 },
           ratio: slope / store.p50,
-          target: "≤ 75 µs above the store operation",
-          met: slope - store.p50 <= 75,
+          target: "≤ 50 µs above the store operation",
+          met: slope - store.p50 <= 50,
           note: `overhead above store op: ${(slope - store.p50).toFixed(1)} µs (slope over ${perCall} calls per tool call)`,
         });
       }

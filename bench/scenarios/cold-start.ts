@@ -61,8 +61,8 @@ export async function coldStart(quick: boolean): Promise<Row[]> {
   const n = quick ? 2 : 15;
   const rows: Row[] = [];
   for (const [sizeKb, cachedTarget, uncachedTarget] of [
-    [50, 10, 40],
-    [500, 10, 40],
+    [50, 8, 40],
+    [500, 8, 40],
   ] as const) {
     const spawn = summarize(await stdioSpawnMs(sizeKb, quick ? 1 : 5));
     for (const cached of [true, false]) {

@@ -1,8 +1,10 @@
 // The part of a call that crosses into the sandbox: load the plugin version (lazily), issue a
-// CallGrant through the bridge, run the tool under a wall-clock deadline, revoke the grant.
-// Invariants: the grant is revoked and its signal aborted on every path; the host answers at
-// the deadline or on the caller's cancellation even if the sandbox has not yet returned; a
-// sandbox rejection becomes a Stop carrying its AIRLOCK_* code (AIRLOCK_TOOL_FAILED otherwise).
+// CallGrant through the bridge, run the tool, revoke the grant.
+// Invariants: the grant is revoked and its signal aborted on every path; the wall deadline is the
+// sandbox's own (both modes start it where the call enters the sandbox and reject at once when it
+// passes or when the caller's signal aborts: the Sandbox contract), so a call has one deadline
+// timer and one abort path; a sandbox rejection becomes a Stop carrying its AIRLOCK_* code
+// (AIRLOCK_TOOL_FAILED otherwise), a passed deadline always AIRLOCK_TOOL_TIMEOUT.
 import { hasCode, type ToolResult } from "@airlock/sdk";
 import type { CallNotification } from "../bridge/types.ts";
 import type { CatalogueEntry } from "../catalogue/catalogue.ts";
@@ -34,14 +36,6 @@ function toStop(error: unknown, fallback: string): Stop {
 /** The abort reason of a call that ended normally: one shared value, no stack captured per call. */
 const CALL_ENDED = Object.freeze(new DOMException("the call has ended", "AbortError"));
 
-/** Resolves when `signal` aborts; never rejects. */
-function whenAborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener("abort", () => resolve(), { once: true });
-  });
-}
-
 export async function executeInSandbox(
   deps: PipelineDeps,
   req: ExecuteRequest,
@@ -56,16 +50,10 @@ export async function executeInSandbox(
   const level = req.agentLevel;
   const knowledgeLevel = level === "read" || level === "write" || level === "manage" ? level : null;
 
-  // One controller per call, aborted at the deadline, on the caller's cancellation, or when
-  // the call ends (a timer and a listener are cheaper than AbortSignal.timeout/any per call).
+  // One controller per call, aborted on the caller's cancellation or when the call ends; the
+  // sandbox's deadline follows it, and the grant's signal follows it.
   const controller = new AbortController();
   const signal = controller.signal;
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new DOMException("the call's wall deadline passed", "TimeoutError"));
-  }, limits.wallMs);
-  timer.unref(); // like AbortSignal.timeout: a pending deadline alone keeps no process alive
   const callerSignal = req.options.signal;
   const onCallerAbort = () => controller.abort(callerSignal?.reason);
   if (callerSignal?.aborted === true) onCallerAbort();
@@ -93,8 +81,12 @@ export async function executeInSandbox(
     notify,
     end: (reason) => controller.abort(reason),
   });
+  const timeout = {
+    code: "AIRLOCK_TOOL_TIMEOUT",
+    message: `Tool ${entry.id} did not finish within ${limits.wallMs} ms and was stopped.`,
+  };
   try {
-    const call = deps.sandbox.call(
+    const result = await deps.sandbox.call(
       {
         pluginKey,
         tool: entry.tool.name,
@@ -112,34 +104,19 @@ export async function executeInSandbox(
       },
       deps.grants.dispatch,
     );
-    const settled = await Promise.race([
-      call.then(
-        (result) => ({ result }) as const,
-        (error: unknown) => ({ error }) as const,
-      ),
-      whenAborted(signal).then(() => ({ aborted: true }) as const),
-    ]);
     // The bridge ended the call at the capability-call cap: that code, whatever the tool did after.
     if (hasCode(signal.reason, "AIRLOCK_BRIDGE_CALL_LIMIT")) return toStop(signal.reason, "");
-    if ("result" in settled) return { result: settled.result };
-    const timeout = {
-      code: "AIRLOCK_TOOL_TIMEOUT",
-      message: `Tool ${entry.id} did not finish within ${limits.wallMs} ms and was stopped.`,
-    };
-    if ("error" in settled && !signal.aborted) {
-      // The sandbox keeps the same wall deadline; whichever side notices first, the model
-      // sees one code for one condition.
-      if (hasCode(settled.error, "AIRLOCK_SANDBOX_TIMEOUT")) return timeout;
-      return toStop(settled.error, `tool ${entry.id} failed`);
-    }
-    // Aborted (or rejected because it was): say why in the caller's terms.
-    if (req.options.signal?.aborted === true) {
+    return { result };
+  } catch (error) {
+    if (hasCode(signal.reason, "AIRLOCK_BRIDGE_CALL_LIMIT")) return toStop(signal.reason, "");
+    // Ended by the caller: say so in the caller's terms, whatever the sandbox answered.
+    if (callerSignal?.aborted === true) {
       return { code: "AIRLOCK_TOOL_CANCELLED", message: "The call was cancelled by the caller." };
     }
-    if (timedOut) return timeout;
-    return "error" in settled ? toStop(settled.error, `tool ${entry.id} failed`) : toStop(null, "aborted");
+    // The sandbox's wall deadline: one code for one condition.
+    if (hasCode(error, "AIRLOCK_SANDBOX_TIMEOUT")) return timeout;
+    return toStop(error, `tool ${entry.id} failed`);
   } finally {
-    clearTimeout(timer);
     callerSignal?.removeEventListener("abort", onCallerAbort);
     controller.abort(CALL_ENDED);
     deps.grants.revoke(grant.token);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createSchemaValidator } from "./schema-validation.ts";
+import { acceptsAnything, createSchemaValidator } from "./schema-validation.ts";
 
 const schema = {
   $schema: "http://json-schema.org/draft-07/schema#",
@@ -40,5 +40,23 @@ describe("schema validation", () => {
     const out = createSchemaValidator().check("m", modern, { city: 3 }, "output");
     expect(out.ok).toBe(false);
     if (!out.ok) expect(out.message).toBe("output.city: expected string, got integer");
+  });
+
+  it("skips ajv only for schemas that ask nothing beyond a plain object input", () => {
+    expect(acceptsAnything({ type: "object" }, "input")).toBe(true);
+    expect(
+      acceptsAnything({ type: "object", properties: {}, additionalProperties: true, title: "t" }, "input"),
+    ).toBe(true);
+    expect(acceptsAnything({ type: "object", properties: { a: { type: "string" } } }, "input")).toBe(false);
+    expect(acceptsAnything({ type: "object", additionalProperties: false }, "input")).toBe(false);
+    expect(acceptsAnything({ type: "object", required: ["a"] }, "input")).toBe(false);
+    expect(acceptsAnything({ type: "object" }, "output")).toBe(false);
+    expect(acceptsAnything({ description: "anything" }, "output")).toBe(true);
+    // a skipped schema still answers ok, and a closed one still refuses
+    const v = createSchemaValidator();
+    expect(v.check("open", { type: "object" }, { any: 1 }, "input")).toEqual({ ok: true });
+    expect(v.check("closed", { type: "object", additionalProperties: false }, { any: 1 }, "input").ok).toBe(
+      false,
+    );
   });
 });

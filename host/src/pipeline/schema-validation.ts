@@ -4,7 +4,9 @@
 // Invariants: validators are compiled once per (tool id, version, which schema) and cached;
 // a schema's `$schema` picks the draft (draft-07, 2019-09, else 2020-12: the default dialect of
 // MCP 2025-11-25, so a schema without `$schema` is read as 2020-12); formats are not
-// enforced here (the plugin's own Zod parse still runs inside the sandbox).
+// enforced here (the plugin's own Zod parse still runs inside the sandbox); a schema that asks
+// for nothing beyond what the pipeline already checked (an input is a plain JSON object) is
+// never handed to ajv (`acceptsAnything`).
 
 import type { JsonSchema } from "@airlock/sdk/manifest";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
@@ -82,9 +84,34 @@ function phrase(error: ErrorObject, root: string, data: unknown): SchemaProblem 
   }
 }
 
+/** Keywords that never reject anything (annotations). */
+const ANNOTATIONS = new Set(["$schema", "$id", "$comment", "title", "description", "examples", "default"]);
+
+const isEmptyObject = (v: unknown): boolean =>
+  typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length === 0;
+
+/**
+ * Whether `schema` accepts every value the pipeline can hand it: for an input (already known to
+ * be a plain JSON object) `{type: "object"}` with no properties, required or closed
+ * additionalProperties; for an output, a schema of annotations only.
+ */
+export function acceptsAnything(schema: JsonSchema, root: "input" | "output"): boolean {
+  for (const [key, value] of Object.entries(schema)) {
+    if (ANNOTATIONS.has(key)) continue;
+    if (root === "output") return false;
+    if (key === "type" && value === "object") continue;
+    if (key === "properties" && isEmptyObject(value)) continue;
+    if (key === "required" && Array.isArray(value) && value.length === 0) continue;
+    if (key === "additionalProperties" && (value === true || isEmptyObject(value))) continue;
+    return false;
+  }
+  return true;
+}
+
 export function createSchemaValidator(): SchemaValidator {
   const engines = new Map<string, AnyAjv>();
-  const cache = new Map<string, ValidateFunction>();
+  /** null: the schema accepts anything the pipeline hands it (no ajv call). */
+  const cache = new Map<string, ValidateFunction | null>();
 
   function engineFor(schema: JsonSchema): AnyAjv {
     const draft = typeof schema.$schema === "string" ? schema.$schema : "";
@@ -98,11 +125,13 @@ export function createSchemaValidator(): SchemaValidator {
     return engine;
   }
 
-  function compile(cacheKey: string, schema: JsonSchema): ValidateFunction {
+  function compile(cacheKey: string, schema: JsonSchema, root: "input" | "output"): ValidateFunction | null {
     let fn = cache.get(cacheKey);
     if (fn === undefined) {
       const { $schema: _draft, ...body } = schema;
-      fn = engineFor(schema).compile({ ...body, $async: false }) as ValidateFunction;
+      fn = acceptsAnything(schema, root)
+        ? null
+        : (engineFor(schema).compile({ ...body, $async: false }) as ValidateFunction);
       cache.set(cacheKey, fn);
     }
     return fn;
@@ -110,8 +139,8 @@ export function createSchemaValidator(): SchemaValidator {
 
   return {
     check(cacheKey, schema, data, root) {
-      const validate = compile(cacheKey, schema);
-      if (validate(data)) return { ok: true };
+      const validate = compile(cacheKey, schema, root);
+      if (validate === null || validate(data)) return { ok: true };
       const problems = (validate.errors ?? []).map((e) => phrase(e, root, data));
       const unique = [...new Map(problems.map((p) => [`${p.path}|${p.message}`, p])).values()];
       const message = unique.map((p) => `${p.path}: ${p.message}`).join("; ");

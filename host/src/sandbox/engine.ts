@@ -11,7 +11,7 @@ import { abortError, startDeadline } from "./deadline.ts";
 import { sandboxError } from "./errors.ts";
 import { type EngineBridge, PluginRuntime } from "./plugin-runtime.ts";
 import { Semaphore } from "./semaphore.ts";
-import type { CallContextData, SandboxPlugin } from "./types.ts";
+import type { SandboxPlugin } from "./types.ts";
 
 export type { EngineBridge };
 
@@ -29,6 +29,10 @@ export interface EngineOptions {
   deadlineSlackMs?: number;
   /** Where non-fatal problems go (an unwritable code cache). Default: process.emitWarning. */
   onWarning?: (message: string) => void;
+  /** Enter plugin code synchronously (a worker process; see RuntimeOptions.syncEntry). */
+  syncEntry?: boolean;
+  /** Runs before each synchronous entry, given the last one's duration in ms (see worker-entry.ts). */
+  beforeEntry?: (lastEntryMs: number) => void;
 }
 
 export interface EngineCall {
@@ -36,7 +40,10 @@ export interface EngineCall {
   tool: string;
   /** The input, already serialised and size-checked by the caller. */
   inputJson: string;
-  context: CallContextData;
+  /** The agent (context.instanceId): whose context in the isolate runs the call. */
+  agent: string;
+  /** JSON of the call's CallContextData, serialised once by the caller. */
+  contextJson: string;
 }
 
 interface Loaded {
@@ -63,6 +70,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
     maxContexts: options.maxContextsPerIsolate ?? 64,
     watchIntervalMs: options.watchIntervalMs ?? 20,
     onWarning: options.onWarning ?? ((m: string) => process.emitWarning(m, "AirlockSandbox")),
+    syncEntry: options.syncEntry === true,
+    beforeEntry: options.beforeEntry ?? (() => undefined),
   };
   const plugins = new Map<string, Loaded>();
   let closed = false;
@@ -107,7 +116,14 @@ export function createEngine(options: EngineOptions = {}): Engine {
             throw timeout();
           });
           try {
-            return await runtime.run(call.tool, call.inputJson, call.context, bridge, deadline.signal);
+            return await runtime.run(
+              call.tool,
+              call.inputJson,
+              call.agent,
+              call.contextJson,
+              bridge,
+              deadline.signal,
+            );
           } finally {
             active.release();
           }

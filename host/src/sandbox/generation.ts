@@ -1,9 +1,11 @@
 // One incarnation of a plugin's isolate (a "generation"): the isolate, its compiled scripts, its
 // agent contexts, the executions in flight and the host function plugin code's bridge calls
 // reach. PluginRuntime replaces a generation that was disposed (memory, CPU, unload).
-// Invariants: the bridge function answers only executions still in flight (an ended call's
-// ctx gets AIRLOCK_BRIDGE_TOKEN_INVALID) and only with plain `{ok, value}` / `{ok:false, code,
-// message}` data; the isolate's envelope is decoded here and only AIRLOCK_SANDBOX_* codes pass.
+// Invariants: the bridge function (async entry) and the send function (sync entry) answer only
+// executions still in flight (an ended call's ctx gets AIRLOCK_BRIDGE_TOKEN_INVALID), the first
+// only with plain `{ok, value}` / `{ok:false, code, message}` data, the second only with a call
+// number or a refusal code; the isolate's envelope is decoded here and only AIRLOCK_SANDBOX_*
+// codes pass.
 import { AirlockError } from "@airlock/sdk/errors";
 import ivm from "isolated-vm";
 import { ContextPool } from "./contexts.ts";
@@ -17,12 +19,23 @@ export interface Execution {
   cpuNs: number;
   startedAt: number;
   exceeded: boolean;
+  /** Sync entry: the call's context's settle() (ctx calls are answered through it). */
+  settle?: AgentContext["settle"];
+  /** Ends the call at once with this error (its isolate was reset or it overran its budget). */
+  fail?: (error: AirlockError) => void;
 }
 
 export interface AgentContext {
   context: ivm.Context;
   run: ivm.Reference<(...args: unknown[]) => Promise<string>>;
+  settle: ivm.Reference<(bid: number, ok: boolean, valueOrCode: unknown, message?: string) => void>;
 }
+
+/**
+ * Sync entry: what the isolate's send(seq, capability, method, args) hands to the runtime for a
+ * call still in flight; returns the number the answer will settle.
+ */
+export type SendHandler = (exec: Execution, capability: string, method: string, args: unknown[]) => number;
 
 /** Bridge calls from ended calls tolerated per isolate before it is reset (a loop left running). */
 export const MAX_ORPHAN_CALLS = 100;
@@ -48,18 +61,40 @@ export class Generation {
   spare: AgentContext | null = null;
   bundle: ivm.Script | null = null;
   readonly bridgeRef: ivm.Reference;
+  /** Sync entry only: the synchronous way out of the isolate (see SendHandler). */
+  readonly sendRef: ivm.Reference | null = null;
+  /** CPU (ns) charged to sync entries that served no call in flight since the last call started. */
+  strayNs = 0;
 
-  /** Drops a context's handles (both: the `run` Reference alone would keep the context alive). */
+  /** Drops a context's handles (all: one Reference alone would keep the context alive). */
   releaseContext(ctx: AgentContext): void {
     if (this.isolate.isDisposed) return; // its heap is gone already
     ctx.run.release();
+    ctx.settle.release();
     ctx.context.release();
   }
 
-  /** `onOrphanFlood` runs once more than MAX_ORPHAN_CALLS bridge calls came from ended calls. */
-  constructor(memoryMb: number, maxContexts: number, onOrphanFlood: () => void) {
+  /**
+   * `onOrphanFlood` runs once more than MAX_ORPHAN_CALLS bridge calls came from ended calls;
+   * `send`, when given, makes this a sync-entry generation (ctx calls leave through sendRef).
+   */
+  constructor(memoryMb: number, maxContexts: number, onOrphanFlood: () => void, send?: SendHandler) {
     this.isolate = new ivm.Isolate({ memoryLimit: memoryMb });
     this.contexts = new ContextPool(maxContexts, (ctx) => this.releaseContext(ctx));
+    if (send !== undefined) {
+      this.sendRef = new ivm.Reference(
+        (seq: unknown, capability: unknown, method: unknown, args: unknown) => {
+          const exec = typeof seq === "number" ? this.executions.get(seq) : undefined;
+          if (exec?.bridge == null) {
+            if (++this.orphanCalls === MAX_ORPHAN_CALLS + 1) setImmediate(onOrphanFlood);
+            return "AIRLOCK_BRIDGE_TOKEN_INVALID";
+          }
+          if (typeof capability !== "string" || typeof method !== "string" || !Array.isArray(args))
+            return "AIRLOCK_BRIDGE_UNKNOWN_CAPABILITY";
+          return send(exec, capability, method, args);
+        },
+      );
+    }
     this.bridgeRef = new ivm.Reference(
       async (seq: unknown, capability: unknown, method: unknown, args: unknown) => {
         const bridge = typeof seq === "number" ? this.executions.get(seq)?.bridge : undefined;

@@ -29,7 +29,13 @@ export function createInProcessSandbox(options: InProcessOptions = {}): Sandbox 
       const inputJson = encodeInput(call.input, lim.maxInputBytes);
       const { token } = call;
       const json = await engine.run(
-        { pluginKey: call.pluginKey, tool: call.tool, inputJson, context: call.context },
+        {
+          pluginKey: call.pluginKey,
+          tool: call.tool,
+          inputJson,
+          agent: call.context.instanceId,
+          contextJson: JSON.stringify(call.context),
+        },
         (capability, method, args) => bridge(token, capability, method, args),
         call.signal,
       );

@@ -1,10 +1,15 @@
 // One loaded plugin version inside isolated-vm: its isolate (memoryLimit = memoryMb), the
 // compiled bundle (bundle-compiler.ts: V8 code cache), and one context per agent created on first
-// use and reused (contexts.ts: LRU-capped; the load probe's context serves the first agent). Enters plugin code only with async `apply`; the sync part of a call
-// runs under the isolate `timeout` (cpuMs) and a watchdog samples `isolate.cpuTime` for what runs
-// after an await, resetting the isolate when a call passes cpuMs.
+// use and reused (contexts.ts: LRU-capped; the load probe's context serves the first agent).
+// Two ways in. Async (in-process): `apply`, the sync part under the isolate `timeout` (cpuMs), and
+// a watchdog sampling `isolate.cpuTime` for what runs after an await. Sync (`syncEntry`, a worker
+// process): `applySync` under the same timeout; a ctx call leaves through the generation's send()
+// and its answer re-enters through the context's settle() under a `timeout` of the call's CPU
+// left (charged exactly from `isolate.cpuTime` around every entry), so no code runs unbounded and
+// no watchdog is needed. Either way a call that passes cpuMs after an await resets the isolate.
 // Invariants: plugin code never receives a Reference/ExternalCopy/ivm object (the bootstrap takes
-// the bridge Reference and deletes it); a disposed isolate is replaced on next use; every failure
+// the bridge and send References and deletes them); a disposed isolate is replaced on next use,
+// and its calls in flight fail at once with the reason's code; every failure
 // leaves this file as an AirlockError with an AIRLOCK_SANDBOX_* code.
 // isolated-vm reports failures only as messages (no codes): classify() is the one place that
 // reads them, and prefers what this file itself recorded (why it disposed the isolate).
@@ -26,8 +31,8 @@ import {
 } from "./generation.ts";
 import { limitError } from "./limit-errors.ts";
 import { afterCallIn, endedByLimit, isRetired, retireGeneration } from "./retire.ts";
-import type { CallContextData, SandboxPlugin } from "./types.ts";
-import { sample, type WatchHooks, watch } from "./watchdog.ts";
+import type { SandboxPlugin } from "./types.ts";
+import { sample, WATCHDOG_GRACE_MS, type WatchHooks, watch } from "./watchdog.ts";
 
 export type { EngineBridge };
 
@@ -37,9 +42,22 @@ export interface RuntimeOptions {
   maxContexts: number;
   watchIntervalMs: number;
   onWarning: (message: string) => void;
+  /**
+   * Enter plugin code with `applySync` and let ctx calls leave synchronously (a worker process,
+   * whose thread serves nothing else); false: async `apply` and the bridge Reference (in-process).
+   */
+  syncEntry?: boolean;
+  /** Called before each synchronous entry with how long the previous one took (ms). */
+  beforeEntry?: (lastEntryMs: number) => void;
 }
 
+/** What a sync entry returns when the isolate is gone (the call has failed through `fail`). */
+const GONE = Symbol("gone");
+
 let nextSeq = 1;
+let nextBid = 1;
+/** Wall time of the last synchronous entry (any plugin of this process), for beforeEntry. */
+let lastEntryMs = 0;
 
 export class PluginRuntime {
   readonly plugin: SandboxPlugin;
@@ -92,7 +110,8 @@ export class PluginRuntime {
   async run(
     tool: string,
     inputJson: string,
-    context: CallContextData,
+    agent: string,
+    contextJson: string,
     bridge: EngineBridge,
     deadline: AbortSignal,
   ): Promise<string> {
@@ -100,7 +119,7 @@ export class PluginRuntime {
     gen.preparing++; // creating a context runs the bundle: not code left behind by an ended call
     let lease: ContextLease;
     try {
-      lease = await gen.contexts.acquire(context.instanceId, () => {
+      lease = await gen.contexts.acquire(agent, () => {
         const spare = gen.spare;
         gen.spare = null;
         return spare ? Promise.resolve(spare) : this.#createContext(gen);
@@ -110,17 +129,41 @@ export class PluginRuntime {
     }
     const seq = nextSeq++;
     const exec: Execution = { bridge, cpuNs: 0, startedAt: Date.now(), exceeded: false };
-    const hooks = this.#hooks(gen);
-    // CPU burnt so far belongs to the calls already in flight (or to code left running)
-    if (gen.timer) sample(gen, hooks);
+    const sync = gen.sendRef !== null;
+    if (sync) {
+      exec.settle = lease.ctx.settle;
+      gen.strayNs = 0;
+    } else {
+      const hooks = this.#hooks(gen);
+      // CPU burnt so far belongs to the calls already in flight (or to code left running)
+      if (gen.timer) sample(gen, hooks);
+    }
     gen.executions.set(seq, exec);
-    watch(gen, hooks);
-    const { cpuMs, maxResultBytes } = this.plugin.limits;
-    const applied = lease.ctx.run
-      .apply(undefined, [seq, tool, inputJson, JSON.stringify(context), maxResultBytes], {
-        timeout: cpuMs,
-        result: { promise: true },
-      })
+    if (!sync) watch(gen, this.#hooks(gen));
+    const { cpuMs, maxResultBytes, wallMs } = this.plugin.limits;
+    // one way to end the call early: the deadline, or `fail` (a reset isolate, a budget overrun)
+    let onAbort: (() => void) | undefined;
+    const stopped = new Promise<never>((_, reject) => {
+      exec.fail = reject;
+      onAbort = () => reject(abortError(deadline, wallMs));
+      if (deadline.aborted) onAbort();
+      else deadline.addEventListener("abort", onAbort, { once: true });
+    });
+    const args = [seq, tool, inputJson, contextJson, maxResultBytes];
+    let entered: Promise<unknown>;
+    if (sync) {
+      try {
+        const out = this.#enter(gen, exec, () =>
+          lease.ctx.run.applySync(undefined, args, { timeout: cpuMs, result: { promise: true } }),
+        );
+        entered = out === GONE ? stopped : out;
+      } catch (error) {
+        entered = Promise.reject(error);
+      }
+    } else {
+      entered = lease.ctx.run.apply(undefined, args, { timeout: cpuMs, result: { promise: true } });
+    }
+    const applied = entered
       .then(
         (raw) => decodeEnvelope(String(raw)),
         (error: unknown) => {
@@ -132,14 +175,8 @@ export class PluginRuntime {
         gen.executions.delete(seq);
         afterCallIn(gen, this.#retired);
       });
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(abortError(deadline, this.plugin.limits.wallMs));
-      if (deadline.aborted) onAbort();
-      else deadline.addEventListener("abort", onAbort, { once: true });
-    });
     try {
-      return await Promise.race([applied, aborted]);
+      return await Promise.race([applied, stopped]);
     } catch (error) {
       // a call ended by a limit leaves nothing behind (retire.ts)
       if (endedByLimit((error as { code?: string }).code)) {
@@ -151,9 +188,85 @@ export class PluginRuntime {
     } finally {
       if (onAbort) deadline.removeEventListener("abort", onAbort);
       exec.bridge = null;
+      if (sync) {
+        // nothing runs in the isolate unless entered: a call that ended early holds nothing
+        lease.release();
+        gen.executions.delete(seq);
+        afterCallIn(gen, this.#retired);
+      }
       // the loser of the race settles later (or never); the caller already has its outcome
       applied.catch(() => undefined);
-      aborted.catch(() => undefined);
+      stopped.catch(() => undefined);
+    }
+  }
+
+  /**
+   * Runs one synchronous entry into the generation's isolate and charges the CPU it burnt to
+   * `exec` (or, with null, to code no call in flight owns). GONE when the isolate is disposed.
+   */
+  #enter<T>(gen: Generation, exec: Execution | null, body: () => T): T | typeof GONE {
+    if (gen.isolate.isDisposed) return GONE;
+    this.#options.beforeEntry?.(lastEntryMs);
+    const before = gen.isolate.cpuTime;
+    const startedAt = performance.now();
+    try {
+      return body();
+    } finally {
+      lastEntryMs = performance.now() - startedAt;
+      if (!gen.isolate.isDisposed) {
+        const spent = Number(gen.isolate.cpuTime - before);
+        if (exec) exec.cpuNs += spent;
+        else gen.strayNs += spent;
+      }
+    }
+  }
+
+  /** Sync entry: forwards one ctx call to the host and settles it in the isolate when answered. */
+  #send(gen: Generation, exec: Execution, capability: string, method: string, args: unknown[]): number {
+    const bid = nextBid++;
+    const bridge = exec.bridge!;
+    bridge(capability, method, args).then(
+      (value) => this.#settle(gen, exec, [bid, true, value]),
+      (error: unknown) => {
+        const code =
+          error instanceof AirlockError || hasStringCode(error) ? error.code : "AIRLOCK_BRIDGE_FAILED";
+        const message = error instanceof Error ? error.message : "the capability failed";
+        this.#settle(gen, exec, [bid, false, code, message]);
+      },
+    );
+    return bid;
+  }
+
+  /**
+   * Enters the isolate to settle one ctx call. What runs then (the tool's code after its await) is
+   * bounded by the isolate `timeout`: the call's CPU left, or, for a call that has ended, cpuMs
+   * of code left running. Passing it resets the isolate (the call fails with CPU_LIMIT, its
+   * siblings with ISOLATE_RESET; code left running is reported).
+   */
+  #settle(gen: Generation, exec: Execution, args: [number, boolean, unknown, string?]): void {
+    if (gen.isolate.isDisposed || exec.settle === undefined) return;
+    const { cpuMs } = this.plugin.limits;
+    const live = exec.bridge !== null;
+    const leftMs = live ? cpuMs + WATCHDOG_GRACE_MS - exec.cpuNs / 1e6 : cpuMs - gen.strayNs / 1e6;
+    const settle = exec.settle;
+    try {
+      this.#enter(gen, live ? exec : null, () =>
+        settle.applySync(undefined, args, {
+          arguments: { copy: true },
+          timeout: Math.max(1, Math.ceil(leftMs)),
+        }),
+      );
+    } catch (error) {
+      const message = messageOf(error);
+      if (gen.reason === null && /timed out/i.test(message)) {
+        if (live) exec.exceeded = true;
+        else
+          this.#options.onWarning(
+            `${this.plugin.key}: code left running after its call ended; isolate reset`,
+          );
+        this.#disposeGeneration(gen, "cpu");
+      }
+      if (live) exec.fail?.(this.#classify(gen, exec, error));
     }
   }
 
@@ -174,18 +287,29 @@ export class PluginRuntime {
     if (gen.reason === null) gen.reason = reason;
     if (!gen.isolate.isDisposed) gen.isolate.dispose();
     if (this.#gen === gen) this.#gen = null;
+    // the calls in flight end now with the reason's code (a promise into a disposed isolate
+    // may never settle)
+    for (const exec of gen.executions.values())
+      exec.fail?.(this.#classify(gen, exec, new Error("the isolate was disposed")));
   }
 
   async #generation(): Promise<Generation> {
     if (this.#ended === "close") throw sandboxError("AIRLOCK_SANDBOX_CLOSED", "the sandbox was closed");
     if (this.#ended === "unload") throw sandboxError("AIRLOCK_SANDBOX_UNLOADED", "the plugin was unloaded");
     if (this.#gen && !this.#gen.isolate.isDisposed && !isRetired(this.#gen)) return this.#gen;
-    const gen: Generation = new Generation(this.plugin.limits.memoryMb, this.#options.maxContexts, () => {
-      this.#options.onWarning(
-        `${this.plugin.key}: code left running keeps calling ctx after its call ended; isolate reset`,
-      );
-      this.#disposeGeneration(gen, "cpu");
-    });
+    const gen: Generation = new Generation(
+      this.plugin.limits.memoryMb,
+      this.#options.maxContexts,
+      () => {
+        this.#options.onWarning(
+          `${this.plugin.key}: code left running keeps calling ctx after its call ended; isolate reset`,
+        );
+        this.#disposeGeneration(gen, "cpu");
+      },
+      this.#options.syncEntry === true
+        ? (exec, capability, method, args) => this.#send(gen, exec, capability, method, args)
+        : undefined,
+    );
     this.#gen = gen;
     try {
       gen.bootstrap = await gen.isolate.compileScript(BOOTSTRAP_SOURCE, { filename: "airlock:bootstrap.js" });
@@ -205,17 +329,23 @@ export class PluginRuntime {
   async #createContext(gen: Generation): Promise<AgentContext> {
     let context: ivm.Context | null = null;
     let run: AgentContext["run"] | null = null;
+    let settle: AgentContext["settle"] | null = null;
     let stage = "create";
     try {
       context = await gen.isolate.createContext();
       await context.global.set("__airlockBridge", gen.bridgeRef);
-      run = (await gen.bootstrap!.run(context, { reference: true })) as AgentContext["run"];
+      if (gen.sendRef) await context.global.set("__airlockSend", gen.sendRef);
+      const pair = await gen.bootstrap!.run(context, { reference: true });
+      run = pair.getSync(0, { reference: true }) as AgentContext["run"];
+      settle = pair.getSync(1, { reference: true }) as AgentContext["settle"];
+      pair.release();
       stage = "bundle";
       await gen.bundle!.run(context, { timeout: this.plugin.limits.cpuMs });
-      return { context, run };
+      return { context, run, settle };
     } catch (error) {
       if (!gen.isolate.isDisposed) {
         run?.release();
+        settle?.release();
         context?.release();
       }
       // a full isolate is disposed by V8 mid-creation ("...disposed during execution due to
@@ -284,4 +414,8 @@ export class PluginRuntime {
     }
     return sandboxError("AIRLOCK_SANDBOX_INTERNAL", "the isolate failed unexpectedly", { reason: message });
   }
+}
+
+function hasStringCode(e: unknown): e is { code: string } {
+  return typeof e === "object" && e !== null && typeof (e as { code?: unknown }).code === "string";
 }

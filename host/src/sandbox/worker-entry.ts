@@ -1,45 +1,89 @@
-// Entry point of a sandbox worker process (forked by workers.ts with --no-node-snapshot, a
-// scrubbed environment and advanced IPC serialisation). It runs one Engine and relays ctx calls
-// to the host over IPC; it holds no secrets, no store handle and no bridge token.
-// Invariants: it exits when the host disconnects; every request gets exactly one reply; warnings
+// Entry point of a sandbox worker process (spawned by worker-slot.ts with --no-node-snapshot and
+// an empty environment). It runs one Engine, entering plugin code synchronously (this process's
+// thread serves nothing else; the isolate `timeout` bounds every entry), and relays ctx calls to
+// the host over the framed channel on fd 3; it holds no secrets, no store handle and no token.
+// Invariants: it exits when the host's side of the channel goes away (end of stream, or a write
+// failing with EPIPE — never an unhandled error); every request gets exactly one reply; warnings
 // go to stderr (the host captures them), never plugin data.
+import { Socket } from "node:net";
+import { Channel } from "./channel.ts";
 import { WORKER_BACKSTOP_MS } from "./deadline.ts";
 import { createEngine } from "./engine.ts";
 import type { FromWorker, ToWorker, WireError, WorkerEngineOptions } from "./worker-protocol.ts";
-import { toWire } from "./worker-protocol.ts";
+import { CHANNEL_FD, toWire } from "./worker-protocol.ts";
+
+/** An entry this long suggests the next may be long too: flush before it. */
+const LONG_ENTRY_MS = 1;
 
 const options = JSON.parse(process.argv[2] ?? "{}") as WorkerEngineOptions;
 const engine = createEngine({
   ...options,
   deadlineSlackMs: WORKER_BACKSTOP_MS,
+  syncEntry: true,
+  // after a long entry (≥ 1 ms), what is ready leaves before plugin code holds this thread again,
+  // so an answer never waits behind a run of long calls; short entries keep coalescing
+  beforeEntry: (lastEntryMs) => {
+    if (lastEntryMs >= LONG_ENTRY_MS) channel.flush();
+  },
   onWarning: (m) => process.stderr.write(`[sandbox-worker] ${m}\n`),
 });
 const running = new Map<number, AbortController>();
 const bridgeWaits = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
 let nextBid = 1;
+let exiting = false;
+
+/** The host is gone (its side of the channel closed, or stderr broke): stop everything. */
+function hostGone(): void {
+  if (exiting) return;
+  exiting = true;
+  engine.close().finally(() => process.exit(0));
+}
+
+// stdout/stderr are pipes to the host: writing to them after it died fails with EPIPE
+process.stdout.on("error", hostGone);
+process.stderr.on("error", hostGone);
+
+const channel = new Channel<FromWorker, ToWorker>(
+  new Socket({ fd: CHANNEL_FD, readable: true, writable: true }),
+  {
+    message: (m) => handle(m),
+    close: hostGone,
+  },
+);
 
 function send(message: FromWorker): void {
-  process.send?.(message);
+  if (channel.post(message) || channel.closed) return;
+  // not serialisable (a result is a string and errors are plain data, so this is a bug): say so
+  if (message.type === "bridge") {
+    const wait = bridgeWaits.get(message.bid);
+    bridgeWaits.delete(message.bid);
+    wait?.reject(
+      Object.assign(new Error("the ctx call could not be sent"), { code: "AIRLOCK_SANDBOX_INTERNAL" }),
+    );
+  } else process.stderr.write(`[sandbox-worker] could not send ${message.type}\n`);
 }
 
 function fromWire(error: WireError): Error {
   return Object.assign(new Error(error.message), { code: error.code });
 }
 
-async function handle(message: ToWorker): Promise<void> {
+function report(error: unknown): void {
+  process.stderr.write(
+    `[sandbox-worker] unexpected: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
+}
+
+function handle(message: ToWorker): void {
   switch (message.type) {
     case "ping":
       send({ type: "pong", n: message.n });
       return;
     case "load":
     case "unload":
-      try {
-        if (message.type === "load") await engine.load(message.plugin);
-        else await engine.unload(message.pluginKey);
-        send({ type: "reply", rid: message.rid, ok: true });
-      } catch (error) {
-        send({ type: "reply", rid: message.rid, ok: false, error: toWire(error) });
-      }
+      (message.type === "load" ? engine.load(message.plugin) : engine.unload(message.pluginKey)).then(
+        () => send({ type: "reply", rid: message.rid, ok: true }),
+        (error: unknown) => send({ type: "reply", rid: message.rid, ok: false, error: toWire(error) }),
+      );
       return;
     case "cancel":
       running.get(message.id)?.abort();
@@ -51,37 +95,29 @@ async function handle(message: ToWorker): Promise<void> {
       else wait?.reject(fromWire(message.error));
       return;
     }
-    case "call": {
-      const { id, call } = message;
-      const controller = new AbortController();
-      running.set(id, controller);
-      const bridge = (capability: string, method: string, args: unknown[]) =>
-        new Promise<unknown>((resolve, reject) => {
-          const bid = nextBid++;
-          bridgeWaits.set(bid, { resolve, reject });
-          send({ type: "bridge", id, bid, capability, method, args });
-        });
-      try {
-        const json = await engine.run(call, bridge, controller.signal);
-        send({ type: "result", id, ok: true, json });
-      } catch (error) {
-        send({ type: "result", id, ok: false, error: toWire(error) });
-      } finally {
-        running.delete(id);
-      }
+    case "call":
+      runCall(message.id, message.call).catch(report);
       return;
-    }
   }
 }
 
-process.on("message", (message: ToWorker) => {
-  handle(message).catch((error: unknown) => {
-    process.stderr.write(
-      `[sandbox-worker] unexpected: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
-  });
-});
+async function runCall(id: number, call: Extract<ToWorker, { type: "call" }>["call"]): Promise<void> {
+  const controller = new AbortController();
+  running.set(id, controller);
+  const bridge = (capability: string, method: string, args: unknown[]) =>
+    new Promise<unknown>((resolve, reject) => {
+      const bid = nextBid++;
+      bridgeWaits.set(bid, { resolve, reject });
+      send({ type: "bridge", id, bid, capability, method, args });
+    });
+  try {
+    const json = await engine.run(call, bridge, controller.signal);
+    send({ type: "result", id, ok: true, json });
+  } catch (error) {
+    send({ type: "result", id, ok: false, error: toWire(error) });
+  } finally {
+    running.delete(id);
+  }
+}
+
 send({ type: "ready" });
-process.on("disconnect", () => {
-  engine.close().finally(() => process.exit(0));
-});

@@ -1,5 +1,6 @@
-// Messages between the host and a sandbox worker process (IPC with advanced serialisation, so
-// Uint8Array crosses as bytes). Only plain data crosses; errors cross as their wire form.
+// Messages between the host and a sandbox worker process, over the framed channel (channel.ts:
+// v8-serialised, so Uint8Array crosses as bytes; the worker's fd 3). Only plain data crosses;
+// errors cross as their wire form.
 // Invariants: the worker never receives a bridge token or a secret at rest — a bridge request
 // names the call by the id the host gave it, and the host resolves that id to the call's token
 // only for calls it sent to that same worker.
@@ -31,7 +32,10 @@ export type FromWorker =
   | { type: "ready" };
 
 /** Engine knobs a worker is started with (argv[2], JSON). */
-export type WorkerEngineOptions = Omit<EngineOptions, "onWarning">;
+export type WorkerEngineOptions = Omit<EngineOptions, "onWarning" | "syncEntry" | "deadlineSlackMs">;
+
+/** The worker's end of the channel: the file descriptor it is spawned with. */
+export const CHANNEL_FD = 3;
 
 export function toWire(error: unknown): WireError {
   if (typeof error === "object" && error !== null) {

@@ -1,20 +1,23 @@
-// One sandbox worker process as the host sees it: starts it, talks to it, and restarts it when
-// it dies (reloading the plugins it hosted). Calls in flight on a worker that dies fail with
+// One sandbox worker process as the host sees it: starts it, talks to it over one framed channel
+// (channel.ts, the child's fd 3; coalesced writes), and restarts it when it dies (reloading the
+// plugins it hosted). Calls in flight on a worker that dies fail with
 // AIRLOCK_SANDBOX_WORKER_CRASHED; calls on other workers are untouched.
-// Invariants: the child gets `--no-node-snapshot`, an empty environment (no secrets, no store
-// URL) and advanced serialisation; a bridge request from the child is served only for a call
-// this host sent to this child, with that call's token and BridgeDispatch.
-import { type ChildProcess, fork } from "node:child_process";
+// Invariants: the child gets `--no-node-snapshot` and an empty environment (no secrets, no store
+// URL); a bridge request from the child is served only for a call this host sent to this child,
+// with that call's token and BridgeDispatch.
+import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
+import type { Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { AirlockError } from "@airlock/sdk/errors";
 import type { BridgeDispatch } from "../bridge/types.ts";
+import { Channel } from "./channel.ts";
 import { abortError } from "./deadline.ts";
 import type { EngineCall } from "./engine.ts";
 import { isSandboxCode, SANDBOX_ERRORS, sandboxError } from "./errors.ts";
 import type { SandboxPlugin } from "./types.ts";
 import type { FromWorker, ToWorker, WireError, WorkerEngineOptions } from "./worker-protocol.ts";
-import { toWire } from "./worker-protocol.ts";
+import { CHANNEL_FD, toWire } from "./worker-protocol.ts";
 
 const QUICK_EXIT_MS = 5_000;
 const MAX_RESTART_DELAY_MS = 5_000;
@@ -45,6 +48,7 @@ export class WorkerSlot {
   started = false;
   #onStarted: () => void = () => undefined;
   #child: ChildProcess | null = null;
+  #channel: Channel<ToWorker, FromWorker> | null = null;
   #ready: Promise<void> = Promise.resolve();
   #calls = new Map<number, PendingCall>();
   #requests = new Map<number, { resolve: () => void; reject: (e: AirlockError) => void }>();
@@ -70,13 +74,19 @@ export class WorkerSlot {
   }
 
   #start(): void {
-    const child = fork(ENTRY, [JSON.stringify(this.#engineOptions)], {
-      execArgv: ["--no-node-snapshot"],
-      env: {},
-      serialization: "advanced",
-      stdio: ["ignore", "pipe", "pipe", "ipc"],
-    });
+    const child = spawnWorker(this.#engineOptions);
     this.#child = child;
+    const channel = new Channel<ToWorker, FromWorker>(child.stdio[CHANNEL_FD] as Duplex, {
+      message: (m) => this.#receive(child, m),
+      // the worker exits when it closes; a channel that failed while it runs is no use: kill it
+      close: (error) => {
+        if (error && this.#child === child) {
+          this.#onLog(`[worker ${this.index}] channel failed: ${error.message}`);
+          child.kill("SIGKILL");
+        }
+      },
+    });
+    this.#channel = channel;
     this.pingSentAt = null;
     this.started = false;
     this.startedAt = Date.now();
@@ -89,7 +99,6 @@ export class WorkerSlot {
           this.#onLog(`[worker ${this.index}] ${line}`),
         );
     }
-    child.on("message", (m: FromWorker) => this.#receive(child, m));
     child.on("error", (error) => this.#onLog(`[worker ${this.index}] process error: ${error.message}`));
     child.on("exit", (code, signal) => this.#exited(child, code, signal));
     this.#ready = started.then(async () => {
@@ -106,6 +115,8 @@ export class WorkerSlot {
   #exited(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
     if (this.#child !== child) return;
     this.#child = null;
+    this.#channel?.close();
+    this.#channel = null;
     const crashed = () =>
       this.#closing
         ? sandboxError("AIRLOCK_SANDBOX_CLOSED", "the sandbox was closed")
@@ -137,18 +148,12 @@ export class WorkerSlot {
   }
 
   #send(message: ToWorker): boolean {
-    const child = this.#child;
-    if (!child?.connected) return false;
-    try {
-      child.send(message, (error) => {
-        if (error) this.#onLog(`[worker ${this.index}] send failed: ${error.message}`);
-      });
-    } catch (error) {
-      // an uncloneable value (a capability returned something that is not plain data)
-      this.#onLog(`[worker ${this.index}] could not send ${message.type}: ${(error as Error).message}`);
-      return false;
-    }
-    return true;
+    const channel = this.#channel;
+    if (channel === null || channel.closed) return false;
+    if (channel.post(message)) return true;
+    // an uncloneable value (a capability returned something that is not plain data)
+    this.#onLog(`[worker ${this.index}] could not send ${message.type}: not serialisable`);
+    return false;
   }
 
   #request(message: Extract<ToWorker, { rid: number }>): Promise<void> {
@@ -272,9 +277,20 @@ export class WorkerSlot {
     const child = this.#child;
     if (!child) return;
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-    if (child.connected) child.disconnect();
+    this.#channel?.close();
     const timer = setTimeout(() => child.kill("SIGKILL"), 2000);
     await exited;
     clearTimeout(timer);
   }
+}
+
+/**
+ * Starts a worker process: `--no-node-snapshot`, an empty environment, stdout/stderr piped to
+ * the host, and the channel as fd 3 (a socket pair). Exported for the tests that play the host.
+ */
+export function spawnWorker(engineOptions: WorkerEngineOptions): ChildProcess {
+  return spawn(process.execPath, ["--no-node-snapshot", ENTRY, JSON.stringify(engineOptions)], {
+    env: {},
+    stdio: ["ignore", "pipe", "pipe", "pipe"],
+  });
 }

@@ -194,7 +194,13 @@ export function createWorkerSandbox(options: WorkerSandboxOptions = {}): WorkerS
           let json: string;
           try {
             json = await slot.call(
-              { pluginKey: call.pluginKey, tool: call.tool, inputJson, context: call.context },
+              {
+                pluginKey: call.pluginKey,
+                tool: call.tool,
+                inputJson,
+                agent: call.context.instanceId,
+                contextJson: JSON.stringify(call.context),
+              },
               call.token,
               bridge,
               deadline.signal,

@@ -8,6 +8,10 @@
 // - It removes WebAssembly, SharedArrayBuffer and Atomics (memory the heap limit cannot see).
 // - run(seq, tool, inputJson, ctxJson, maxResultBytes) → "R" + result JSON, or "E" + the JSON
 //   strings code, message and errorCode on three lines. The result is serialised here from own data properties only.
+// - The completion value is the frozen pair [run, settle]. With globalThis.__airlockSend (taken
+//   and deleted like the bridge) a ctx call leaves synchronously through send() and its promise
+//   is settled when the host enters settle(bid, ok, value | code, message); without it, it
+//   crosses the bridge Reference with async apply.
 
 // biome-ignore lint/suspicious/noRedundantUseStrict: a classic script (strict mode hides these frames' functions and receivers from CallSite)
 "use strict";
@@ -16,6 +20,10 @@
   "use strict";
   const bridge = global.__airlockBridge;
   delete global.__airlockBridge;
+  // the synchronous way out (worker processes): send() hands the request to the host at once and
+  // returns a call number (or a refusal code); the host answers later by entering settle()
+  const send = global.__airlockSend;
+  delete global.__airlockSend;
   for (const name of ["WebAssembly", "SharedArrayBuffer", "Atomics"]) delete global[name];
 
   const { apply } = Reflect;
@@ -48,6 +56,19 @@
   const weakAdd = WeakSet.prototype.add;
   const weakHas = WeakSet.prototype.has;
   const bridgeApply = bridge.apply;
+  const sendApplySync = send === undefined ? undefined : send.applySync;
+  const PromiseCtor = Promise;
+  const promiseReject = Promise.reject;
+  const waits = new Map();
+  const mapGet = Map.prototype.get;
+  const mapSet = Map.prototype.set;
+  const mapDelete = Map.prototype.delete;
+  const SEND_OPTIONS = freeze({ __proto__: null, arguments: freeze({ __proto__: null, copy: true }) });
+  const REFUSALS = freeze({
+    __proto__: null,
+    AIRLOCK_BRIDGE_TOKEN_INVALID: "this call has ended",
+    AIRLOCK_BRIDGE_UNKNOWN_CAPABILITY: "malformed bridge request",
+  });
   // null-prototype options: isolated-vm reads them with [[Get]], so polluted prototypes must not reach it
   const BRIDGE_OPTIONS = freeze({
     __proto__: null,
@@ -278,7 +299,26 @@
 
   // ---- ctx: every method crosses the one bridge function with copied plain data ----
   function makeCtx(seq, data) {
+    function callSync(capability, method, args) {
+      let bid;
+      try {
+        bid = apply(sendApplySync, send, [undefined, [seq, capability, method, args], SEND_OPTIONS]);
+      } catch {
+        const err = new ErrorCtor(`arguments to ctx.${capability}.${method} must be plain data`);
+        err.code = "AIRLOCK_SANDBOX_ARGS_NOT_COPYABLE";
+        return apply(promiseReject, PromiseCtor, [err]);
+      }
+      if (typeof bid !== "number") {
+        const err = new ErrorCtor(REFUSALS[bid] ?? "the call was refused");
+        err.code = StringCtor(bid);
+        return apply(promiseReject, PromiseCtor, [err]);
+      }
+      return new PromiseCtor((resolve, reject) => {
+        apply(mapSet, waits, [bid, { resolve, reject }]);
+      });
+    }
     async function call(capability, method, args) {
+      if (send !== undefined) return callSync(capability, method, args);
       let reply;
       try {
         reply = await apply(bridgeApply, bridge, [
@@ -425,5 +465,18 @@
       });
     }
   }
-  return run;
+  // the host's answer to a send(): settles that ctx call's promise (unknown numbers are ignored)
+  function settle(bid, ok, valueOrCode, message) {
+    const wait = apply(mapGet, waits, [bid]);
+    if (wait === undefined) return;
+    apply(mapDelete, waits, [bid]);
+    if (ok === true) {
+      wait.resolve(valueOrCode);
+      return;
+    }
+    const err = new ErrorCtor(StringCtor(message));
+    err.code = StringCtor(valueOrCode);
+    wait.reject(err);
+  }
+  return freeze([run, settle]);
 })(globalThis);
