@@ -32,6 +32,8 @@ export interface AdminApiOptions {
   eventKeepAliveMs?: number;
   /** Event streams open at once; default 64. */
   maxEventStreams?: number;
+  /** Event streams one agent (or the operators together) may hold; default min(8, maxEventStreams). */
+  maxEventStreamsPerPrincipal?: number;
   /**
    * DNS-rebinding protection: the `host:port` values (and thus `http://host:port` origins) this
    * server answers to. Read on every request (the port may be known only after listen).
@@ -55,6 +57,9 @@ export function adminRoutes(options: AdminApiOptions = {}): RouteSpec[] {
     ...eventRoutes({
       keepAliveMs: options.eventKeepAliveMs ?? 15_000,
       maxStreams: options.maxEventStreams ?? 64,
+      ...(options.maxEventStreamsPerPrincipal === undefined
+        ? {}
+        : { maxStreamsPerPrincipal: options.maxEventStreamsPerPrincipal }),
     }),
   ];
 }
