@@ -30,7 +30,7 @@ import { startRun } from "./pipeline/run.ts";
 import { createSchemaValidator } from "./pipeline/schema-validation.ts";
 import { resolveLimits } from "./sandbox/limits.ts";
 import type { Sandbox } from "./sandbox/types.ts";
-import type { AgentKnowledgeLevel, AuditInput, Store } from "./store/types.ts";
+import type { AgentKnowledgeLevel, AuditInput, InstalledPluginRecord, Store } from "./store/types.ts";
 
 export interface HostParts {
   options: ResolvedHostOptions;
@@ -44,6 +44,8 @@ export interface HostParts {
   lifecycle: PluginLifecycle;
   /** Where a tool call's own audit entry goes without the call waiting for its commit (pipeline/deps.ts). */
   auditLater?: (entry: AuditInput) => Promise<void>;
+  /** Where a plugin version's files are on this host (replicas rebuild them from the store). */
+  locatePlugin?: (plugin: InstalledPluginRecord) => Promise<string>;
   /** Closes what the parts opened besides the sandbox and the store (bridge sweepers, pools). */
   closeExtras?: () => Promise<void>;
 }
@@ -86,6 +88,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
   const loader = createPluginLoader({
     sandbox,
     limitsFor: (plugin) => resolveLimits(options.ceilings, plugin.manifest.limits),
+    ...(parts.locatePlugin === undefined ? {} : { locate: parts.locatePlugin }),
   });
   const audit = async (entry: AuditInput) => {
     try {

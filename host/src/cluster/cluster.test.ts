@@ -3,6 +3,7 @@
 // events fan out naming their replica, and a dropped LISTEN connection is re-established
 // and followed by a re-read.
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -172,6 +173,40 @@ describePg("replicas coordinating through PostgreSQL", () => {
     await until(() => got.some((e) => e.replica === "a"));
     expect(got.filter((e) => e.replica === "b")).toHaveLength(1);
     off();
+  });
+
+  it("runs on a replica what another installed, from bytes it rebuilt and verified in its own data directory", async () => {
+    expect(existsSync(join(dirs[1] ?? "", "plugins", "shared", "1.0.0", "index.js"))).toBe(true);
+    expect(existsSync(join(dirs[1] ?? "", "plugins", "later", "1.0.0", "index.js"))).toBe(false);
+    await a.setToolsEnabled("ada", { "later:echo": true });
+    expect((await b.callTool("ada", "later:echo", { text: "copied" })).errorCode).toBeUndefined();
+    expect(existsSync(join(dirs[1] ?? "", "plugins", "later", "1.0.0", "index.js"))).toBe(true);
+  });
+
+  it("refuses to run a version whose stored package was altered", async () => {
+    await a.plugins.installTarball(
+      samplePluginTarball({ namespace: "tampered", version: "1.0.0" }),
+      "/tmp/t.tgz",
+      {
+        allowUnsigned: true,
+      },
+    );
+    await a.setToolsEnabled("ada", { "tampered:echo": true });
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    try {
+      const record = await a.store.getInstalledPlugin("tampered", "1.0.0");
+      await admin.query(
+        `UPDATE "${schema}".plugin_packages SET bytes = bytes || '\\x00'::bytea WHERE integrity = $1`,
+        [record?.integrity],
+      );
+    } finally {
+      await admin.end();
+    }
+    const out = await b.callTool("ada", "tampered:echo", { text: "x" });
+    expect(out.errorCode).toBe("AIRLOCK_INSTALL_INTEGRITY_MISMATCH");
+    expect(existsSync(join(dirs[1] ?? "", "plugins", "tampered"))).toBe(false);
+    expect((await a.callTool("ada", "tampered:echo", { text: "x" })).errorCode).toBeUndefined();
   });
 
   it("reconnects a dropped LISTEN connection and re-reads what changed meanwhile", async () => {
