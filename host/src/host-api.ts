@@ -323,6 +323,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     on: (type, listener) => events.on(type, listener),
     replica: membership.replica,
     subscribeEvents: (types, listener) => membership.events.subscribe(types, listener),
+    stats: () => ({ sandbox: sandbox.stats(), streams: membership.events.streams() }),
 
     queryAudit: (query) => store.queryAudit(query),
     async close() {

@@ -7,6 +7,7 @@ import type { Attachment, ConversationMessage, KnowledgeLevel, ToolResult } from
 import type { JsonSchema, Presentation, SecretSpec, ToolAnnotations } from "@airlock/sdk/manifest";
 import type { CallNotification } from "./bridge/types.ts";
 import type { StreamEventType, StreamListener } from "./cluster/events.ts";
+import type { SandboxStats } from "./sandbox/types.ts";
 import type {
   AgentKnowledgeLevel,
   AgentRecord,
@@ -281,6 +282,8 @@ export interface AirlockHost {
    * this one's included, each with the `replica` that served it. Returns the unsubscribe function.
    */
   subscribeEvents(types: readonly StreamEventType[], listener: StreamListener): () => void;
+  /** What an operator watches on this replica (metrics): the sandbox's counters, open event streams. */
+  stats(): { sandbox: SandboxStats; streams: number };
 
   queryAudit(query: AuditQuery): Promise<AuditRecord[]>;
   close(): Promise<void>;

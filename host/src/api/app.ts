@@ -21,6 +21,7 @@ import { catalogueRoutes } from "./routes/catalogue.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { instanceRoutes } from "./routes/instances.ts";
 import { metaRoutes } from "./routes/meta.ts";
+import { operationsRoutes } from "./routes/operations.ts";
 import { pluginRoutes } from "./routes/plugins.ts";
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -44,6 +45,8 @@ export interface AdminApiOptions {
   mcp?: false | McpHttpOptions;
   /** Where unexpected (non-AIRLOCK) failures are reported; default console.error. */
   log?: (error: unknown) => void;
+  /** False once the server drains (GET /readyz answers 503); default always true. */
+  accepting?: () => boolean;
 }
 
 /** The route table (also what the OpenAPI document is built from). */
@@ -54,6 +57,10 @@ export function adminRoutes(options: AdminApiOptions = {}): RouteSpec[] {
     ...pluginRoutes,
     ...auditRoutes,
     ...callRoutes,
+    ...operationsRoutes({
+      accepting: options.accepting ?? (() => true),
+      log: options.log ?? ((error: unknown) => console.error("airlock admin API:", error)),
+    }),
     ...eventRoutes({
       keepAliveMs: options.eventKeepAliveMs ?? 15_000,
       maxStreams: options.maxEventStreams ?? 64,
