@@ -326,6 +326,18 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     stats: () => ({ sandbox: sandbox.stats(), streams: membership.events.streams() }),
 
     queryAudit: (query) => store.queryAudit(query),
+    seal: (purpose, value) => parts.codec.encrypt(JSON.stringify({ p: purpose, v: value })),
+    unseal(purpose, sealed) {
+      let opened: { p?: unknown; v?: unknown };
+      try {
+        opened = JSON.parse(parts.codec.decrypt(sealed)) as { p?: unknown; v?: unknown };
+      } catch {
+        return null; // not sealed by this key (or altered): the caller treats it as unknown
+      }
+      return opened !== null && typeof opened === "object" && opened.p === purpose
+        ? (opened.v ?? null)
+        : null;
+    },
     async close() {
       if (closed) return;
       closed = true;

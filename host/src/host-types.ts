@@ -286,6 +286,15 @@ export interface AirlockHost {
   stats(): { sandbox: SandboxStats; streams: number };
 
   queryAudit(query: AuditQuery): Promise<AuditRecord[]>;
+
+  /**
+   * Seals a small JSON value for `purpose` under the host's master key (encrypted and
+   * authenticated, printable): what a stateless front end hands a client to bring back, e.g. an
+   * MCP session id. Every replica sharing the master key opens what another sealed.
+   */
+  seal(purpose: string, value: unknown): string;
+  /** The value sealed for `purpose`, or null for anything else (forged, altered, another purpose or key). */
+  unseal(purpose: string, sealed: string): unknown;
   close(): Promise<void>;
 }
 

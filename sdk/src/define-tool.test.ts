@@ -27,20 +27,36 @@ describe("defineTool names", () => {
     expect(tool.annotations).toEqual({});
   });
 
-  it("refuses a snake_case name on a regular tool, pointing at harness", () => {
-    const err = refusal({ name: "search_notes" });
-    expect(err.code).toBe("AIRLOCK_SDK_TOOL_NAME");
-    expect(err.message).toContain("name");
-    expect(err.message).toContain("harness");
+  it("accepts a snake_case name on a regular tool", () => {
+    expect(defineTool({ ...base, name: "search_notes" })).toMatchObject({
+      name: "search_notes",
+      harness: null,
+    });
+    expect(defineTool({ ...base, name: "test_simple_text" }).name).toBe("test_simple_text");
   });
 
-  it("accepts snake_case for a harness tool; harness true means group default", () => {
+  it("marks a harness tool by its flag, whatever its case; harness true means group default", () => {
     expect(defineTool({ ...base, name: "mark_done", harness: true }).harness).toBe("default");
     expect(defineTool({ ...base, name: "mark_done", harness: "room" }).harness).toBe("room");
+    expect(defineTool({ ...base, name: "markDone", harness: true }).harness).toBe("default");
   });
 
-  it("refuses a camelCase harness tool and a harness group that is not snake_case", () => {
-    expect(refusal({ name: "markDone", harness: true }).code).toBe("AIRLOCK_SDK_TOOL_NAME");
+  it("refuses a name that is neither camelCase nor snake_case, naming the accepted form", () => {
+    for (const name of [
+      "SearchNotes",
+      "_search",
+      "9lives",
+      "search-notes",
+      "search notes",
+      `a${"b".repeat(64)}`,
+    ]) {
+      const err = refusal({ name });
+      expect(err.code, name).toBe("AIRLOCK_SDK_TOOL_NAME");
+      expect(err.message, name).toContain("camelCase or snake_case");
+    }
+  });
+
+  it("refuses a harness group that is not snake_case", () => {
     expect(refusal({ name: "mark_done", harness: "Room" }).message).toContain("harness");
   });
 });

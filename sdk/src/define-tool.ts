@@ -1,6 +1,7 @@
 // `defineTool`: an author's tool definition, checked when it is defined (module load), so a
 // mistake fails the author's build with an error naming the field, never a user's call.
-// Invariants of a DefinedTool: name is camelCase, or snake_case when `harness` is set; secret
+// Invariants of a DefinedTool: name is camelCase or snake_case (harness or not: a harness tool
+// is marked by its flag, never by its case); secret
 // keys are lowercase snake_case and unique; a select secret has choices and only it has them;
 // `sensitive` is explicit (text → true, select → false unless declared); `presentation.family`
 // is folded into `group`; `harness: true` means group "default". Bundle-safe: zod is used
@@ -19,7 +20,7 @@ import {
 } from "./define-checks.ts";
 import { sdkError } from "./error-codes.ts";
 import type { Presentation, SecretSpec, ToolAnnotations } from "./manifest.ts";
-import { HARNESS_TOOL_NAME_PATTERN, TOOL_NAME_PATTERN } from "./names.ts";
+import { HARNESS_GROUP_PATTERN, TOOL_NAME_PATTERN } from "./names.ts";
 
 export type { PresentationInput, SecretDeclaration } from "./define-checks.ts";
 
@@ -27,7 +28,7 @@ export type { PresentationInput, SecretDeclaration } from "./define-checks.ts";
 export type ParametersSchema = z.ZodObject;
 
 export interface ToolDefinitionInput<P extends ParametersSchema, O extends z.ZodType = z.ZodType> {
-  /** The tool's only identifier: camelCase (snake_case only for harness tools). */
+  /** The tool's only identifier: camelCase or snake_case (`searchNotes`, `get_weather`). */
   name: string;
   /** Short, action-oriented, model-visible. The build appends the input examples to it. */
   description: string;
@@ -89,25 +90,21 @@ function isZodSchema(value: unknown): value is z.ZodType {
 function harnessGroup(tool: string, value: unknown): string | null {
   if (value === undefined || value === false) return null;
   if (value === true) return "default";
-  if (typeof value === "string" && HARNESS_TOOL_NAME_PATTERN.test(value)) return value;
+  if (typeof value === "string" && HARNESS_GROUP_PATTERN.test(value)) return value;
   return fail("AIRLOCK_SDK_TOOL_INVALID", tool, "harness", "must be true, false or a snake_case group name");
 }
 
-function checkName(name: unknown, harness: string | null): string {
+function checkName(name: unknown): string {
   if (typeof name !== "string" || name === "") {
-    return fail("AIRLOCK_SDK_TOOL_NAME", "?", "name", "is required (a camelCase string)");
+    return fail("AIRLOCK_SDK_TOOL_NAME", "?", "name", "is required (a camelCase or snake_case string)");
   }
-  if (harness === null && !TOOL_NAME_PATTERN.test(name)) {
-    const hint = name.includes("_") ? "; snake_case is reserved for harness tools (set harness)" : "";
+  if (!TOOL_NAME_PATTERN.test(name)) {
     return fail(
       "AIRLOCK_SDK_TOOL_NAME",
       name,
       "name",
-      `"${name}" must be camelCase (${TOOL_NAME_PATTERN})${hint}`,
+      `"${name}" must be camelCase or snake_case: a lowercase letter, then letters, digits or _ (${TOOL_NAME_PATTERN})`,
     );
-  }
-  if (harness !== null && !HARNESS_TOOL_NAME_PATTERN.test(name)) {
-    return fail("AIRLOCK_SDK_TOOL_NAME", name, "name", `harness tool name "${name}" must be snake_case`);
   }
   return name;
 }
@@ -129,7 +126,7 @@ export function defineTool<P extends ParametersSchema, O extends z.ZodType = z.Z
     }
   }
   const harness = harnessGroup(label, definition.harness);
-  const name = checkName(definition.name, harness);
+  const name = checkName(definition.name);
   const { description, category = "general", parameters, output, execute } = definition;
   if (typeof description !== "string" || description.trim() === "") {
     fail("AIRLOCK_SDK_TOOL_INVALID", name, "description", "is required: a short, model-visible sentence");

@@ -10,7 +10,7 @@ export const SDK_ERROR_CODES = defineErrorCodes({
   },
   AIRLOCK_SDK_TOOL_NAME: {
     status: 400,
-    description: "A tool name is not camelCase (or, for a harness tool, not snake_case).",
+    description: "A tool name is neither camelCase nor snake_case (`^[a-z][a-zA-Z0-9_]{0,63}$`).",
   },
   AIRLOCK_SDK_SECRET_INVALID: {
     status: 400,

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { AirlockError, defineErrorCodes } from "./errors.ts";
 import {
-  HARNESS_TOOL_NAME_PATTERN,
+  HARNESS_GROUP_PATTERN,
   MAX_WIRE_NAME_LENGTH,
   NAMESPACE_PATTERN,
   RESERVED_NAMESPACES,
@@ -136,47 +136,33 @@ const secretSpec = z
     path: ["choices"],
   });
 
-const toolManifest = z
-  .strictObject({
-    name: z.string(),
-    description: text(8000),
-    category: text(64),
-    inputSchema: jsonSchema,
-    outputSchema: jsonSchema.optional(),
-    annotations: z.strictObject({
-      title: text(120).optional(),
-      readOnlyHint: z.boolean().optional(),
-      destructiveHint: z.boolean().optional(),
-      idempotentHint: z.boolean().optional(),
-      openWorldHint: z.boolean().optional(),
-    }),
-    presentation: z
-      .strictObject({
-        label: text(120),
-        icon: text(120),
-        tone: z.enum(["info", "success", "warning", "error"]).optional(),
-        group: text(64).optional(),
-      })
-      .optional(),
-    requiredSecrets: z.array(secretSpec).max(64),
-    inputExamples: z
-      .array(z.strictObject({ label: text(200), input: z.record(z.string(), z.unknown()) }))
-      .max(32),
-    harness: z.string().regex(HARNESS_TOOL_NAME_PATTERN).nullable(),
-  })
-  .superRefine((t, ctx) => {
-    const ok = t.harness === null ? TOOL_NAME_PATTERN.test(t.name) : HARNESS_TOOL_NAME_PATTERN.test(t.name);
-    if (!ok) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["name"],
-        message:
-          t.harness === null
-            ? `tool name "${t.name}" must be camelCase (${TOOL_NAME_PATTERN}); snake_case is reserved for harness tools`
-            : `harness tool name "${t.name}" must be snake_case`,
-      });
-    }
-  });
+const toolManifest = z.strictObject({
+  name: z.string().regex(TOOL_NAME_PATTERN, `tool names are camelCase or snake_case (${TOOL_NAME_PATTERN})`),
+  description: text(8000),
+  category: text(64),
+  inputSchema: jsonSchema,
+  outputSchema: jsonSchema.optional(),
+  annotations: z.strictObject({
+    title: text(120).optional(),
+    readOnlyHint: z.boolean().optional(),
+    destructiveHint: z.boolean().optional(),
+    idempotentHint: z.boolean().optional(),
+    openWorldHint: z.boolean().optional(),
+  }),
+  presentation: z
+    .strictObject({
+      label: text(120),
+      icon: text(120),
+      tone: z.enum(["info", "success", "warning", "error"]).optional(),
+      group: text(64).optional(),
+    })
+    .optional(),
+  requiredSecrets: z.array(secretSpec).max(64),
+  inputExamples: z
+    .array(z.strictObject({ label: text(200), input: z.record(z.string(), z.unknown()) }))
+    .max(32),
+  harness: z.string().regex(HARNESS_GROUP_PATTERN, "harness groups are lowercase snake_case").nullable(),
+});
 
 const egressRule = z.strictObject({
   host: z

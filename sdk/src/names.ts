@@ -3,10 +3,14 @@
 
 /** A plugin namespace: lowercase, starts with a letter, 2–32 chars, no `_` (keeps `ns__tool` reversible). */
 export const NAMESPACE_PATTERN = /^[a-z][a-z0-9-]{1,31}$/;
-/** A regular tool name: camelCase. */
-export const TOOL_NAME_PATTERN = /^[a-z][a-zA-Z0-9]{0,63}$/;
-/** A harness tool name: snake_case (reserved for harness tools). */
-export const HARNESS_TOOL_NAME_PATTERN = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
+/**
+ * A tool name, regular or harness alike: camelCase or snake_case (`searchNotes`, `get_weather`).
+ * A harness tool is marked by its `harness` flag, never by its case. `_` is allowed here and
+ * never in a namespace, so the first `__` of `<namespace>__<tool>` always ends the namespace.
+ */
+export const TOOL_NAME_PATTERN = /^[a-z][a-zA-Z0-9_]{0,63}$/;
+/** A harness group name: lowercase snake_case, e.g. `default`, `room`. */
+export const HARNESS_GROUP_PATTERN = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
 /** A secret key: lowercase snake_case. */
 export const SECRET_KEY_PATTERN = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
 /** The common limit of model providers' function names; `<namespace>__<tool>` must fit. */
@@ -42,7 +46,10 @@ export function wireName(namespace: string, tool: string): string {
   return `${namespace}__${tool}`;
 }
 
-/** Inverse of `wireName`; `undefined` when the string is not a wire name. */
+/**
+ * Inverse of `wireName`; `undefined` when the string is not a wire name. Splits at the first
+ * `__`: a namespace holds no `_`, so `notes__mark__done` is `notes` + `mark__done`.
+ */
 export function parseWireName(name: string): { namespace: string; tool: string } | undefined {
   const at = name.indexOf("__");
   if (at <= 0) return undefined;

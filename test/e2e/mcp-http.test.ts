@@ -1,9 +1,15 @@
-// MCP over streamable HTTP on a real socket, driven by the MCP SDK's own Client and
-// StreamableHTTPClientTransport: authentication, listing, calls, isError, progress, sessions.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, expect, test } from "vitest";
+// MCP over streamable HTTP on a real socket, one URL for both protocol eras, driven by the
+// official SDK clients: v1 (`@modelcontextprotocol/sdk`, 2025 only), v2 in its default 2025
+// handshake, and v2 pinned to 2026-07-28 (stateless, no initialize). Each client runs the same
+// checks: list, call, isError with its code, progress, list change, cancellation, bad tokens.
+import {
+  Client as V2Client,
+  StreamableHTTPClientTransport as V2Transport,
+} from "@modelcontextprotocol/client";
+import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type AdminServer, startAdminServer } from "../../host/src/api/server.ts";
 import { createSurfaceFixture, type SurfaceFixture } from "../../host/src/api/test-support.ts";
 
@@ -19,152 +25,370 @@ afterAll(async () => {
   await f.close();
 });
 
-async function connect(agent: string, token: string) {
-  const client = new Client({ name: "e2e", version: "1.0.0" });
-  const transport = new StreamableHTTPClientTransport(new URL(server.mcpUrl(agent)), {
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
-  });
-  await client.connect(transport);
-  return { client, transport };
+interface ToolResult {
+  content: unknown[];
+  isError?: boolean;
+  structuredContent?: unknown;
+  _meta?: Record<string, unknown>;
 }
 
-test("lists and calls the agent's tools with its token", async () => {
-  const { client, transport } = await connect("alpha", f.agentToken);
-  expect(transport.sessionId).toMatch(/[0-9a-f-]{36}/);
-  const names = (await client.listTools()).tools.map((t) => t.name);
-  expect(names).toEqual(expect.arrayContaining(["kit__echo", "kit__picture", "kit__slow"]));
-  const result = (await client.callTool({
-    name: "kit__echo",
-    arguments: { text: "over mcp" },
-  })) as CallToolResult;
-  expect(result.content).toEqual([{ type: "text", text: "echo: over mcp" }]);
-  await client.close();
-});
+/** What each test needs of a client, whatever its SDK line and era. */
+interface Connected {
+  era: "legacy" | "modern";
+  names(): Promise<string[]>;
+  call(
+    name: string,
+    args: Record<string, unknown>,
+    options?: { signal?: AbortSignal; onprogress?: (p: number) => void },
+  ): Promise<ToolResult>;
+  /** Resolves on the next tools list_changed notification. */
+  nextListChange(): Promise<void>;
+  close(): Promise<void>;
+}
 
-test("returns a tool failure as an isError result", async () => {
-  const { client } = await connect("alpha", f.operatorToken);
-  const result = (await client.callTool({ name: "kit__fail", arguments: {} })) as CallToolResult;
-  expect(result.isError).toBe(true);
-  expect(result.content).toEqual([{ type: "text", text: "the fail tool always fails" }]);
-  await client.close();
-});
+type Kind = "sdk v1, 2025-era" | "sdk v2, 2025-11-25" | "sdk v2, 2026-07-28";
+const KINDS: Kind[] = ["sdk v1, 2025-era", "sdk v2, 2025-11-25", "sdk v2, 2026-07-28"];
 
-test("delivers progress notifications over the request's stream", async () => {
-  const { client } = await connect("alpha", f.agentToken);
-  const progress: number[] = [];
-  const result = (await client.callTool({ name: "kit__slow", arguments: {} }, undefined, {
-    onprogress: (p) => progress.push(p.progress),
-  })) as CallToolResult;
-  expect(progress).toEqual([1, 2]);
-  expect(result.content).toEqual([{ type: "text", text: "slow done" }]);
-  await client.close();
-});
-
-test("refuses a missing token and another agent's token", async () => {
-  await expect(connect("alpha", "alk_ag_wrongwrongwrongwrongwrongwrongwrongwrongwro")).rejects.toThrow(
-    /AIRLOCK_API_UNAUTHORIZED|Unauthorized/,
-  );
-  await expect(connect("alpha", f.otherAgentToken)).rejects.toThrow(/AIRLOCK_API_FORBIDDEN/);
-  const res = await fetch(server.mcpUrl("alpha"), {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-  });
-  expect(res.status).toBe(401);
-  expect(await res.json()).toMatchObject({ error: { code: "AIRLOCK_API_UNAUTHORIZED" } });
-});
-
-test("answers 404 to a session id presented with another token", async () => {
-  const { client, transport } = await connect("alpha", f.agentToken);
-  const res = await fetch(server.mcpUrl("alpha"), {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${f.operatorToken}`,
-      "mcp-session-id": transport.sessionId as string,
-      "mcp-protocol-version": "2025-06-18",
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }),
-  });
-  expect(res.status).toBe(404);
-  expect(await res.json()).toMatchObject({ error: { data: { code: "AIRLOCK_MCP_SESSION_NOT_FOUND" } } });
-  await client.close();
-});
-
-test("refuses a non-initialize request without a session", async () => {
-  const res = await fetch(server.mcpUrl("alpha"), {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${f.agentToken}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-  });
-  expect(res.status).toBe(400);
-  expect(await res.text()).not.toContain("at ");
-});
-
-test("answers malformed and oversized MCP bodies with JSON-RPC errors, no stack, and stays healthy", async () => {
-  const { client, transport } = await connect("alpha", f.agentToken);
-  const headers = {
-    authorization: `Bearer ${f.agentToken}`,
-    "mcp-session-id": transport.sessionId as string,
-    "mcp-protocol-version": "2025-06-18",
-    "content-type": "application/json",
-    accept: "application/json, text/event-stream",
-  };
-  const malformed = await fetch(server.mcpUrl("alpha"), {
-    method: "POST",
-    headers,
-    body: '{"jsonrpc": "2.0", "id": ',
-  });
-  expect(malformed.status).toBe(400);
-  const malformedText = await malformed.text();
-  expect(malformedText).toContain("jsonrpc");
-  expect(malformedText).not.toMatch(/\n\s+at |\.ts:\d+/);
-  const huge = await fetch(server.mcpUrl("alpha"), {
-    method: "POST",
-    headers,
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 3,
-      method: "tools/call",
-      params: { name: "kit__echo", arguments: { text: "x".repeat(5 * 1024 * 1024) } },
-    }),
-  });
-  expect(huge.status).toBe(413);
-  await huge.text();
-  const after = (await client.callTool({
-    name: "kit__echo",
-    arguments: { text: "still here" },
-  })) as CallToolResult;
-  expect(after.content).toEqual([{ type: "text", text: "echo: still here" }]);
-  await client.close();
-});
-
-test("a mutating call over MCP waits for an operator's approval given through the HTTP API", async () => {
-  const { client } = await connect("alpha", f.agentToken);
-  const pending = client.callTool({ name: "kit__write", arguments: {} });
-  const approval = await new Promise<{ approvalId: string }>((resolve) => {
-    const off = f.host.on("permission.required", (event) => {
-      off();
-      resolve(event);
+async function connect(kind: Kind, agent: string, token: string): Promise<Connected> {
+  const url = new URL(server.mcpUrl(agent));
+  const headers = { authorization: `Bearer ${token}` };
+  let changed: (() => void) | undefined;
+  const nextListChange = () =>
+    new Promise<void>((resolve) => {
+      changed = resolve;
     });
-  });
-  const listed = await fetch(`${server.url}/api/approvals?agent=alpha`, {
-    headers: { authorization: `Bearer ${f.operatorToken}` },
-  });
-  expect(((await listed.json()) as { approvals: Array<{ id: string; toolName: string }> }).approvals).toEqual(
-    [expect.objectContaining({ id: approval.approvalId, toolName: "kit:write" })],
+  const onChanged = () => changed?.();
+  if (kind === "sdk v1, 2025-era") {
+    const client = new V1Client({ name: "e2e", version: "1.0.0" });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => onChanged());
+    await client.connect(new V1Transport(url, { requestInit: { headers } }));
+    return {
+      era: "legacy",
+      names: async () => (await client.listTools()).tools.map((t) => t.name),
+      call: async (name, args, options = {}) =>
+        (await client.callTool({ name, arguments: args }, undefined, {
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+          ...(options.onprogress === undefined
+            ? {}
+            : { onprogress: (p) => options.onprogress?.(p.progress) }),
+        })) as ToolResult,
+      nextListChange,
+      close: () => client.close(),
+    };
+  }
+  const modern = kind === "sdk v2, 2026-07-28";
+  const client = new V2Client(
+    { name: "e2e", version: "1.0.0" },
+    {
+      ...(modern ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {}),
+      listChanged: { tools: { autoRefresh: false, onChanged } },
+    },
   );
-  const decided = await fetch(`${server.url}/api/approvals/${approval.approvalId}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${f.operatorToken}`, "content-type": "application/json" },
-    body: JSON.stringify({ approve: true }),
+  await client.connect(new V2Transport(url, { requestInit: { headers } }));
+  return {
+    era: client.getProtocolEra() ?? "legacy",
+    names: async () => (await client.listTools()).tools.map((t) => t.name),
+    call: async (name, args, options = {}) =>
+      (await client.callTool(
+        { name, arguments: args },
+        {
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+          ...(options.onprogress === undefined
+            ? {}
+            : { onprogress: (p) => options.onprogress?.(p.progress) }),
+        },
+      )) as ToolResult,
+    nextListChange,
+    close: () => client.close(),
+  };
+}
+
+describe.each(KINDS)("%s", (kind) => {
+  test("speaks its era on the shared URL, lists and calls the agent's tools", async () => {
+    const c = await connect(kind, "alpha", f.agentToken);
+    expect(c.era).toBe(kind === "sdk v2, 2026-07-28" ? "modern" : "legacy");
+    expect(await c.names()).toEqual(["kit__echo", "kit__fail", "kit__picture", "kit__slow", "kit__write"]);
+    const result = await c.call("kit__echo", { text: "over mcp" });
+    expect(result.content).toEqual([{ type: "text", text: "echo: over mcp" }]);
+    expect(result.isError).toBeUndefined();
+    expect(result._meta?.["airlock/callId"]).toMatch(/^call_/);
+    const picture = await c.call("kit__picture", {});
+    expect(picture.structuredContent).toEqual({ width: 1, height: 1 });
+    await c.close();
   });
-  expect(decided.status).toBe(200);
-  expect(((await pending) as CallToolResult).content).toEqual([{ type: "text", text: "written" }]);
-  await client.close();
+
+  test("answers a failing tool, bad input and an unknown tool as isError results with their codes", async () => {
+    const c = await connect(kind, "alpha", f.operatorToken);
+    const failed = await c.call("kit__fail", {});
+    expect(failed).toMatchObject({
+      isError: true,
+      content: [{ type: "text", text: "the fail tool always fails" }],
+    });
+    expect(failed._meta?.["airlock/errorCode"]).toBe("AIRLOCK_TOOL_REPORTED_ERROR");
+    const invalid = await c.call("kit__echo", { text: 42 });
+    expect(invalid).toMatchObject({
+      isError: true,
+      _meta: { "airlock/errorCode": "AIRLOCK_TOOL_INPUT_INVALID" },
+    });
+    for (const name of ["kit:echo", "echo", "kit__keyed", "nothing__here"]) {
+      const unknown = await c.call(name, {});
+      expect(unknown).toMatchObject({
+        isError: true,
+        _meta: { "airlock/errorCode": "AIRLOCK_MCP_UNKNOWN_TOOL" },
+      });
+      expect(JSON.stringify(unknown.content)).toContain("kit__echo");
+    }
+    await c.close();
+  });
+
+  test("delivers a call's progress before its result", async () => {
+    const c = await connect(kind, "alpha", f.agentToken);
+    const progress: number[] = [];
+    const result = await c.call("kit__slow", {}, { onprogress: (p) => progress.push(p) });
+    expect(progress).toEqual([1, 2]);
+    expect(result.content).toEqual([{ type: "text", text: "slow done" }]);
+    await c.close();
+  });
+
+  test("tells a connected client when an operator changes the agent's tools", async () => {
+    const c = await connect(kind, "alpha", f.agentToken);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the notification stream opens after connect
+    const disabled = c.nextListChange();
+    await f.host.setToolsEnabled("alpha", { "kit:picture": false });
+    await disabled;
+    expect(await c.names()).not.toContain("kit__picture");
+    const enabled = c.nextListChange();
+    await f.host.setToolsEnabled("alpha", { "kit:picture": true });
+    await enabled;
+    expect(await c.names()).toContain("kit__picture");
+    await c.close();
+  });
+
+  test("cancels a call the client abandons: the approval it waited for is withdrawn", async () => {
+    const c = await connect(kind, "alpha", f.agentToken);
+    const failed = new Promise<{ error: { code: string } }>((resolve) => {
+      const off = f.host.on("tool.failed", (event) => {
+        if (event.toolName !== "kit:write") return;
+        off();
+        resolve(event);
+      });
+    });
+    const pending = new Promise<void>((resolve) => {
+      const off = f.host.on("permission.required", () => {
+        off();
+        resolve();
+      });
+    });
+    const abort = new AbortController();
+    const call = c.call("kit__write", {}, { signal: abort.signal }).catch((error: unknown) => error);
+    await pending;
+    expect(f.host.listApprovals("alpha")).toHaveLength(1);
+    abort.abort("the person gave up");
+    expect(await call).toBeInstanceOf(Error);
+    expect((await failed).error.code).toBe("AIRLOCK_TOOL_CANCELLED");
+    expect(f.host.listApprovals("alpha")).toEqual([]);
+    await c.close();
+  });
+
+  test("refuses an unknown token and another agent's token", async () => {
+    await expect(
+      connect(kind, "alpha", "alk_ag_wrongwrongwrongwrongwrongwrongwrongwrongwro"),
+    ).rejects.toThrow();
+    await expect(connect(kind, "alpha", f.otherAgentToken)).rejects.toThrow();
+    const c = await connect(kind, "beta", f.otherAgentToken);
+    expect(await c.names()).toEqual([]);
+    await c.close();
+  });
+});
+
+const post = (body: unknown, headers: Record<string, string> = {}) =>
+  fetch(server.mcpUrl("alpha"), {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...headers,
+    },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+const MODERN = {
+  "mcp-protocol-version": "2026-07-28",
+  "mcp-method": "tools/list",
+};
+const envelope = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+describe("the HTTP exchange", () => {
+  test("401 names the protected-resource metadata, which names no authorization server yet", async () => {
+    const res = await post({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ error: { code: "AIRLOCK_API_UNAUTHORIZED" } });
+    const challenge = res.headers.get("www-authenticate") ?? "";
+    const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge)?.[1];
+    expect(metadataUrl).toBe(`${server.url}/.well-known/oauth-protected-resource/mcp/alpha`);
+    const metadata = (await (await fetch(metadataUrl as string)).json()) as Record<string, unknown>;
+    expect(metadata).toMatchObject({ resource: server.mcpUrl("alpha"), authorization_servers: [] });
+    const forbidden = await post(
+      { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      {
+        authorization: `Bearer ${f.otherAgentToken}`,
+      },
+    );
+    expect(forbidden.status).toBe(403);
+    expect(await forbidden.json()).toMatchObject({ error: { code: "AIRLOCK_API_FORBIDDEN" } });
+  });
+
+  test("answers a 2026-07-28 request with plain JSON, no session, from the per-request envelope", async () => {
+    const res = await post(
+      { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: envelope } },
+      { authorization: `Bearer ${f.agentToken}`, ...MODERN },
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("application/json");
+    expect(res.headers.get("mcp-session-id")).toBeNull();
+    const body = (await res.json()) as { result: { tools: Array<{ name: string }>; cacheScope?: string } };
+    expect(body.result.tools.map((t) => t.name)).toContain("kit__echo");
+    expect(body.result.cacheScope).toBe("private");
+  });
+
+  test("a 2025 request without its session gets AIRLOCK_MCP_SESSION_REQUIRED; a forged session 404", async () => {
+    const auth = { authorization: `Bearer ${f.agentToken}` };
+    const missing = await post({ jsonrpc: "2.0", id: 1, method: "tools/list" }, auth);
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toMatchObject({ error: { data: { code: "AIRLOCK_MCP_SESSION_REQUIRED" } } });
+    for (const forged of ["made-up", "av1.0000000000000000.AAAA.AAAA", "x".repeat(2000)]) {
+      const res = await post(
+        { jsonrpc: "2.0", id: 2, method: "tools/list" },
+        { ...auth, "mcp-session-id": forged },
+      );
+      expect(res.status).toBe(404);
+      expect(await res.json()).toMatchObject({ error: { data: { code: "AIRLOCK_MCP_SESSION_NOT_FOUND" } } });
+    }
+  });
+
+  test("a 2025 session opens only for the agent and token that initialized it", async () => {
+    const init = await post(
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "raw", version: "1" },
+        },
+      },
+      { authorization: `Bearer ${f.agentToken}` },
+    );
+    expect(init.status).toBe(200);
+    expect(init.headers.get("content-type")).toContain("application/json");
+    const session = init.headers.get("mcp-session-id") as string;
+    expect(session).toMatch(/^[\x21-\x7e]+$/);
+    const list = (token: string) =>
+      post(
+        { jsonrpc: "2.0", id: 2, method: "tools/list" },
+        { authorization: `Bearer ${token}`, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" },
+      );
+    expect((await list(f.agentToken)).status).toBe(200);
+    const other = await list(f.operatorToken);
+    expect(other.status).toBe(404);
+    expect(await other.json()).toMatchObject({ error: { data: { code: "AIRLOCK_MCP_SESSION_NOT_FOUND" } } });
+    const tampered = session.slice(0, -2) + (session.endsWith("A") ? "BB" : "AA");
+    const res = await post(
+      { jsonrpc: "2.0", id: 3, method: "tools/list" },
+      { authorization: `Bearer ${f.agentToken}`, "mcp-session-id": tampered },
+    );
+    expect(res.status).toBe(404);
+  });
+
+  test("caps a token's notification streams with a code, leaving other tokens theirs", async () => {
+    const init = async (token: string) => {
+      const res = await post(
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-11-25",
+            capabilities: {},
+            clientInfo: { name: "raw", version: "1" },
+          },
+        },
+        { authorization: `Bearer ${token}` },
+      );
+      await res.text();
+      return res.headers.get("mcp-session-id") as string;
+    };
+    const open = (token: string, session: string, signal: AbortSignal) =>
+      fetch(server.mcpUrl("alpha"), {
+        headers: { authorization: `Bearer ${token}`, "mcp-session-id": session, accept: "text/event-stream" },
+        signal,
+      });
+    const abort = new AbortController();
+    const agentSession = await init(f.agentToken);
+    const streams = [];
+    for (let i = 0; i < 8; i++) streams.push(await open(f.agentToken, agentSession, abort.signal));
+    expect(streams.map((s) => s.status)).toEqual(Array(8).fill(200));
+    const over = await open(f.agentToken, agentSession, abort.signal);
+    expect(over.status).toBe(429);
+    expect(await over.json()).toMatchObject({ error: { data: { code: "AIRLOCK_MCP_STREAM_LIMIT" } } });
+    const operatorSession = await init(f.operatorToken);
+    const operator = await open(f.operatorToken, operatorSession, abort.signal);
+    expect(operator.status).toBe(200);
+    abort.abort();
+  });
+
+  test("answers malformed and oversized bodies with JSON-RPC errors, no stack, and stays healthy", async () => {
+    const auth = { authorization: `Bearer ${f.agentToken}` };
+    const malformed = await post('{"jsonrpc": "2.0", "id": ', auth);
+    expect(malformed.status).toBe(400);
+    const text = await malformed.text();
+    expect(text).toContain('"code":-32700');
+    expect(text).not.toMatch(/\n\s+at |\.ts:\d+/);
+    const huge = await post(
+      {
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "kit__echo", arguments: { text: "x".repeat(5 * 1024 * 1024) } },
+      },
+      auth,
+    );
+    expect(huge.status).toBe(413);
+    expect(await huge.json()).toMatchObject({ error: { data: { code: "AIRLOCK_MCP_BAD_REQUEST" } } });
+    const notJson = await fetch(server.mcpUrl("alpha"), {
+      method: "POST",
+      headers: { ...auth, "content-type": "text/plain" },
+      body: "hello",
+    });
+    expect(notJson.status).toBe(415);
+    const c = await connect("sdk v2, 2026-07-28", "alpha", f.agentToken);
+    expect((await c.call("kit__echo", { text: "still here" })).content).toEqual([
+      { type: "text", text: "echo: still here" },
+    ]);
+    await c.close();
+  });
+
+  test("a mutating call waits for an operator's approval given through the HTTP API", async () => {
+    const c = await connect("sdk v2, 2026-07-28", "alpha", f.agentToken);
+    const approval = new Promise<{ approvalId: string }>((resolve) => {
+      const off = f.host.on("permission.required", (event) => {
+        off();
+        resolve(event);
+      });
+    });
+    const pending = c.call("kit__write", {});
+    const { approvalId } = await approval;
+    const decided = await fetch(`${server.url}/api/approvals/${approvalId}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${f.operatorToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ approve: true }),
+    });
+    expect(decided.status).toBe(200);
+    expect((await pending).content).toEqual([{ type: "text", text: "written" }]);
+    await c.close();
+  });
 });

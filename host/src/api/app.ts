@@ -9,6 +9,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AirlockHost } from "../host-types.ts";
 import type { McpHttpOptions } from "../mcp/http.ts";
 import { MCP_OPENAPI_PATH, mountMcpHttp } from "../mcp/http.ts";
+import { PROTECTED_RESOURCE_OPENAPI_PATHS } from "../mcp/protected-resource.ts";
 import { apiError, toWireError } from "./errors.ts";
 import { hostGuard } from "./host-guard.ts";
 import { buildOpenApiDocument, type ExtraPath } from "./openapi.ts";
@@ -75,7 +76,8 @@ export function createAdminApi(host: AirlockHost, options: AdminApiOptions = {})
   const log = options.log ?? ((error: unknown) => console.error("airlock admin API:", error));
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const app = new Hono();
-  const extra: ExtraPath[] = options.mcp === false ? [] : [MCP_OPENAPI_PATH];
+  const extra: ExtraPath[] =
+    options.mcp === false ? [] : [MCP_OPENAPI_PATH, ...PROTECTED_RESOURCE_OPENAPI_PATHS];
   const routes: RouteSpec[] = [...adminRoutes(options)];
   routes.push(...metaRoutes(() => buildOpenApiDocument(routes, host.version, extra)), ...adminPageRoutes());
   const matchers = routes.map((route) => ({ method: route.method, match: pathMatcher(route.path) }));

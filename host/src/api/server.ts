@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { hostname as machineName } from "node:os";
 import { createAdaptorServer } from "@hono/node-server";
 import type { AirlockHost } from "../host-types.ts";
-import { McpSessionRegistry } from "../mcp/http.ts";
+import { McpHttpEndpoint } from "../mcp/http.ts";
 import type { McpServerOptions } from "../mcp/server.ts";
 import { type AdminApiOptions, createAdminApi } from "./app.ts";
 import { createInFlight } from "./drain.ts";
@@ -58,7 +58,6 @@ export async function startAdminServer(
 ): Promise<AdminServer> {
   const hostname = options.hostname ?? "127.0.0.1";
   let allowed: string[] | undefined;
-  const sessions = new McpSessionRegistry(options.log);
   const {
     hostname: _h,
     port: _p,
@@ -68,12 +67,13 @@ export async function startAdminServer(
     drainMs,
     ...apiOptions
   } = options;
+  const endpoint = mcp === false ? undefined : new McpHttpEndpoint(host, mcp ?? {});
   const inFlight = createInFlight();
   const app = createAdminApi(host, {
     ...apiOptions,
     accepting: inFlight.accepting,
     allowedHosts: () => (disableHostCheck === true ? undefined : allowed),
-    mcp: mcp === false ? false : { ...(mcp ?? {}), sessions },
+    mcp: mcp === false ? false : { ...(mcp ?? {}), ...(endpoint === undefined ? {} : { endpoint }) },
   });
   const server = createAdaptorServer({ fetch: app.fetch, hostname }) as Server;
   inFlight.track(server);
@@ -97,7 +97,7 @@ export async function startAdminServer(
       closing ??= (async () => {
         // Graceful: stop accepting (readyz 503), let calls in flight finish, then cut the rest.
         const drained = inFlight.drain(server, drainMs ?? 10_000);
-        await sessions.closeAll();
+        await endpoint?.close();
         await drained;
       })();
       return closing;

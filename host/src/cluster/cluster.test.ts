@@ -69,29 +69,29 @@ describePg("replicas coordinating through PostgreSQL", () => {
   it("raises tools.changed on another replica within 50 ms of an enablement change, and its runs see it at once", async () => {
     await a.setToolsEnabled("ada", { "shared:echo": true });
     const run = await b.startRun({ agent: "ada", autoApprove: true });
-    // Warm the path once (first NOTIFY, first catalogue re-read) so the bound measures propagation, not JIT.
-    const warm = new Promise<void>((resolve) => {
-      const off = b.on("tools.changed", () => {
-        off();
-        resolve();
-      });
-    });
-    await a.setToolsEnabled("ada", { "shared:echo": true });
-    await warm;
     expect((await run.call("shared:echo", { text: "on" })).errorCode).toBeUndefined();
-    const seen = new Promise<{ event: HostEventMap["tools.changed"]; at: number }>((resolve) => {
-      const off = b.on("tools.changed", (event) => {
-        off();
-        resolve({ event, at: performance.now() });
+    const nextChange = () =>
+      new Promise<{ event: HostEventMap["tools.changed"]; at: number }>((resolve) => {
+        const off = b.on("tools.changed", (event) => {
+          off();
+          resolve({ event, at: performance.now() });
+        });
       });
-    });
+    // Several rounds (the first warms the path): the median is the propagation time, robust to a
+    // busy machine pausing one round.
+    const rounds: number[] = [];
     try {
-      const started = performance.now();
-      await a.setToolsEnabled("ada", { "shared:echo": false });
-      const { event, at } = await seen;
-      expect(event).toEqual({ agent: "ada", reason: "enablement" });
-      expect(at - started).toBeLessThan(50);
-      // Within the 500 ms cache TTL, yet the call of the already-started run is refused: the wake-up invalidated it.
+      for (let i = 0; i < 7; i++) {
+        const seen = nextChange();
+        const started = performance.now();
+        await a.setToolsEnabled("ada", { "shared:echo": i % 2 === 1 });
+        const { event, at } = await seen;
+        expect(event).toEqual({ agent: "ada", reason: "enablement" });
+        if (i > 0) rounds.push(at - started);
+      }
+      rounds.sort((x, y) => x - y);
+      expect(rounds[Math.floor(rounds.length / 2)]).toBeLessThan(50);
+      // Disabled now (last round), within the 500 ms cache TTL: the already-started run's call is refused at once.
       expect((await run.call("shared:echo", { text: "off" })).errorCode).toBe("AIRLOCK_TOOL_DISABLED");
     } finally {
       await a.setToolsEnabled("ada", { "shared:echo": true });

@@ -1,158 +1,160 @@
-// The MCP streamable-HTTP endpoint, mounted on the admin server at /mcp/:slug. One MCP session
-// = one WebStandardStreamableHTTPServerTransport + one agent MCP server, kept in a registry.
-// Invariants: every request (initialize or not) is authenticated with the agent's token or an
-// operator token; a session is bound to the agent and the token that created it, and answers
-// 404 to anyone else; DNS-rebinding protection is the admin app's host guard (same server);
-// the registry is bounded per token and overall (oldest closed first) and idle sessions are reaped.
-import { randomUUID } from "node:crypto";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import type { Hono } from "hono";
+// The MCP streamable-HTTP endpoint, mounted on the admin server at /mcp/:slug. Both protocol
+// eras on one URL, from one server factory (server.ts): a request carrying the 2026-07-28
+// per-request envelope goes to the SDK's own handler (one per agent, so list changes reach only
+// that agent's listen streams); a 2025-era request goes to legacy-http.ts.
+// Invariants: every request is authenticated (the agent's token or an operator's) before any
+// MCP parsing; no request needs anything a previous request left in this process, so any
+// replica sharing the store answers any request; the protected-resource metadata
+// (RFC 9728) is named by the 401's WWW-Authenticate header.
+import { AirlockError } from "@airlock/sdk";
+import {
+  type AuthInfo,
+  createMcpHandler,
+  InMemoryServerEventBus,
+  isLegacyRequest,
+  type McpHttpHandler,
+} from "@modelcontextprotocol/server";
+import type { Context, Hono } from "hono";
 import { authenticateRequest, checkAccess } from "../api/auth.ts";
-import { apiError } from "../api/errors.ts";
+import { apiError, toWireError } from "../api/errors.ts";
 import type { ExtraPath } from "../api/openapi.ts";
 import type { AirlockHost } from "../host-types.ts";
-import type { MCP_ERRORS } from "./errors.ts";
+import type { TokenRecord } from "../store/types.ts";
+import { jsonRpcError, readJsonBody } from "./http-support.ts";
+import { LegacyMcpHttp, type StreamLimits } from "./legacy-http.ts";
+import { ListChangeHub } from "./list-changes.ts";
+import { mountProtectedResource } from "./protected-resource.ts";
 import { createAgentMcpServer, type McpServerOptions } from "./server.ts";
 
 export const MCP_PATH = "/mcp/:slug";
-export const MAX_SESSIONS = 256;
-export const MAX_SESSIONS_PER_TOKEN = 32;
-export const SESSION_IDLE_MS = 30 * 60 * 1000;
-
-export interface Session {
-  transport: WebStandardStreamableHTTPServerTransport;
-  close: () => Promise<void>;
-  agent: string;
-  tokenId: string;
-  lastSeen: number;
-}
-
-export interface SessionLimits {
-  maxSessions: number;
-  maxPerToken: number;
-  idleMs: number;
-}
-
-/**
- * The live MCP sessions of one admin server; `closeAll` ends them (server shutdown). Bounded:
- * idle sessions are reaped when a session is added; one token holds at most `maxPerToken`
- * (its own oldest is closed first, so one token cannot evict another's sessions), and the
- * whole registry at most `maxSessions` (the oldest overall is closed).
- */
-export class McpSessionRegistry {
-  readonly #sessions = new Map<string, Session>();
-  readonly #log: (error: unknown) => void;
-  readonly #limits: SessionLimits;
-
-  constructor(
-    log: (error: unknown) => void = (error) => console.error("airlock mcp:", error),
-    limits: Partial<SessionLimits> = {},
-  ) {
-    this.#log = log;
-    this.#limits = {
-      maxSessions: limits.maxSessions ?? MAX_SESSIONS,
-      maxPerToken: limits.maxPerToken ?? MAX_SESSIONS_PER_TOKEN,
-      idleMs: limits.idleMs ?? SESSION_IDLE_MS,
-    };
-  }
-
-  get size(): number {
-    return this.#sessions.size;
-  }
-
-  get(id: string): Session | undefined {
-    return this.#sessions.get(id);
-  }
-
-  add(id: string, session: Session, now: number): void {
-    for (const [key, s] of this.#sessions) if (now - s.lastSeen > this.#limits.idleMs) this.#drop(key, s);
-    const own = [...this.#sessions].filter(([, s]) => s.tokenId === session.tokenId);
-    for (const [key, s] of own.slice(0, Math.max(0, own.length - this.#limits.maxPerToken + 1)))
-      this.#drop(key, s);
-    for (const [key, s] of this.#sessions) {
-      if (this.#sessions.size < this.#limits.maxSessions) break;
-      this.#drop(key, s);
-    }
-    this.#sessions.set(id, session);
-  }
-
-  remove(id: string): void {
-    this.#sessions.delete(id);
-  }
-
-  #drop(id: string, session: Session): void {
-    this.#sessions.delete(id);
-    session.close().catch((error: unknown) => this.#log(error));
-  }
-
-  async closeAll(): Promise<void> {
-    const all = [...this.#sessions.values()];
-    this.#sessions.clear();
-    await Promise.allSettled(all.map((s) => s.close()));
-  }
-}
-
-function jsonRpcError(status: number, code: keyof typeof MCP_ERRORS, message: string): Response {
-  return Response.json(
-    { jsonrpc: "2.0", error: { code: -32000, message, data: { code } }, id: null },
-    { status },
-  );
-}
+/** Open `subscriptions/listen` streams (2026-07-28) per agent on one process. */
+export const MAX_LISTEN_STREAMS_PER_AGENT = 64;
+/** Largest MCP request body read (bytes). */
+export const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
 
 export interface McpHttpOptions extends McpServerOptions {
-  sessions?: McpSessionRegistry;
+  /** Caps on 2025-era GET streams (per token and in all); defaults in legacy-http.ts. */
+  streams?: Partial<StreamLimits>;
+  /** The endpoint object (shared with the server that closes it); made by mountMcpHttp otherwise. */
+  endpoint?: McpHttpEndpoint;
 }
 
-export function mountMcpHttp(app: Hono, host: AirlockHost, options: McpHttpOptions = {}): McpSessionRegistry {
-  const sessions = options.sessions ?? new McpSessionRegistry(options.log);
-  app.all(MCP_PATH, async (c) => {
-    const token = await authenticateRequest(host, c.req.header("authorization"));
-    const slug = c.req.param("slug");
-    checkAccess(token, "agent-self", slug);
-    if ((await host.getAgent(slug)) === null) {
-      throw apiError("AIRLOCK_API_UNKNOWN_AGENT", `no agent has slug ${JSON.stringify(slug)}`);
-    }
-    const sessionId = c.req.header("mcp-session-id");
-    if (sessionId !== undefined) {
-      const session = sessions.get(sessionId);
-      if (session === undefined || session.agent !== slug || session.tokenId !== token.id) {
-        return jsonRpcError(
-          404,
-          "AIRLOCK_MCP_SESSION_NOT_FOUND",
-          "unknown MCP session; initialize a new one",
-        );
-      }
-      session.lastSeen = Date.now();
-      return session.transport.handleRequest(c.req.raw);
-    }
-    if (c.req.method !== "POST") {
-      return jsonRpcError(
-        400,
-        "AIRLOCK_MCP_SESSION_REQUIRED",
-        "send initialize first (POST), then use its session",
-      );
-    }
-    const id = randomUUID();
-    const server = createAgentMcpServer(host, slug, { ...options, conversationId: `mcp-${id}` });
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => id,
-      onsessioninitialized: () => {
-        sessions.add(
-          id,
-          { transport, close: () => server.close(), agent: slug, tokenId: token.id, lastSeen: Date.now() },
-          Date.now(),
-        );
-      },
-      onsessionclosed: () => sessions.remove(id),
-    });
-    await server.connect(transport);
-    const response = await transport.handleRequest(c.req.raw);
-    // Not an initialize request (or a malformed one): no session was created; free the pair.
-    if (sessions.get(id) === undefined) await server.close();
-    return response;
-  });
-  return sessions;
+interface Caller {
+  agent: string;
+  token: TokenRecord;
 }
+
+/** What the endpoint keeps per process: per-agent modern handlers and the list-change hub. */
+export class McpHttpEndpoint {
+  readonly #host: AirlockHost;
+  readonly #options: McpServerOptions;
+  readonly #modern = new Map<string, { handler: McpHttpHandler; bus: InMemoryServerEventBus }>();
+  readonly #hub: ListChangeHub;
+  readonly #legacy: LegacyMcpHttp;
+
+  constructor(host: AirlockHost, options: McpHttpOptions = {}) {
+    const { streams, endpoint: _e, ...serverOptions } = options;
+    this.#host = host;
+    this.#options = serverOptions;
+    this.#hub = new ListChangeHub(host, (agent) => {
+      if (agent === null)
+        for (const { bus } of this.#modern.values()) bus.publish({ kind: "tools_list_changed" });
+      else this.#modern.get(agent)?.bus.publish({ kind: "tools_list_changed" });
+    });
+    this.#legacy = new LegacyMcpHttp(host, serverOptions, this.#hub, streams ?? {});
+  }
+
+  async handle(c: Context): Promise<Response> {
+    const request = c.req.raw;
+    const token = await authenticateRequest(this.#host, c.req.header("authorization"));
+    const agent = c.req.param("slug") ?? "";
+    checkAccess(token, "agent-self", agent);
+    if ((await this.#host.getAgent(agent)) === null) {
+      throw apiError("AIRLOCK_API_UNKNOWN_AGENT", `no agent has slug ${JSON.stringify(agent)}`);
+    }
+    const caller: Caller = { agent, token };
+    let body: unknown;
+    if (request.method === "POST") {
+      const read = await readJsonBody(request, MAX_MCP_BODY_BYTES);
+      if (!read.ok) return read.response;
+      body = read.body;
+    }
+    if (await isLegacyRequest(request, body)) return this.#legacy.handle(request, body, caller);
+    const authInfo: AuthInfo = {
+      token: token.id,
+      clientId: token.agent ?? "operator",
+      scopes: [],
+      extra: { agent, tokenId: token.id, conversationId: modernConversation(body, token) },
+    };
+    return this.#modernHandler(agent).fetch(request, { authInfo, parsedBody: body });
+  }
+
+  #modernHandler(agent: string): McpHttpHandler {
+    const existing = this.#modern.get(agent);
+    if (existing !== undefined) return existing.handler;
+    const bus = new InMemoryServerEventBus();
+    const handler = createMcpHandler(
+      ({ era, authInfo }) => {
+        const extra = authInfo?.extra as { conversationId?: string } | undefined;
+        return createAgentMcpServer(this.#host, agent, this.#options, {
+          era,
+          conversationId: extra?.conversationId ?? `mcp-${agent}`,
+        });
+      },
+      {
+        legacy: "reject",
+        bus,
+        maxSubscriptions: MAX_LISTEN_STREAMS_PER_AGENT,
+        maxRequestBodySize: MAX_MCP_BODY_BYTES,
+        onerror: () => undefined,
+      },
+    );
+    this.#modern.set(agent, { handler, bus });
+    return handler;
+  }
+
+  async close(): Promise<void> {
+    this.#hub.close();
+    await this.#legacy.close();
+    await Promise.allSettled([...this.#modern.values()].map(({ handler }) => handler.close()));
+    this.#modern.clear();
+  }
+}
+
+const CONVERSATION = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * The conversation of a 2026-07-28 request (no session exists): the client may name one in
+ * `_meta["airlock/conversationId"]`; otherwise each token has its own, stable across requests.
+ */
+function modernConversation(body: unknown, token: TokenRecord): string {
+  const meta = (body as { params?: { _meta?: Record<string, unknown> } } | undefined)?.params?._meta;
+  const named = meta?.["airlock/conversationId"];
+  if (typeof named === "string" && CONVERSATION.test(named)) return `mcp:${named}`;
+  return `mcp-token-${token.id}`;
+}
+
+export function mountMcpHttp(app: Hono, host: AirlockHost, options: McpHttpOptions = {}): McpHttpEndpoint {
+  const endpoint = options.endpoint ?? new McpHttpEndpoint(host, options);
+  mountProtectedResource(app);
+  app.all(MCP_PATH, async (c) => {
+    try {
+      return await endpoint.handle(c);
+    } catch (error) {
+      if (!(error instanceof AirlockError) || error.code !== "AIRLOCK_API_UNAUTHORIZED") throw error;
+      // RFC 9728: the challenge points the client at the resource's metadata.
+      const wire = toWireError(error);
+      return c.json(wire.body, 401, { "www-authenticate": wwwAuthenticate(new URL(c.req.url)) });
+    }
+  });
+  return endpoint;
+}
+
+function wwwAuthenticate(url: URL): string {
+  return `Bearer realm="airlock", resource_metadata="${url.origin}/.well-known/oauth-protected-resource${url.pathname}"`;
+}
+
+export { jsonRpcError };
 
 /** The OpenAPI description of the MCP endpoint (added to the admin API's document). */
 export const MCP_OPENAPI_PATH: ExtraPath = {
@@ -162,15 +164,19 @@ export const MCP_OPENAPI_PATH: ExtraPath = {
       method,
       {
         operationId: `mcp${method[0]?.toUpperCase()}${method.slice(1)}`,
-        summary: "MCP streamable HTTP endpoint of one agent (JSON-RPC; see docs/mcp.md).",
+        summary:
+          "MCP streamable HTTP endpoint of one agent: the 2026-07-28 revision and the 2025 revisions (JSON-RPC; see docs/mcp.md).",
         tags: ["mcp"],
         "x-airlock-access": "agent-self",
         parameters: [{ name: "slug", in: "path", required: true, schema: { type: "string" } }],
         responses: {
-          "200": { description: "A JSON-RPC response or an SSE stream of them." },
-          "401": { description: "Missing or unknown token." },
+          "200": { description: "A JSON-RPC response, or an SSE stream when the call streams." },
+          "202": { description: "A notification was accepted." },
+          "400": { description: "A malformed request, or a 2025 request without its session." },
+          "401": { description: "Missing or unknown token (WWW-Authenticate names the resource metadata)." },
           "403": { description: "A token of another agent." },
           "404": { description: "Unknown agent or MCP session." },
+          "429": { description: "Too many open streams for this token." },
         },
       },
     ]),

@@ -4,12 +4,7 @@
 // Invariants: content parts pass through unchanged (the host already normalised them to MCP
 // content types); presentation never appears (ModelTool has none); a call that failed carries
 // its AIRLOCK_* code in `_meta["airlock/errorCode"]` besides the text the model reads.
-import type {
-  CallToolResult,
-  LoggingLevel,
-  ServerNotification,
-  Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, LoggingLevel, ServerNotification, Tool } from "@modelcontextprotocol/server";
 import type { CallNotification } from "../bridge/types.ts";
 import type { ModelTool, ToolCallOutcome } from "../host-types.ts";
 
@@ -51,6 +46,13 @@ export function toCallToolResult(outcome: ToolCallOutcome): CallToolResult {
   if (outcome.blocked) meta["airlock/blocked"] = true;
   result._meta = meta;
   return result;
+}
+
+/** The text of AIRLOCK_MCP_UNKNOWN_TOOL: what was asked, and names in the form to send (a few). */
+export function unknownToolMessage(name: string, served: readonly string[]): string {
+  const shown = [...served].sort().slice(0, 20);
+  const list = shown.length === 0 ? "none" : shown.join(", ") + (served.length > shown.length ? ", ..." : "");
+  return `no tool named ${JSON.stringify(name).slice(0, 200)} is served to this agent; tools served: ${list}`;
 }
 
 /** An error result for a call the host refused before it ran (it throws, it does not answer). */

@@ -2,10 +2,16 @@
 // a real host (SQLite, in-process sandbox, the kit fixture plugin).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { type CallToolResult, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  type LoggingLevel,
+  LoggingMessageNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createSurfaceFixture, PNG_1X1, type SurfaceFixture } from "../api/test-support.ts";
 import { createAgentMcpServer, type McpServerOptions } from "./server.ts";
+
+// The 2025 era on one long-lived instance (as stdio serves it); the log level lives with the caller.
 
 let f: SurfaceFixture;
 
@@ -17,7 +23,20 @@ afterAll(async () => {
 });
 
 async function connect(options: McpServerOptions = {}, agent = "alpha") {
-  const server = createAgentMcpServer(f.host, agent, { log: () => undefined, ...options });
+  let level: LoggingLevel | undefined;
+  const server = createAgentMcpServer(
+    f.host,
+    agent,
+    { log: () => undefined, ...options },
+    {
+      era: "legacy",
+      conversationId: "mcp-unit",
+      logLevel: async () => level,
+      setLogLevel: async (chosen) => {
+        level = chosen;
+      },
+    },
+  );
   const client = new Client({ name: "test", version: "1.0.0" });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await Promise.all([server.connect(a), client.connect(b)]);
@@ -68,6 +87,31 @@ describe("tools/list", () => {
   });
 });
 
+describe("tools/list pages", () => {
+  test("pages in name order with a cursor, and refuses a cursor it did not issue", async () => {
+    const { client, close } = await connect({ pageSize: 2 });
+    const names: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await client.listTools(cursor === undefined ? {} : { cursor });
+      names.push(...page.tools.map((t) => t.name));
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor !== undefined);
+    expect(pages).toBe(3);
+    expect(names).toEqual(["kit__echo", "kit__fail", "kit__picture", "kit__slow", "kit__write"]);
+    for (const bogus of [
+      "nope",
+      "YWlybG9jay10b29sczowMQ",
+      Buffer.from("airlock-tools:0").toString("base64url"),
+    ]) {
+      await expect(client.listTools({ cursor: bogus })).rejects.toMatchObject({ code: -32602 });
+    }
+    await close();
+  });
+});
+
 describe("tools/call", () => {
   test("maps text, image and structuredContent faithfully", async () => {
     const { client, close } = await connect();
@@ -89,7 +133,7 @@ describe("tools/call", () => {
     });
     const invalid = (await client.callTool({ name: "kit__echo", arguments: { text: 42 } })) as CallToolResult;
     expect(invalid.isError).toBe(true);
-    expect(invalid._meta?.["airlock/errorCode"]).toMatch(/^AIRLOCK_/);
+    expect(invalid._meta?.["airlock/errorCode"]).toBe("AIRLOCK_TOOL_INPUT_INVALID");
     const unknown = (await client.callTool({ name: "nothing", arguments: {} })) as CallToolResult;
     expect(unknown).toMatchObject({
       isError: true,
@@ -98,11 +142,16 @@ describe("tools/call", () => {
     await close();
   });
 
-  test("refuses a tool the agent is not served, with the host's code", async () => {
+  test("answers one code for a tool it does not serve, whatever the spelling, naming what to send", async () => {
     const { client, close } = await connect();
-    const result = (await client.callTool({ name: "kit__keyed", arguments: {} })) as CallToolResult;
-    expect(result.isError).toBe(true);
-    expect(result._meta?.["airlock/errorCode"]).toMatch(/^AIRLOCK_/);
+    for (const name of ["kit__keyed", "kit:echo", "echo", "KIT__ECHO", "kit__nothing", ""]) {
+      const result = (await client.callTool({ name, arguments: {} })) as CallToolResult;
+      expect(result).toMatchObject({
+        isError: true,
+        _meta: { "airlock/errorCode": "AIRLOCK_MCP_UNKNOWN_TOOL" },
+      });
+      expect(JSON.stringify(result.content)).toContain("kit__echo");
+    }
     await close();
   });
 

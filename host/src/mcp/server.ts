@@ -1,23 +1,19 @@
-// createAgentMcpServer(host, agent, options) → an MCP `Server` serving one agent's tools.
-// tools/list takes a fresh catalogue snapshot (a host Run) and lists its tools; tools/call
-// goes through that run, so the host's whole pipeline applies (enablement, secrets, hooks,
-// approvals, validation, sandbox). Progress and log lines a tool reports while it runs are
-// sent as MCP notifications on the request's own stream.
-// Invariants: a tool failure is a result with isError (never a protocol error); a protocol
-// error is answered only for a malformed request or an unexpected host failure, whose
-// details stay in the host log; presentations never reach MCP (ModelTool carries none).
-import { randomUUID } from "node:crypto";
+// createAgentMcpServer(host, agent, options) → a low-level MCP SDK v2 `Server` serving one
+// agent's tools. The same factory backs both protocol eras (2026-07-28 per-request and the 2025
+// revisions), over HTTP (one instance per request) and stdio (one per connection).
+// tools/list takes a fresh catalogue snapshot (a host Run) and answers one page of it, in a
+// deterministic order (by name); tools/call starts a run for the call and goes through it, so
+// the host's whole pipeline applies (enablement, secrets, hooks, approvals, validation, sandbox).
+// Progress and log lines a tool reports while it runs are sent as notifications related to the
+// call (the HTTP exchange upgrades to SSE only then).
+// Invariants: a tool failure is a result with isError and its code in _meta (never a protocol
+// error); a protocol error is answered only for a malformed request (a bogus cursor) or an
+// unexpected host failure, whose details stay in the host log; nothing here holds state a
+// later request needs: what a session remembers (its conversation, its log level) is handed in.
 import { hasCode } from "@airlock/sdk/errors";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  type LoggingLevel,
-  McpError,
-  SetLevelRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import { type LoggingLevel, ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
 import type { AirlockHost, CallOptions, Run, RunOptions } from "../host-types.ts";
+import { decodeCursor, encodeCursor, PAGE_SIZE } from "./cursor.ts";
 import {
   errorResult,
   mcpToolName,
@@ -25,102 +21,129 @@ import {
   toCallToolResult,
   toMcpNotification,
   toMcpTool,
+  unknownToolMessage,
 } from "./mapping.ts";
 
 export interface McpServerOptions {
   /** Run tools that are not read-only without waiting for an operator's approval (default false). */
   autoApprove?: boolean;
-  /** The conversation the session's calls belong to (their ctx.state); default a fresh id. */
-  conversationId?: string;
   /** `wire` (default): `ns__tool`; `bare`: the tool name alone (airlock-plugin dev, one plugin). */
   naming?: ToolNaming;
   /** Restrict the served tools (RunOptions.tools / groups / harness). */
   tools?: string[];
   groups?: string[];
   harness?: string[];
-  /** The name the server gives itself in the MCP handshake; default "airlock". */
+  /** The name the server gives itself; default "airlock". */
   serverName?: string;
+  /** Tools per tools/list page (default PAGE_SIZE). */
+  pageSize?: number;
   /** Where unexpected failures go; default console.error (stderr, safe for stdio). */
   log?: (error: unknown) => void;
+}
+
+/** What one serving unit (an HTTP request, a stdio connection) knows of its caller. */
+export interface McpCallerContext {
+  era: "legacy" | "modern";
+  /** The conversation calls belong to (ctx.state); a 2025 session's own, else the agent's MCP default. */
+  conversationId: string;
+  /** 2025 era: the minimum log level the session chose (undefined = everything). */
+  logLevel?: () => Promise<LoggingLevel | undefined>;
+  /** 2025 era: remember the level a session chose (logging/setLevel). */
+  setLogLevel?: (level: LoggingLevel) => Promise<void>;
 }
 
 export function createAgentMcpServer(
   host: AirlockHost,
   agent: string,
-  options: McpServerOptions = {},
+  options: McpServerOptions,
+  caller: McpCallerContext,
 ): Server {
   const naming = options.naming ?? "wire";
   const log = options.log ?? ((error: unknown) => console.error("airlock mcp:", error));
-  const conversationId = options.conversationId ?? `mcp-${randomUUID()}`;
+  const pageSize = options.pageSize ?? PAGE_SIZE;
   const server = new Server(
     { name: options.serverName ?? "airlock", version: host.version },
     {
-      capabilities: { tools: { listChanged: false }, logging: {} },
-      instructions: `Tools of the Airlock agent "${agent}". Each tool runs sandboxed; a failed call returns isError with a reason.`,
+      capabilities: { tools: { listChanged: true }, ...(caller.era === "legacy" ? { logging: {} } : {}) },
+      instructions: `Tools of the Airlock agent "${agent}". Each tool runs sandboxed; a failed call returns isError with a reason and its code in _meta["airlock/errorCode"].`,
     },
   );
-  let run: Run | undefined;
-  let minimumLevel: LoggingLevel | undefined;
 
-  const startRun = async (): Promise<Run> => {
-    const runOptions: RunOptions = { agent, conversationId };
+  const startRun = (): Promise<Run> => {
+    const runOptions: RunOptions = { agent, conversationId: caller.conversationId };
     if (options.autoApprove === true) runOptions.autoApprove = true;
     if (options.tools !== undefined) runOptions.tools = options.tools;
     if (options.groups !== undefined) runOptions.groups = options.groups;
     if (options.harness !== undefined) runOptions.harness = options.harness;
-    run = await host.startRun(runOptions);
-    return run;
+    return host.startRun(runOptions);
   };
 
-  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
-    minimumLevel = request.params.level;
-    return {};
+  if (caller.era === "legacy") {
+    server.setRequestHandler("logging/setLevel", async (request) => {
+      await caller.setLogLevel?.(request.params.level);
+      return {};
+    });
+  }
+
+  server.setRequestHandler("tools/list", async (request) => {
+    const offset = decodeCursor(request.params?.cursor);
+    if (offset === undefined) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, "invalid cursor: list again without one");
+    }
+    const tools = (await startRun())
+      .tools()
+      .map((tool) => toMcpTool(tool, naming))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const page = tools.slice(offset, offset + pageSize);
+    const next = offset + pageSize < tools.length ? { nextCursor: encodeCursor(offset + pageSize) } : {};
+    return { tools: page, ...next };
   });
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const current = await startRun();
-    return { tools: current.tools().map((tool) => toMcpTool(tool, naming)) };
-  });
-
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const current = run ?? (await startRun());
+  server.setRequestHandler("tools/call", async (request, ctx) => {
+    const run = await startRun();
     const name = request.params.name;
-    const tool = current.tools().find((t) => mcpToolName(t, naming) === name);
-    // An unlisted name still goes to the host when it looks like a wire name, so the host's own
-    // refusal (not exposed in this run, not enabled, ...) reaches the model with its code.
-    const toolId =
-      tool?.id ?? (naming === "wire" && name.includes("__") ? name.replace("__", ":") : undefined);
-    if (toolId === undefined) {
+    const served = run.tools();
+    const tool = served.find((t) => mcpToolName(t, naming) === name);
+    if (tool === undefined) {
       return errorResult(
         "AIRLOCK_MCP_UNKNOWN_TOOL",
-        `no tool named ${JSON.stringify(name)} is served to this agent`,
+        unknownToolMessage(
+          name,
+          served.map((t) => mcpToolName(t, naming)),
+        ),
       );
     }
     const progressToken = request.params._meta?.progressToken;
-    // Notifications go out before the result: the response waits for every send the tool
-    // started, then for one turn of the event loop. The SDK's client handles a response at once
-    // but a notification a microtask later, so a last progress notification read in the same
-    // chunk as the response would find its handler already gone.
+    // Notifications go out before the result: the result waits for every send the tool started.
     const sending: Array<Promise<void>> = [];
+    let minimum: Promise<LoggingLevel | undefined> | undefined;
     const callOptions: CallOptions = {
-      signal: extra.signal,
+      signal: ctx.mcpReq.signal,
       onNotification: (n) => {
-        const notification = toMcpNotification(n, name, progressToken, minimumLevel);
-        if (notification === undefined) return;
-        sending.push(extra.sendNotification(notification).catch((error: unknown) => log(error)));
+        if (n.type === "log" && caller.era === "modern") {
+          // 2026-07-28: the request's own envelope says which levels it wants (absent = none).
+          sending.push(ctx.mcpReq.log(n.level, n.message, name).catch(log));
+          return;
+        }
+        minimum ??= caller.logLevel?.() ?? Promise.resolve(undefined);
+        sending.push(
+          minimum
+            .then((level) => {
+              const notification = toMcpNotification(n, name, progressToken, level);
+              return notification === undefined ? undefined : ctx.mcpReq.notify(notification);
+            })
+            .catch(log),
+        );
       },
     };
     try {
-      const outcome = await current.call(toolId, request.params.arguments ?? {}, callOptions);
-      if (sending.length > 0) {
-        await Promise.all(sending);
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+      const outcome = await run.call(tool.id, request.params.arguments ?? {}, callOptions);
+      if (sending.length > 0) await Promise.all(sending);
       return toCallToolResult(outcome);
     } catch (error) {
       if (hasCode(error) && error.code.startsWith("AIRLOCK_")) return errorResult(error.code, error.message);
       log(error);
-      throw new McpError(ErrorCode.InternalError, "the host failed unexpectedly; see its log");
+      throw new ProtocolError(ProtocolErrorCode.InternalError, "the host failed unexpectedly; see its log");
     }
   });
   return server;

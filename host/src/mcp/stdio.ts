@@ -1,15 +1,22 @@
 // Serves one agent's MCP server over stdio (`airlock mcp --agent <slug>`): JSON-RPC on
-// stdin/stdout, for MCP clients that spawn their servers.
-// Invariants: stdout carries nothing but MCP messages (callers must route their own logging to
+// stdin/stdout, for MCP clients that spawn their servers. The SDK's serveStdio negotiates the
+// era per connection (a 2026-07-28 `server/discover` or a 2025 `initialize`) and calls the same
+// factory as HTTP; tool-list changes of the agent are sent on the connection (2025: as
+// notifications; 2026-07-28: on the client's listen stream, routed by serveStdio).
+// Invariants: stdout carries nothing but MCP messages (callers route their own logging to
 // stderr); the returned promise settles when the client closes stdin or the transport fails.
+import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { LoggingLevel, Server } from "@modelcontextprotocol/server";
+import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { AirlockHost } from "../host-types.ts";
 import { createAgentMcpServer, type McpServerOptions } from "./server.ts";
 
 export interface StdioOptions extends McpServerOptions {
   stdin?: Readable;
   stdout?: Writable;
+  /** The connection's conversation (ctx.state); default a fresh id. */
+  conversationId?: string;
 }
 
 /** Serves until the input ends; resolves then (the caller closes the host). */
@@ -18,15 +25,39 @@ export async function serveMcpStdio(
   agent: string,
   options: StdioOptions = {},
 ): Promise<void> {
-  const server = createAgentMcpServer(host, agent, options);
-  const transport = new StdioServerTransport(options.stdin, options.stdout);
-  const input = options.stdin ?? process.stdin;
+  const { stdin, stdout, conversationId, ...serverOptions } = options;
+  const conversation = conversationId ?? `mcp-${randomUUID()}`;
+  const servers = new Set<Server>();
+  let level: LoggingLevel | undefined;
+  const off = host.on("tools.changed", (change) => {
+    if (change.agent !== null && change.agent !== agent) return;
+    for (const server of servers) server.sendToolListChanged().catch(() => undefined);
+  });
+  const input = stdin ?? process.stdin;
   const ended = new Promise<void>((resolve) => {
     input.once("end", resolve);
     input.once("close", resolve);
-    transport.onclose = () => resolve();
   });
-  await server.connect(transport);
+  const handle = serveStdio(
+    ({ era }) => {
+      const server = createAgentMcpServer(host, agent, serverOptions, {
+        era,
+        conversationId: conversation,
+        logLevel: async () => level,
+        setLogLevel: async (chosen) => {
+          level = chosen;
+        },
+      });
+      servers.add(server);
+      server.onclose = () => servers.delete(server);
+      return server;
+    },
+    {
+      transport: new StdioServerTransport(input, stdout ?? process.stdout),
+      onerror: (error) => console.error("airlock mcp:", error.message),
+    },
+  );
   await ended;
-  await server.close();
+  off();
+  await handle.close();
 }

@@ -67,6 +67,11 @@ export const PIPELINE_ERRORS = defineErrorCodes({
     status: 500,
     description: "The tool failed without a more specific code (the sandbox or plugin threw).",
   },
+  AIRLOCK_TOOL_REPORTED_ERROR: {
+    status: 200,
+    description:
+      "The tool ran and answered with its own error result (`{success: false}` or `isError`); its text says why.",
+  },
   AIRLOCK_PLUGIN_BUNDLE_UNREADABLE: {
     status: 500,
     description: "The installed plugin's index.js could not be read from its install directory.",

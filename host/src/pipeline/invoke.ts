@@ -288,6 +288,7 @@ export async function invokeTool(
     }
     const outcome: ToolCallOutcome = { callId, toolName, result, blocked, durationMs };
     if (error !== undefined) outcome.errorCode = error.code;
+    else if (result.isError === true) outcome.errorCode = "AIRLOCK_TOOL_REPORTED_ERROR";
     return outcome;
   }
 }

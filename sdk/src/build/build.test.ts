@@ -44,6 +44,12 @@ describe("build", () => {
 
     const onDisk = JSON.parse(await readFile(join(dir, "dist/airlock.json"), "utf8"));
     expect(parseManifest(onDisk)).toEqual(manifest);
+    // The manifest schema holds tool names to the same rule as defineTool: camelCase or snake_case.
+    const renamed = (name: string) => ({ ...onDisk, tools: [{ ...onDisk.tools[0], name }] });
+    expect(parseManifest(renamed("search_notes")).tools[0]?.name).toBe("search_notes");
+    expect(() => parseManifest(renamed("Search-Notes"))).toThrow(
+      /\$\.tools\[0\]\.name: tool names are camelCase or snake_case/,
+    );
     const bundle = await readFile(join(dir, "dist/index.js"));
     expect(manifest.bundle).toEqual({
       file: "index.js",
@@ -129,10 +135,10 @@ describe("build", () => {
   it("surfaces a definition-time error of the plugin's own code with its code", async () => {
     const dir = await fixture("bad-example");
     const source = await readFile(join(dir, "src/index.ts"), "utf8");
-    await writeFile(join(dir, "src/index.ts"), source.replace('name: "addNumbers"', 'name: "add_numbers"'));
+    await writeFile(join(dir, "src/index.ts"), source.replace('name: "addNumbers"', 'name: "Add-Numbers"'));
     const err = await rejection(() => buildPlugin(dir));
     expect(err.code).toBe("AIRLOCK_SDK_TOOL_NAME");
-    expect(err.message).toContain("add_numbers");
+    expect(err.message).toContain("Add-Numbers");
   });
 
   it("fails with AIRLOCK_SDK_BUILD_FAILED on a syntax error, and BUILD_SCHEMA on a schema JSON cannot express", async () => {

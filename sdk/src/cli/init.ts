@@ -35,7 +35,7 @@ The result builds, checks and packs as generated.
 Options:
   --namespace <ns>  plugin namespace, ^[a-z][a-z0-9-]{1,31}$, not reserved
                     (default: derived from the folder name)
-  --tool <name>     the tool's camelCase name (default: greet)
+  --tool <name>     the tool's camelCase or snake_case name (default: greet)
   -h, --help        show this help
 
 Example:
@@ -61,7 +61,10 @@ Example:
         );
       }
       if (!TOOL_NAME_PATTERN.test(tool))
-        throw sdkError("AIRLOCK_SDK_USAGE", `--tool "${tool}" must be camelCase`);
+        throw sdkError(
+          "AIRLOCK_SDK_USAGE",
+          `--tool "${tool}" must be camelCase or snake_case (${TOOL_NAME_PATTERN})`,
+        );
       if (existsSync(dir) && (await readdir(dir)).length > 0) {
         throw sdkError(
           "AIRLOCK_SDK_INIT_EXISTS",

@@ -106,7 +106,7 @@ npx airlock-plugin pack      # writes ${namespace}-0.1.0.tgz and prints its sha5
 npm test                     # runs test/*.test.ts against a throwaway Airlock host (@airlock/host)
 \`\`\`
 
-Rules the build enforces: tool names are camelCase; every parameter has a
+Rules the build enforces: tool names are camelCase or snake_case; every parameter has a
 \`.describe()\`; use \`.nullable()\` instead of \`.optional()\`; no \`.url()\`, \`.email()\`,
 \`.uuid()\`, \`.datetime()\` (validate inside \`execute()\`); no \`z.record(z.unknown())\`.
 The code runs in a sandbox: no Node built-ins, reach the world through \`ctx\`.

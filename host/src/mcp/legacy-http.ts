@@ -1,0 +1,287 @@
+// The 2025-era (initialize-based) side of the MCP HTTP endpoint, served without server-side
+// sessions. `initialize` mints a session id that is the session itself, sealed under the host's
+// master key (agent, token id, conversation id, issue time): any replica sharing the key opens
+// it, so no request needs the process that answered the last one. Each POST is answered by a
+// fresh server instance over one exchange (exchange-transport.ts): plain JSON, or SSE when the
+// call streams progress or logs. GET opens the session's notification stream (tool-list
+// changes); DELETE ends this process's streams of the session.
+// Per-process, and said so in docs/mcp.md: open GET streams (a client reconnects to any replica)
+// and the requests in flight here (a `notifications/cancelled` cancels a call only when it
+// reaches the process running it). A session's log level lives in the store.
+// Invariants: a session id opens only for the agent and token that initialized it, within its
+// lifetime; streams are capped per token and in all, and a client over a cap gets 429 with a
+// code, never a silent eviction of someone else's stream.
+import { randomUUID } from "node:crypto";
+import type { JSONRPCMessage, LoggingLevel } from "@modelcontextprotocol/server";
+import type { AirlockHost } from "../host-types.ts";
+import type { TokenRecord } from "../store/types.ts";
+import { ExchangeTransport } from "./exchange-transport.ts";
+import { jsonRpcError } from "./http-support.ts";
+import type { ListChangeHub } from "./list-changes.ts";
+import { createAgentMcpServer, type McpServerOptions } from "./server.ts";
+
+export interface StreamLimits {
+  /** Open GET streams per token on this process. */
+  perToken: number;
+  /** Open GET streams on this process. */
+  total: number;
+  /** SSE keep-alive comment interval (ms; 0 = none). */
+  keepAliveMs: number;
+  /** How long a session id opens after its initialize (ms). */
+  sessionTtlMs: number;
+}
+
+const DEFAULT_LIMITS: StreamLimits = {
+  perToken: 8,
+  total: 256,
+  keepAliveMs: 15_000,
+  sessionTtlMs: 24 * 60 * 60 * 1000,
+};
+
+/** The 2025-era revisions this endpoint speaks (the header a client sends after initialize). */
+export const LEGACY_VERSIONS: ReadonlySet<string> = new Set([
+  "2024-11-05",
+  "2025-03-26",
+  "2025-06-18",
+  "2025-11-25",
+]);
+const SEAL_PURPOSE = "mcp-session";
+const STATE_NAMESPACE = "airlock";
+const LOG_LEVEL_KEY = "mcp.logLevel";
+
+interface Claims {
+  /** agent */
+  a: string;
+  /** token id */
+  t: string;
+  /** conversation id */
+  c: string;
+  /** issued at (ms since the epoch) */
+  i: number;
+}
+
+interface OpenStream {
+  tokenId: string;
+  sessionId: string;
+  close: () => void;
+}
+
+const encoder = new TextEncoder();
+
+export class LegacyMcpHttp {
+  readonly #host: AirlockHost;
+  readonly #options: McpServerOptions;
+  readonly #hub: ListChangeHub;
+  readonly #limits: StreamLimits;
+  readonly #streams = new Set<OpenStream>();
+  readonly #inflight = new Map<string, ExchangeTransport>();
+
+  constructor(
+    host: AirlockHost,
+    options: McpServerOptions,
+    hub: ListChangeHub,
+    limits: Partial<StreamLimits>,
+  ) {
+    this.#host = host;
+    this.#options = options;
+    this.#hub = hub;
+    this.#limits = { ...DEFAULT_LIMITS, ...limits };
+  }
+
+  async handle(
+    request: Request,
+    body: unknown,
+    caller: { agent: string; token: TokenRecord },
+  ): Promise<Response> {
+    const header = request.headers.get("mcp-session-id");
+    if (request.method === "POST" && isInitialize(body)) {
+      const claims: Claims = { a: caller.agent, t: caller.token.id, c: `mcp-${randomUUID()}`, i: Date.now() };
+      const sessionId = this.#host.seal(SEAL_PURPOSE, claims);
+      return this.#exchange(body as JSONRPCMessage, claims, sessionId, { "mcp-session-id": sessionId });
+    }
+    if (header === null) {
+      return jsonRpcError(
+        400,
+        "AIRLOCK_MCP_SESSION_REQUIRED",
+        "send initialize first (POST), then send its Mcp-Session-Id with every request",
+      );
+    }
+    const claims = this.#open(header, caller);
+    if (claims === null) {
+      return jsonRpcError(
+        404,
+        "AIRLOCK_MCP_SESSION_NOT_FOUND",
+        "unknown or expired MCP session; initialize again",
+      );
+    }
+    const version = request.headers.get("mcp-protocol-version");
+    if (version !== null && !LEGACY_VERSIONS.has(version)) {
+      return jsonRpcError(
+        400,
+        "AIRLOCK_MCP_BAD_REQUEST",
+        `unsupported MCP-Protocol-Version ${JSON.stringify(version.slice(0, 40))}; this endpoint speaks ${[...LEGACY_VERSIONS].join(", ")} and 2026-07-28`,
+      );
+    }
+    if (request.method === "POST") return this.#post(body, claims, header);
+    if (request.method === "GET") return this.#stream(request, claims, header);
+    if (request.method === "DELETE") {
+      for (const stream of [...this.#streams]) if (stream.sessionId === header) stream.close();
+      return new Response(null, { status: 200 });
+    }
+    return jsonRpcError(405, "AIRLOCK_MCP_BAD_REQUEST", "use POST, GET or DELETE", {
+      allow: "GET, POST, DELETE",
+    });
+  }
+
+  #open(sessionId: string, caller: { agent: string; token: TokenRecord }): Claims | null {
+    if (sessionId.length > 1024) return null;
+    const claims = this.#host.unseal(SEAL_PURPOSE, sessionId) as Partial<Claims> | null;
+    if (claims === null || typeof claims !== "object") return null;
+    if (claims.a !== caller.agent || claims.t !== caller.token.id) return null;
+    if (typeof claims.c !== "string" || typeof claims.i !== "number") return null;
+    if (Date.now() - claims.i > this.#limits.sessionTtlMs) return null;
+    return claims as Claims;
+  }
+
+  #post(body: unknown, claims: Claims, sessionId: string): Promise<Response> | Response {
+    if (Array.isArray(body) || body === null || typeof body !== "object") {
+      return jsonRpcError(
+        400,
+        "AIRLOCK_MCP_BAD_REQUEST",
+        "send one JSON-RPC message per POST (batches are not accepted)",
+      );
+    }
+    const message = body as JSONRPCMessage;
+    if ("method" in message && message.method === "notifications/cancelled" && !("id" in message)) {
+      const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      // Delivered to the instance running that call, when it runs in this process.
+      this.#inflight.get(inflightKey(sessionId, requestId))?.onmessage?.(message);
+      return new Response(null, { status: 202 });
+    }
+    return this.#exchange(message, claims, sessionId, {});
+  }
+
+  async #exchange(
+    message: JSONRPCMessage,
+    claims: Claims,
+    sessionId: string,
+    headers: Record<string, string>,
+  ): Promise<Response> {
+    const server = createAgentMcpServer(this.#host, claims.a, this.#options, {
+      era: "legacy",
+      conversationId: claims.c,
+      logLevel: () => this.#logLevel(claims),
+      setLogLevel: (level) => this.#setLogLevel(claims, level),
+    });
+    const transport = new ExchangeTransport({ headers });
+    await server.connect(transport);
+    const key = "id" in message && "method" in message ? inflightKey(sessionId, message.id) : undefined;
+    if (key !== undefined) this.#inflight.set(key, transport);
+    void transport.finished.then(() => {
+      if (key !== undefined && this.#inflight.get(key) === transport) this.#inflight.delete(key);
+      return server.close();
+    });
+    return transport.handle(message);
+  }
+
+  async #logLevel(claims: Claims): Promise<LoggingLevel | undefined> {
+    const stored = await this.#host.store.getState(claims.a, claims.c, STATE_NAMESPACE, LOG_LEVEL_KEY);
+    return stored === null ? undefined : (JSON.parse(stored) as LoggingLevel);
+  }
+
+  async #setLogLevel(claims: Claims, level: LoggingLevel): Promise<void> {
+    await this.#host.store.setState(
+      claims.a,
+      claims.c,
+      STATE_NAMESPACE,
+      LOG_LEVEL_KEY,
+      JSON.stringify(level),
+      4096,
+    );
+  }
+
+  #stream(request: Request, claims: Claims, sessionId: string): Response {
+    if (!(request.headers.get("accept") ?? "").includes("text/event-stream")) {
+      return jsonRpcError(406, "AIRLOCK_MCP_BAD_REQUEST", "a GET stream needs Accept: text/event-stream");
+    }
+    const mine = [...this.#streams].filter((s) => s.tokenId === claims.t).length;
+    if (mine >= this.#limits.perToken || this.#streams.size >= this.#limits.total) {
+      const limit =
+        mine >= this.#limits.perToken ? `${this.#limits.perToken} per token` : `${this.#limits.total} in all`;
+      return jsonRpcError(
+        429,
+        "AIRLOCK_MCP_STREAM_LIMIT",
+        `too many open MCP streams (at most ${limit}); close one before opening another`,
+      );
+    }
+    let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    let remove: (() => void) | undefined;
+    let open = true;
+    const entry: OpenStream = {
+      tokenId: claims.t,
+      sessionId,
+      close: () => {
+        if (!open) return;
+        open = false;
+        this.#streams.delete(entry);
+        remove?.();
+        if (timer !== undefined) clearInterval(timer);
+        try {
+          controller?.close();
+        } catch {
+          // already closed by the client going away: nothing left to end
+        }
+      },
+    };
+    const write = (text: string): boolean => {
+      if (!open || controller === undefined) return false;
+      try {
+        controller.enqueue(encoder.encode(text));
+        return true;
+      } catch {
+        entry.close();
+        return false;
+      }
+    };
+    const body = new ReadableStream<Uint8Array>({
+      start: (c) => {
+        controller = c;
+        c.enqueue(encoder.encode(": connected\n\n"));
+      },
+      cancel: () => entry.close(),
+    });
+    this.#streams.add(entry);
+    remove = this.#hub.add(claims.a, (notification) =>
+      write(`event: message\ndata: ${JSON.stringify(notification)}\n\n`),
+    );
+    if (this.#limits.keepAliveMs > 0) {
+      timer = setInterval(() => write(": ping\n\n"), this.#limits.keepAliveMs);
+      timer.unref();
+    }
+    return new Response(body, {
+      status: 200,
+      headers: { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" },
+    });
+  }
+
+  async close(): Promise<void> {
+    for (const stream of [...this.#streams]) stream.close();
+    await Promise.allSettled([...this.#inflight.values()].map((t) => t.close()));
+    this.#inflight.clear();
+  }
+}
+
+function isInitialize(body: unknown): boolean {
+  return (
+    body !== null &&
+    typeof body === "object" &&
+    !Array.isArray(body) &&
+    (body as { method?: unknown }).method === "initialize" &&
+    "id" in body
+  );
+}
+
+function inflightKey(sessionId: string, requestId: unknown): string {
+  return `${sessionId}\u0000${typeof requestId === "string" || typeof requestId === "number" ? String(requestId) : ""}`;
+}

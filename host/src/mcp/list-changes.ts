@@ -1,0 +1,44 @@
+// Tool-list changes toward MCP clients. One hub per endpoint subscribes to the host's
+// `tools.changed` event and fans it out: to the 2026-07-28 listen streams (through the
+// per-agent event bus the caller supplies) and to the 2025-era GET streams registered here.
+// Invariants: a change for one agent reaches only that agent's streams; a change for every
+// agent (a plugin lifecycle change) reaches all; a stream's writer that throws is dropped.
+import type { AirlockHost } from "../host-types.ts";
+
+export type StreamWriter = (notification: { jsonrpc: "2.0"; method: string }) => boolean;
+
+export class ListChangeHub {
+  readonly #streams = new Map<string, Set<StreamWriter>>();
+  readonly #off: () => void;
+
+  /** `modern(agent)` is told of every change (agent null = every agent). */
+  constructor(host: AirlockHost, modern: (agent: string | null) => void) {
+    this.#off = host.on("tools.changed", ({ agent }) => {
+      modern(agent);
+      const targets = agent === null ? [...this.#streams.values()] : [this.#streams.get(agent)];
+      const notification = { jsonrpc: "2.0", method: "notifications/tools/list_changed" } as const;
+      for (const set of targets) {
+        for (const write of set ?? []) if (!write(notification)) set?.delete(write);
+      }
+    });
+  }
+
+  /** Registers a 2025-era stream of `agent`; returns its removal. */
+  add(agent: string, write: StreamWriter): () => void {
+    let set = this.#streams.get(agent);
+    if (set === undefined) {
+      set = new Set();
+      this.#streams.set(agent, set);
+    }
+    set.add(write);
+    return () => {
+      set.delete(write);
+      if (set.size === 0 && this.#streams.get(agent) === set) this.#streams.delete(agent);
+    };
+  }
+
+  close(): void {
+    this.#off();
+    this.#streams.clear();
+  }
+}

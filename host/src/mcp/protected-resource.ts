@@ -1,0 +1,61 @@
+// OAuth 2.1 protected-resource metadata (RFC 9728) for the agents' MCP endpoints, at
+// /.well-known/oauth-protected-resource/mcp/<agent> (the path the 401's WWW-Authenticate names)
+// and at /.well-known/oauth-protected-resource for the server as a whole.
+// Invariant: the document names no authorization server until the host has one (the operator
+// console issue brings it); until then clients use static bearer tokens, and the document says so.
+import type { Hono } from "hono";
+import type { ExtraPath } from "../api/openapi.ts";
+
+export const PROTECTED_RESOURCE_PATH = "/.well-known/oauth-protected-resource";
+
+export function protectedResourceMetadata(resource: string): Record<string, unknown> {
+  return {
+    resource,
+    authorization_servers: [],
+    bearer_methods_supported: ["header"],
+    resource_name: "Airlock MCP endpoint",
+    "x-airlock-authorization":
+      "no authorization server yet: send an agent token or an operator token as `Authorization: Bearer <token>`",
+  };
+}
+
+export function mountProtectedResource(app: Hono): void {
+  app.get(PROTECTED_RESOURCE_PATH, (c) => {
+    const url = new URL(c.req.url);
+    return c.json(protectedResourceMetadata(url.origin));
+  });
+  app.get(`${PROTECTED_RESOURCE_PATH}/mcp/:slug`, (c) => {
+    const url = new URL(c.req.url);
+    return c.json(protectedResourceMetadata(`${url.origin}/mcp/${encodeURIComponent(c.req.param("slug"))}`));
+  });
+}
+
+const metadataOperation = (operationId: string, summary: string, parameters: unknown[] = []) => ({
+  get: {
+    operationId,
+    summary,
+    tags: ["mcp"],
+    "x-airlock-access": "public",
+    parameters,
+    responses: {
+      "200": { description: "RFC 9728 protected-resource metadata (JSON)." },
+      "404": { description: "No route matches (the admin API's JSON error)." },
+    },
+  },
+});
+
+/** The OpenAPI description of the metadata documents (added to the admin API's document). */
+export const PROTECTED_RESOURCE_OPENAPI_PATHS: ExtraPath[] = [
+  {
+    path: PROTECTED_RESOURCE_PATH,
+    item: metadataOperation("mcpProtectedResource", "OAuth protected-resource metadata of this server."),
+  },
+  {
+    path: `${PROTECTED_RESOURCE_PATH}/mcp/{slug}`,
+    item: metadataOperation(
+      "mcpAgentProtectedResource",
+      "OAuth protected-resource metadata of one agent's MCP endpoint (named by its 401 challenge).",
+      [{ name: "slug", in: "path", required: true, schema: { type: "string" } }],
+    ),
+  },
+];
