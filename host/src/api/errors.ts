@@ -45,6 +45,11 @@ export const API_ERRORS = defineErrorCodes({
     description:
       "Too many open event streams for this principal (one agent, or the operators) or on this server (details.limit, details.scope); close one and retry.",
   },
+  AIRLOCK_API_REPLICA_LOST: {
+    status: 502,
+    description:
+      "Answered by the reverse proxy (docs/deploy.md), not the host: the replica serving the request stopped before answering; the call may or may not have run, look it up in the audit before retrying.",
+  },
   AIRLOCK_API_INTERNAL: {
     status: 500,
     description: "An unexpected failure inside the host; the operator log has the details.",
