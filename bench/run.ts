@@ -7,12 +7,14 @@ import { machine, type Row, toMarkdown, writeReport } from "./lib/report.ts";
 import { capabilityCall } from "./scenarios/capability-call.ts";
 import { coldStart } from "./scenarios/cold-start.ts";
 import { install } from "./scenarios/install.ts";
+import { mcpFrontDoor } from "./scenarios/mcp-front-door.ts";
 import { memory } from "./scenarios/memory.ts";
 import { runaway } from "./scenarios/runaway.ts";
 import { throughput } from "./scenarios/throughput.ts";
 import { warmCall } from "./scenarios/warm-call.ts";
 
 export const SCENARIOS: Record<string, (quick: boolean) => Promise<Row[]>> = {
+  "0": mcpFrontDoor,
   "1": warmCall,
   "2": capabilityCall,
   "3": coldStart,

@@ -163,7 +163,10 @@ export interface ToolCallOutcome {
   callId: string;
   toolName: string;
   result: ToolResult;
-  /** Set when the call did not run or failed: its stable code (AIRLOCK_...). */
+  /**
+   * Set whenever the result is an error: the stable code (AIRLOCK_...) of why the call did not run
+   * or failed, or AIRLOCK_TOOL_REPORTED_ERROR when the tool itself answered with an error result.
+   */
   errorCode?: string;
   blocked: boolean;
   durationMs: number;

@@ -5,7 +5,7 @@
 // proxy that adds the bearer token the suite does not send.
 // Expectations are what issue 12 requires: every applicable scenario passes, for the right
 // reason (scenarios.ts); every not-applicable one fails and is listed in docs/mcp.md.
-// KNOWN_FAILING_UNTIL_V2 is the one list of applicable scenarios that fail on today's server;
+// KNOWN_FAILING is the one list of applicable scenarios that fail on today's server;
 // a listed scenario that passes fails this suite, so the list only ever shrinks.
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
@@ -22,17 +22,15 @@ import {
 import { type Context, judge, SCENARIOS, type Target } from "./mcp/scenarios.ts";
 
 /**
- * `<target>:<scenario>` → why it fails today. Empty it as the new MCP front door lands; an
+ * `<target>:<scenario>` → why it fails today. Both entries wait for bounded timers in the sandbox (the author-journey issue); an
  * entry whose scenario passes is an error ("remove it"), one whose scenario still fails is a
  * known failure, reported with its reason.
  */
-const KNOWN_FAILING_UNTIL_V2: Record<string, string> = {
+const KNOWN_FAILING: Record<string, string> = {
   "dev:tools-call-with-logging":
     "the tool's ~50 ms pause throws `setTimeout is not defined`: the sandbox gives plugin code no timers (DESIGN: bounded timers), so only the first of three log notifications is sent",
   "dev:tools-call-with-progress":
     "the tool's ~50 ms pause throws `setTimeout is not defined` (no timers in the sandbox): one progress notification (0/100) then an isError result",
-  "dev:json-schema-2020-12":
-    "inputSchema.$schema is draft-07 and the definitions are under `definitions`, not `$defs`: the SDK build emits draft-07 (sdk/src/build/json-schema.ts JSON_SCHEMA_TARGET) and the host validates draft-07",
 };
 
 const AGENT = "conformance";
@@ -78,7 +76,7 @@ test("the scenario table covers exactly the suite's server scenarios", async () 
 });
 
 test("every known failure names an applicable scenario of a target it runs on", () => {
-  for (const key of Object.keys(KNOWN_FAILING_UNTIL_V2)) {
+  for (const key of Object.keys(KNOWN_FAILING)) {
     const [target, name] = key.split(":") as [Target, string];
     const scenario = SCENARIOS[name];
     expect(scenario?.applicable && scenario.targets.includes(target), key).toBe(true);
@@ -99,12 +97,12 @@ for (const target of ["dev", "agent"] as const) {
     for (const [name, scenario] of Object.entries(SCENARIOS)) {
       if (scenario.applicable && !scenario.targets.includes(target)) continue;
       if (!scenario.applicable && target === "agent") continue;
-      const known = KNOWN_FAILING_UNTIL_V2[`${target}:${name}`];
+      const known = KNOWN_FAILING[`${target}:${name}`];
       const label = !scenario.applicable
         ? `${name} is not applicable and fails (${scenario.reason.split(":")[0]})`
         : known === undefined
           ? `${name} passes`
-          : `${name} is a known failure until the v2 server: ${known.slice(0, 60)}…`;
+          : `${name} is a known failure: ${known.slice(0, 60)}…`;
       test(label, () => {
         const outcome = judge(results.get(target)?.get(name), scenario, context(target));
         if (!scenario.applicable) {
@@ -115,9 +113,7 @@ for (const target of ["dev", "agent"] as const) {
         } else if (known === undefined) {
           expect(outcome.problems, `${name} on ${target}`).toEqual([]);
         } else {
-          expect(outcome.passed, `${target}:${name} passes now: remove it from KNOWN_FAILING_UNTIL_V2`).toBe(
-            false,
-          );
+          expect(outcome.passed, `${target}:${name} passes now: remove it from KNOWN_FAILING`).toBe(false);
         }
       });
     }

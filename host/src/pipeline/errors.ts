@@ -68,7 +68,7 @@ export const PIPELINE_ERRORS = defineErrorCodes({
     description: "The tool failed without a more specific code (the sandbox or plugin threw).",
   },
   AIRLOCK_TOOL_REPORTED_ERROR: {
-    status: 200,
+    status: 422,
     description:
       "The tool ran and answered with its own error result (`{success: false}` or `isError`); its text says why.",
   },

@@ -98,12 +98,12 @@ describe("input and output validation", () => {
 });
 
 describe("failing tools are error results and the host keeps serving", () => {
-  it("a tool reporting its own failure completes with isError and no pipeline code", async () => {
+  it("a tool reporting its own failure completes with isError and AIRLOCK_TOOL_REPORTED_ERROR", async () => {
     const completed: boolean[] = [];
     t.host.on("tool.completed", (e) => completed.push(e.isError));
     const out = await t.host.callTool("ada", "lab:refuse", {});
     expect(out.result).toEqual({ content: [{ type: "text", text: "city not found" }], isError: true });
-    expect(out.errorCode).toBeUndefined();
+    expect(out.errorCode).toBe("AIRLOCK_TOOL_REPORTED_ERROR");
     expect(completed).toEqual([true]);
   });
 

@@ -14,6 +14,7 @@ import type { CallOptions, ToolCallOutcome } from "../host-types.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { PipelineErrorCode } from "./errors.ts";
 import { executeInSandbox } from "./execute.ts";
+import { fillOmittedNullables } from "./omitted-nullables.ts";
 import type { RunContext } from "./run.ts";
 
 /** Why a call stopped short of a normal result. */
@@ -167,6 +168,7 @@ export async function invokeTool(
         `Input for ${toolName} is ${inputBytes} bytes; the limit is ${limits.maxInputBytes}. Send less data.`,
       );
     }
+    input = fillOmittedNullables(current.tool.inputSchema, input) as typeof input;
     const checked = deps.validator.check(
       `${id}@${current.version}#in`,
       current.tool.inputSchema,

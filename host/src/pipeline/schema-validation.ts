@@ -2,7 +2,8 @@
 // the model that made the call: each problem names the path (`input.items[2].name`) and what
 // is expected there, so the model can correct its next call.
 // Invariants: validators are compiled once per (tool id, version, which schema) and cached;
-// a schema's `$schema` picks the draft (2020-12, 2019-09, else draft-07); formats are not
+// a schema's `$schema` picks the draft (draft-07, 2019-09, else 2020-12: the default dialect of
+// MCP 2025-11-25, so a schema without `$schema` is read as 2020-12); formats are not
 // enforced here (the plugin's own Zod parse still runs inside the sandbox).
 
 import type { JsonSchema } from "@airlock/sdk/manifest";
@@ -87,7 +88,7 @@ export function createSchemaValidator(): SchemaValidator {
 
   function engineFor(schema: JsonSchema): AnyAjv {
     const draft = typeof schema.$schema === "string" ? schema.$schema : "";
-    const name = draft.includes("2020-12") ? "2020" : draft.includes("2019-09") ? "2019" : "07";
+    const name = /draft-0[467]\b/.test(draft) ? "07" : draft.includes("2019-09") ? "2019" : "2020";
     let engine = engines.get(name);
     if (engine === undefined) {
       engine =
