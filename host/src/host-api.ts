@@ -20,6 +20,7 @@ import { deleteSecret, listSecrets, type SecretCodec, setSecrets } from "./catal
 import { joinCluster } from "./cluster/membership.ts";
 import type { ResolvedHostOptions } from "./config.ts";
 import type { AirlockHost, PluginLifecycle, RunOptions, ToolsChangeReason } from "./host-types.ts";
+import { tracedRun } from "./observability/tracing.ts";
 import { createAgentStateCache, trackAgentWrites } from "./pipeline/agent-states.ts";
 import type { GrantIssuer, PipelineDeps } from "./pipeline/deps.ts";
 import { PIPELINE_ERRORS } from "./pipeline/errors.ts";
@@ -189,7 +190,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
   const begin = async (run: RunOptions) => {
     assertOpen();
     await fresh();
-    return startRun(deps, run);
+    return tracedRun(await startRun(deps, run), membership.replica);
   };
 
   return {

@@ -156,6 +156,8 @@ export interface CallOptions {
   attachments?: Attachment[];
   signal?: AbortSignal;
   onNotification?: (n: CallNotification) => void;
+  /** The caller's W3C trace context (a `traceparent` header, or an MCP request's `_meta`): the call's span continues it. */
+  trace?: { traceparent: string; tracestate?: string };
 }
 
 /** What a tool call produced, as it goes back to the model. */

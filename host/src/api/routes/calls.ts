@@ -55,6 +55,11 @@ export const callRoutes: RouteSpec[] = [
         );
       }
       if (body.autoApprove === true) options.autoApprove = true;
+      const traceparent = c.req.header("traceparent");
+      if (traceparent !== undefined) {
+        const tracestate = c.req.header("tracestate");
+        options.trace = tracestate === undefined ? { traceparent } : { traceparent, tracestate };
+      }
       const outcome = await host.callTool(params.slug, canonicalToolId(body.tool), body.input, options);
       return { json: outcome };
     },
