@@ -3,7 +3,8 @@
 // propagator, an async context manager) gets one `airlock.tool_call` span per call, continuing
 // the caller's W3C `traceparent` (admin API header, or CallOptions.trace from an MCP request's
 // `_meta`); without one the API is its no-op, which is what "off" costs: a no-op span object
-// and one function call per tool call (bench row 1 is unchanged within noise).
+// and a few function calls, measured at 0.3–0.4 µs per call on this machine, against the
+// 125–280 µs of a whole warm pipeline call (bench row 1).
 // Invariants: a span always ends, whatever the call does; a tool failure (an outcome with an
 // error code) sets the span's status to ERROR with that code; no input, output or secret is
 // ever an attribute (agent, tool id, run id, call id, replica, error code only).
