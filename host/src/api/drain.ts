@@ -3,8 +3,10 @@
 // a deadline, then close what is left (event streams never finish by themselves).
 // Invariants: a request is in flight from its arrival until its response is written out
 // (counted on the node:http server, not at the fetch handler, whose Response is still being
-// written when it returns); event streams (text/event-stream responses) are not waited for.
-import type { Server, ServerResponse } from "node:http";
+// written when it returns); event streams (GET requests answered with text/event-stream:
+// /api/events, MCP notification streams) are not waited for, but a POST answered as SSE (an MCP
+// tool call streaming its progress) is.
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 
 export interface InFlight {
   /** Starts counting the server's requests. */
@@ -17,15 +19,17 @@ export interface InFlight {
 const POLL_MS = 20;
 
 export function createInFlight(): InFlight {
-  const open = new Set<ServerResponse>();
+  const open = new Map<ServerResponse, string>();
   let accepting = true;
   const waitedFor = () =>
-    [...open].filter((res) => !String(res.getHeader("content-type") ?? "").startsWith("text/event-stream"))
-      .length;
+    [...open].filter(
+      ([res, method]) =>
+        method !== "GET" || !String(res.getHeader("content-type") ?? "").startsWith("text/event-stream"),
+    ).length;
   return {
     track(server) {
-      server.on("request", (_req, res: ServerResponse) => {
-        open.add(res);
+      server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+        open.set(res, req.method ?? "GET");
         res.once("close", () => open.delete(res));
       });
     },

@@ -163,16 +163,23 @@ describePg("replicas coordinating through PostgreSQL", () => {
   it("delivers one replica's events to another replica's stream, naming the replica that served them", async () => {
     const got: StreamEvent[] = [];
     const off = a.subscribeEvents(["tool.completed"], (_type, event) => got.push(event));
-    // The first stream on `a` makes `b` forward its events (a "streams" wake-up).
-    await until(() => true);
-    await new Promise((r) => setTimeout(r, 100));
-    await b.callTool("ada", "shared:echo", { text: "fan" }, { autoApprove: true } as never);
-    await until(() => got.some((e) => e.replica === "b"));
-    expect(got.find((e) => e.replica === "b")).toMatchObject({ agent: "ada", toolName: "shared:echo" });
-    await a.callTool("ada", "shared:echo", { text: "local" }, { autoApprove: true } as never);
-    await until(() => got.some((e) => e.replica === "a"));
-    expect(got.filter((e) => e.replica === "b")).toHaveLength(1);
-    off();
+    try {
+      // `b` forwards events once it knows a stream is open elsewhere (a "streams" wake-up, then its
+      // heartbeat query): call until one of its events arrives.
+      for (let i = 0; i < 100 && !got.some((e) => e.replica === "b"); i++) {
+        await b.callTool("ada", "shared:echo", { text: `fan${i}` }, { autoApprove: true } as never);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(got.find((e) => e.replica === "b")).toMatchObject({ agent: "ada", toolName: "shared:echo" });
+      await a.callTool("ada", "shared:echo", { text: "local" }, { autoApprove: true } as never);
+      await until(() => got.some((e) => e.replica === "a"));
+      // No event is delivered twice, and none of a's own comes back through the relay.
+      const ids = got.map((e) => (e as { callId: string }).callId);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(got.filter((e) => e.replica === "a")).toHaveLength(1);
+    } finally {
+      off();
+    }
   });
 
   it("runs on a replica what another installed, from bytes it rebuilt and verified in its own data directory", async () => {
