@@ -1,11 +1,15 @@
 // `airlock mcp --agent <slug>` spawned by the MCP SDK's StdioClientTransport: the real CLI in
 // a child process, on a data directory prepared by a real host (kit fixture, agent alpha).
 import { fileURLToPath } from "node:url";
+import { Client as V2Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport as V2StdioTransport } from "@modelcontextprotocol/client/stdio";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createSurfaceFixture, type SurfaceFixture } from "../../host/src/api/test-support.ts";
+import { createHost } from "../../host/src/host.ts";
+import type { AirlockHost } from "../../host/src/host-types.ts";
 
 const BIN = fileURLToPath(new URL("../../host/bin/airlock.ts", import.meta.url));
 let f: SurfaceFixture;
@@ -112,4 +116,111 @@ test("runs tools in the worker-process sandbox without corrupting the stdio stre
   expect(echo.content).toEqual([{ type: "text", text: "echo: in a worker" }]);
   expect(await progressBeforeResult(client, t)).toEqual([1, 2]);
   await client.close();
+});
+
+/** The SDK v2 client over stdio, in its default 2025 handshake or pinned to 2026-07-28. */
+describe.each(["2025-11-25", "2026-07-28"] as const)("sdk v2 client, %s, over stdio", (era) => {
+  async function connectV2(sandbox = "in-process") {
+    const t = new V2StdioTransport({
+      command: process.execPath,
+      args: [
+        "--no-node-snapshot",
+        BIN,
+        "mcp",
+        "--agent",
+        "alpha",
+        "--data-dir",
+        f.dataDir,
+        "--sandbox",
+        sandbox,
+      ],
+      env: { PATH: process.env.PATH ?? "" },
+      stderr: "pipe",
+    });
+    let changed: (() => void) | undefined;
+    const client = new V2Client(
+      { name: "e2e-stdio", version: "1.0.0" },
+      {
+        ...(era === "2026-07-28" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {}),
+        listChanged: { tools: { autoRefresh: false, onChanged: () => changed?.() } },
+      },
+    );
+    await client.connect(t);
+    const nextListChange = () =>
+      new Promise<void>((resolve) => {
+        changed = resolve;
+      });
+    return { client, nextListChange, transport: t };
+  }
+
+  test("negotiates its era, lists, calls, reports progress and codes", async () => {
+    const { client, transport: t } = await connectV2();
+    expect(client.getProtocolEra()).toBe(era === "2026-07-28" ? "modern" : "legacy");
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(["kit__echo", "kit__fail", "kit__picture", "kit__slow", "kit__write"]);
+    const echo = await client.callTool({ name: "kit__echo", arguments: { text: "stdio" } });
+    expect(echo.content).toEqual([{ type: "text", text: "echo: stdio" }]);
+    const unknown = await client.callTool({ name: "kit:echo", arguments: {} });
+    expect(unknown).toMatchObject({
+      isError: true,
+      _meta: { "airlock/errorCode": "AIRLOCK_MCP_UNKNOWN_TOOL" },
+    });
+    // Read off the wire: the client drops a progress notification that arrives in the same chunk
+    // as the result (it handles the response first); the server sent both before it.
+    const progress: number[] = [];
+    let answered = false;
+    const inner = t.onmessage;
+    t.onmessage = (message: JSONRPCMessage) => {
+      const m = message as { method?: string; params?: { progress?: number }; result?: unknown };
+      if (m.method === "notifications/progress" && !answered) progress.push(m.params?.progress ?? Number.NaN);
+      if (m.result !== undefined) answered = true;
+      inner?.(message);
+    };
+    await client.callTool({ name: "kit__slow", arguments: {} }, { onprogress: () => undefined });
+    expect(progress).toEqual([1, 2]);
+    await client.close();
+  });
+
+  test("tells the client when an operator in another process changes the agent's tools", async () => {
+    const { client, nextListChange } = await connectV2();
+    const operator = await createHost({ dataDir: f.dataDir, sandbox: { mode: "in-process" } });
+    try {
+      const disabled = nextListChange();
+      await operator.setToolsEnabled("alpha", { "kit:picture": false });
+      await disabled;
+      expect((await client.listTools()).tools.map((t) => t.name)).not.toContain("kit__picture");
+      const enabled = nextListChange();
+      await operator.setToolsEnabled("alpha", { "kit:picture": true });
+      await enabled;
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain("kit__picture");
+    } finally {
+      await operator.close();
+      await client.close();
+    }
+  });
+
+  test("cancels a call the client abandons, and the audit says so", async () => {
+    const { client } = await connectV2();
+    const abort = new AbortController();
+    const call = client
+      .callTool({ name: "kit__write", arguments: {} }, { signal: abort.signal })
+      .catch((e: unknown) => e);
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the call is waiting for an approval
+    abort.abort("gave up");
+    expect(await call).toBeInstanceOf(Error);
+    const reader = await createHost({ dataDir: f.dataDir, sandbox: { mode: "in-process" } });
+    try {
+      let entries: Awaited<ReturnType<AirlockHost["queryAudit"]>> = [];
+      for (let i = 0; i < 50 && entries.length === 0; i++) {
+        entries = (await reader.queryAudit({ agent: "alpha", kind: "tool" })).filter(
+          (e) => e.plugin === "kit" && e.tool === "write" && e.error === "AIRLOCK_TOOL_CANCELLED",
+        );
+        if (entries.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(entries.length).toBeGreaterThan(0);
+    } finally {
+      await reader.close();
+      await client.close();
+    }
+  });
 });

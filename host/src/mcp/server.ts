@@ -138,7 +138,12 @@ export function createAgentMcpServer(
     };
     try {
       const outcome = await run.call(tool.id, request.params.arguments ?? {}, callOptions);
-      if (sending.length > 0) await Promise.all(sending);
+      if (sending.length > 0) {
+        await Promise.all(sending);
+        // A send resolves before the transport has written it (stdio writes on a later turn):
+        // one more turn keeps every notification ahead of the result on the wire.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
       return toCallToolResult(outcome);
     } catch (error) {
       if (hasCode(error) && error.code.startsWith("AIRLOCK_")) return errorResult(error.code, error.message);

@@ -66,7 +66,7 @@ export const getJson = defineTool({
   description: `GET a JSON resource from ${API_HOST} (the path, e.g. /v1/items?limit=5).`,
   category: "web",
   requiredSecrets: [apiKey, endpoint],
-  annotations: { readOnlyHint: true, openWorldHint: true },
+  annotations: { title: "Get JSON", readOnlyHint: true, openWorldHint: true },
   presentation: { label: "Fetch JSON", icon: "globe", group: "web" },
   inputExamples: [{ label: "list", input: { path: "/v1/items?limit=5" } }],
   parameters: z.object({ path: z.string().min(1).max(2000).describe("Path and query, starting with '/'.") }),
@@ -78,7 +78,7 @@ export const postJson = defineTool({
   description: `POST a JSON document to ${API_HOST} and return the JSON answer.`,
   category: "web",
   requiredSecrets: [apiKey, endpoint],
-  annotations: { readOnlyHint: false, openWorldHint: true },
+  annotations: { title: "Post JSON", readOnlyHint: false, openWorldHint: true },
   presentation: { label: "Send JSON", icon: "send", group: "web" },
   parameters: z.object({
     path: z.string().min(1).max(2000).describe("Path starting with '/'."),

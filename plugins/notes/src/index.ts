@@ -12,7 +12,7 @@ export const searchNotes = defineTool({
   name: "searchNotes",
   description: "Search the agent's notes and knowledge base; returns matching snippets with document ids.",
   category: "knowledge",
-  annotations: { readOnlyHint: true },
+  annotations: { title: "Search notes", readOnlyHint: true },
   presentation: { ...presentation, label: "Search notes" },
   inputExamples: [{ label: "keyword", input: { query: "quarterly report", limit: null } }],
   parameters: z.object({
@@ -31,7 +31,7 @@ export const readNote = defineTool({
   name: "readNote",
   description: "Read one note or knowledge document by id.",
   category: "knowledge",
-  annotations: { readOnlyHint: true },
+  annotations: { title: "Read a note", readOnlyHint: true },
   presentation: { ...presentation, label: "Read note" },
   parameters: z.object({ id: z.string().min(1).describe("The document id, from searchNotes or listNotes.") }),
   execute: async (input, ctx) => {
@@ -48,7 +48,7 @@ export const writeNote = defineTool({
   description:
     "Create a note, replace a note this plugin wrote (give its id), or append to one (mode 'append').",
   category: "knowledge",
-  annotations: { readOnlyHint: false, destructiveHint: false },
+  annotations: { title: "Write a note", readOnlyHint: false, destructiveHint: false },
   presentation: { ...presentation, label: "Write note" },
   inputExamples: [
     { label: "new note", input: { id: null, title: "Meeting 3 March", content: "Agreed on X.", mode: null } },
@@ -75,7 +75,7 @@ export const listNotes = defineTool({
   name: "listNotes",
   description: "List notes. By default only the notes this plugin wrote; set all to list every document.",
   category: "knowledge",
-  annotations: { readOnlyHint: true },
+  annotations: { title: "List notes", readOnlyHint: true },
   presentation: { ...presentation, label: "List notes" },
   parameters: z.object({
     all: z.boolean().nullable().describe("true lists every document, not only notes; defaults to false."),

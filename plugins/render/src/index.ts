@@ -24,7 +24,7 @@ export const renderCsv = defineTool({
   description:
     "Render a table as a CSV file. Returns an artifact handle another tool (e.g. upload) can take once.",
   category: "files",
-  annotations: { readOnlyHint: true },
+  annotations: { title: "Render CSV", readOnlyHint: true },
   presentation: { label: "Render CSV", icon: "table", group: "files" },
   inputExamples: [
     {
@@ -61,7 +61,7 @@ export const renderChart = defineTool({
   description:
     "Render numbers as a PNG bar chart. Returns the image and an artifact handle another tool can take once.",
   category: "files",
-  annotations: { readOnlyHint: true },
+  annotations: { title: "Render a chart", readOnlyHint: true },
   presentation: { label: "Render chart", icon: "chart-bar", group: "files" },
   parameters: z.object({
     values: z.array(z.number()).min(1).max(200).describe("One bar per value."),

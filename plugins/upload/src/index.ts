@@ -15,7 +15,7 @@ export const uploadArtifact = defineTool({
     "Upload a file produced by another tool (give its artifact handle) to the file service, or save a text file to the knowledge base.",
   category: "files",
   requiredSecrets: [uploadToken, uploadEndpoint],
-  annotations: { readOnlyHint: false, openWorldHint: true },
+  annotations: { title: "Upload an artifact", readOnlyHint: false, openWorldHint: true },
   presentation: { label: "Upload file", icon: "upload", group: "files" },
   parameters: z.object({
     handle: z.string().min(1).describe("The artifact handle another tool returned."),
@@ -38,7 +38,7 @@ export const uploadAttachment = defineTool({
   description: "Upload a file the user attached to their message (by file name) to the file service.",
   category: "files",
   requiredSecrets: [uploadToken, uploadEndpoint],
-  annotations: { readOnlyHint: false, openWorldHint: true },
+  annotations: { title: "Upload an attachment", readOnlyHint: false, openWorldHint: true },
   presentation: { label: "Upload attachment", icon: "paperclip", group: "files" },
   parameters: z.object({ filename: z.string().min(1).describe("The attachment's file name.") }),
   execute: async (input, ctx) => {

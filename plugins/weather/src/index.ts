@@ -59,10 +59,17 @@ export const currentWeather = defineTool({
       description: "The hosted service (default) or a local one.",
     },
   ],
-  annotations: { readOnlyHint: true, openWorldHint: true },
+  annotations: { title: "Current weather", readOnlyHint: true, openWorldHint: true },
   presentation: { label: "Weather", icon: "cloud-sun", group: "web" },
   inputExamples: [{ label: "city", input: { city: "Oslo" } }],
   parameters: z.object({ city: z.string().min(1).max(100).describe("City name, e.g. 'Oslo'.") }),
+  output: z.object({
+    city: z.string().describe("The city the station reports for."),
+    condition: z.string().describe("Conditions, e.g. 'light rain'."),
+    temperature: z.string().describe("Temperature with its unit, e.g. '4.5 °C'."),
+    wind: z.string().describe("Wind speed with its unit, e.g. '18 km/h'."),
+    units: z.enum(UNIT_CHOICES).describe("The units the operator chose."),
+  }),
   execute: async (input, ctx) => {
     const chosen = await ctx.secrets.get("units");
     const units = isUnits(chosen) ? chosen : "metric";
