@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import type { ReplicaSettings } from "./cluster/membership.ts";
-import type { EgressPolicy } from "./egress/types.ts";
+import type { EgressPolicy, Resolver } from "./egress/types.ts";
 import type { TrustConfig } from "./install/index.ts";
 import type { EffectiveLimits, Sandbox } from "./sandbox/types.ts";
 import type { Store } from "./store/types.ts";
@@ -57,6 +57,13 @@ export interface HostOptions {
    * (default 1 s) and after how long a silent replica counts as dead (default 5 s).
    */
   replica?: Partial<ReplicaSettings>;
+  /**
+   * The DNS resolver ctx.fetch asks (tests, split-horizon embedding); every answer still goes
+   * through the address policy. Default: the system resolver (`dns.lookup`, all addresses).
+   */
+  resolver?: Resolver;
+  /** The clock (ms since the epoch) artifact TTLs and their sweeper read. Default `Date.now`. */
+  clock?: () => number;
 }
 
 export const DEFAULT_HOST_VERSION = "1.0.0";
@@ -76,6 +83,8 @@ export interface ResolvedHostOptions {
   masterKey: string | undefined;
   onInternalError: (what: string, error: unknown) => void;
   replica: ReplicaSettings;
+  resolver: Resolver | undefined;
+  clock: () => number;
 }
 
 function reportToStderr(what: string, error: unknown): void {
@@ -103,6 +112,8 @@ export function resolveHostOptions(options: HostOptions = {}): ResolvedHostOptio
       heartbeatMs: options.replica?.heartbeatMs ?? 1000,
       staleMs: options.replica?.staleMs ?? 5000,
     },
+    resolver: options.resolver,
+    clock: options.clock ?? Date.now,
   };
 }
 

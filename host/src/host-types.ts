@@ -195,6 +195,10 @@ export interface PendingApproval {
 export interface InstallOptions {
   /** Allow an unsigned package or an unknown signer from this source (operator decision). */
   allowUnsigned?: boolean;
+  /** Allow a version lower than the active one, or of the same precedence (operator decision). */
+  allowDowngrade?: boolean;
+  /** Allow a prerelease version that no range asked for (a file, a tarball, a `latest` tag). */
+  allowPrerelease?: boolean;
   /** Signatures of the tarball's integrity (installTarball only; registry installs take them from the packument). */
   signatures?: Array<{ keyid: string; sig: string }>;
 }

@@ -87,15 +87,21 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
         createSecretsCapability({ source: secrets }),
         createStateCapability({ store }),
         createAuditCapability({ store }),
-        createArtifactsCapability({ store }),
+        createArtifactsCapability({ store, now: resolved.clock }),
         createKnowledgeCapability({ store, audit }),
         ...createNotifyCapabilities(),
-        createFetchCapability({ secrets, policy: resolved.egress, audit }),
+        createFetchCapability({
+          secrets,
+          policy: resolved.egress,
+          audit,
+          ...(resolved.resolver === undefined ? {} : { resolver: resolved.resolver }),
+        }),
       ],
     });
     sandbox = openSandbox(resolved);
     stopSweeper = startArtifactSweeper({
       store,
+      now: resolved.clock,
       onError: (error) => resolved.onInternalError("artifact sweep", error),
     });
     const sweeper = stopSweeper;

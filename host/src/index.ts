@@ -6,6 +6,7 @@ export { TOKEN_PREFIXES, tokenRole } from "./auth/tokens.ts";
 export { canonicalToolId } from "./catalogue/catalogue.ts";
 export { CATALOGUE_ERRORS } from "./catalogue/errors.ts";
 export type { HostOptions, SandboxOption, StoreOption, TrustOptions } from "./config.ts";
+export type { ResolvedAddress, Resolver } from "./egress/types.ts";
 export { createHost } from "./host.ts";
 export { assembleHost, type HostParts } from "./host-api.ts";
 export type * from "./host-types.ts";

@@ -5,7 +5,7 @@
 // Cyrillic 'а' in 'pаyments', fullwidth letters, zero-width characters) is refused outright
 // with the offending code points named; an ASCII name whose confusable skeleton (1/l/i, 0/o,
 // rn/m, vv/w, hyphens dropped) equals an existing name's skeleton is refused as a collision.
-import { NAMESPACE_PATTERN, RESERVED_NAMESPACES } from "@airlock/sdk";
+import { confusableSkeleton, NAMESPACE_PATTERN, RESERVED_NAMESPACES } from "@airlock/sdk";
 import { registryError } from "./errors.ts";
 
 const SCRIPT_NAMES: Array<[RegExp, string]> = [
@@ -21,20 +21,8 @@ function scriptOf(ch: string): string {
   return /\p{L}/u.test(ch) ? "another script" : "a non-letter";
 }
 
-/** Folds characters that read alike into one representative; hyphens vanish. */
-export function confusableSkeleton(name: string): string {
-  return name
-    .normalize("NFKC")
-    .toLowerCase()
-    .replace(/-/g, "")
-    .replace(/rn/g, "m")
-    .replace(/vv/g, "w")
-    .replace(/cl/g, "d")
-    .replace(/[1il|]/g, "l")
-    .replace(/0/g, "o")
-    .replace(/5/g, "s")
-    .replace(/8/g, "b");
-}
+/** The skeleton lives in the SDK's names, so the host's installer folds names the same way. */
+export { confusableSkeleton };
 
 export function checkNewName(name: string, existing: readonly string[]): void {
   const foreign = [...name].filter((ch) => (ch.codePointAt(0) as number) > 0x7e);

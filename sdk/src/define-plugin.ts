@@ -9,7 +9,7 @@ import type { DefinedTool } from "./define-tool.ts";
 import { isDefinedTool } from "./define-tool.ts";
 import { sdkError } from "./error-codes.ts";
 import type { EgressRule, RequestedLimits } from "./manifest.ts";
-import { MAX_WIRE_NAME_LENGTH, NAMESPACE_PATTERN, RESERVED_NAMESPACES, wireName } from "./names.ts";
+import { MAX_WIRE_NAME_LENGTH, NAMESPACE_PATTERN, namespaceRefusal, wireName } from "./names.ts";
 
 export type KnowledgeRequest = "read" | "write" | "manage" | null;
 
@@ -91,13 +91,18 @@ function checkNamespace(namespace: unknown): string {
       code,
     );
   }
-  if (RESERVED_NAMESPACES.has(namespace)) fail("namespace", `"${namespace}" is reserved`, code);
+  const refusal = namespaceRefusal(namespace);
+  if (refusal !== null) fail("namespace", refusal, code);
   return namespace;
 }
 
 function checkEgress(value: unknown, tools: readonly DefinedTool[]): EgressRule[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value)) return fail("egress", "must be an array of {host, ports?, schemes?, secrets?}");
+  if (!Array.isArray(value))
+    return fail(
+      "egress",
+      "must be an array of {host, ports?, schemes?, secrets?, secretMethods?, secretPaths?}",
+    );
   const declared = new Set(tools.flatMap((t) => t.requiredSecrets.map((s) => s.key)));
   return value.map((rule: unknown, i) => {
     const at = `egress[${i}]`;
@@ -105,7 +110,8 @@ function checkEgress(value: unknown, tools: readonly DefinedTool[]): EgressRule[
       return fail(`${at}.host`, "must be a lowercase host name, or *.example.com for its subdomains");
     }
     for (const k of Object.keys(rule)) {
-      if (!["host", "ports", "schemes", "secrets"].includes(k)) fail(`${at}.${k}`, "is not an egress field");
+      if (!["host", "ports", "schemes", "secrets", "secretMethods", "secretPaths"].includes(k))
+        fail(`${at}.${k}`, "is not an egress field");
     }
     const { ports, schemes, secrets } = rule;
     if (
@@ -124,6 +130,7 @@ function checkEgress(value: unknown, tools: readonly DefinedTool[]): EgressRule[
     ) {
       fail(`${at}.schemes`, 'must be a non-empty list of "https" / "http"');
     }
+    // secretMethods / secretPaths are checked by the manifest validation the build runs
     if (secrets !== undefined) {
       if (!Array.isArray(secrets)) fail(`${at}.secrets`, "must be a list of declared secret keys");
       for (const key of secrets) {

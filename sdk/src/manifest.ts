@@ -8,11 +8,13 @@ import {
   HARNESS_GROUP_PATTERN,
   MAX_WIRE_NAME_LENGTH,
   NAMESPACE_PATTERN,
-  RESERVED_NAMESPACES,
+  namespaceRefusal,
   SECRET_KEY_PATTERN,
   TOOL_NAME_PATTERN,
   wireName,
 } from "./names.ts";
+import { manifestHostRefusal } from "./special-hosts.ts";
+import { hasLoneSurrogate } from "./strict-json.ts";
 
 export const MANIFEST_ERRORS = defineErrorCodes({
   AIRLOCK_MANIFEST_INVALID: {
@@ -88,6 +90,10 @@ export interface EgressRule {
   schemes?: Array<"https" | "http">;
   /** Declared secrets the host may inject (via `ctx.secrets.ref`) into requests to this host. */
   secrets?: string[];
+  /** When set, this rule's secrets are injected only into requests with one of these methods. */
+  secretMethods?: Array<"GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS">;
+  /** When set, only into requests whose path is one of these or below it (`/v1` admits `/v1/x`). */
+  secretPaths?: string[];
 }
 
 /** Limits a plugin asks for; the host grants the minimum of this and the operator's ceiling. */
@@ -177,18 +183,50 @@ const egressRule = z.strictObject({
     .min(1)
     .optional(),
   secrets: z.array(z.string().regex(SECRET_KEY_PATTERN)).optional(),
+  secretMethods: z
+    .array(z.enum(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]))
+    .min(1)
+    .optional(),
+  secretPaths: z
+    .array(z.string().regex(/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]{0,255}$/, "a URL path starting with /"))
+    .min(1)
+    .max(32)
+    .optional(),
 });
 
 const positive = z.number().int().positive();
+
+// Strict semver 2.0.0 (semver.org's grammar): no leading zeros in numbers or numeric
+// prerelease identifiers; each number at most 2^53 − 1 (what semver tools compare exactly).
+const NUM = "(?:0|[1-9]\\d*)";
+const PRE_ID = "(?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*)";
+const STRICT_SEMVER = new RegExp(
+  `^${NUM}\\.${NUM}\\.${NUM}(?:-${PRE_ID}(?:\\.${PRE_ID})*)?(?:\\+[0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*)?$`,
+);
+
+function strictSemver(what: string, build: boolean) {
+  return z
+    .string()
+    .max(256, `${what} is at most 256 characters`)
+    .refine(
+      (v) =>
+        STRICT_SEMVER.test(v) &&
+        (build || !v.includes("+")) &&
+        (v.split("+")[0] as string)
+          .split(/[.-]/)
+          .every((id) => !/^\d+$/.test(id) || Number.isSafeInteger(Number(id))),
+      `${what} must be a strict semver version (no leading zeros, numbers at most 2^53 - 1)`,
+    );
+}
 
 const pluginManifest = z
   .strictObject({
     manifestVersion: z.literal(MANIFEST_VERSION),
     namespace: z.string().regex(NAMESPACE_PATTERN, "namespace must match ^[a-z][a-z0-9-]{1,31}$"),
-    version: z.string().regex(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/, "a semver version"),
+    version: strictSemver("version", true),
     description: z.string().max(2000),
     engine: text(200),
-    sdk: z.string().regex(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/, "a semver version"),
+    sdk: strictSemver("sdk", false),
     bundle: z.strictObject({
       file: z.literal(BUNDLE_FILE),
       integrity: z.string().regex(/^sha512-[A-Za-z0-9+/]{86}==$/, "an SRI sha512 digest"),
@@ -208,13 +246,12 @@ const pluginManifest = z
     }),
   })
   .superRefine((m, ctx) => {
-    if (RESERVED_NAMESPACES.has(m.namespace)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["namespace"],
-        message: `namespace "${m.namespace}" is reserved`,
-      });
-    }
+    const refusal = namespaceRefusal(m.namespace);
+    if (refusal !== null) ctx.addIssue({ code: "custom", path: ["namespace"], message: refusal });
+    m.egress.forEach((rule, i) => {
+      const why = manifestHostRefusal(rule.host);
+      if (why !== null) ctx.addIssue({ code: "custom", path: ["egress", i, "host"], message: why });
+    });
     const seen = new Set<string>();
     m.tools.forEach((t, i) => {
       if (seen.has(t.name)) {
@@ -236,6 +273,16 @@ const pluginManifest = z
     });
     const declared = new Set(m.tools.flatMap((t) => t.requiredSecrets.map((s) => s.key)));
     m.egress.forEach((rule, i) => {
+      if (
+        (rule.secretMethods !== undefined || rule.secretPaths !== undefined) &&
+        (rule.secrets ?? []).length === 0
+      ) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["egress", i],
+          message: "secretMethods and secretPaths narrow the rule's secrets; this rule binds none",
+        });
+      }
       for (const key of rule.secrets ?? []) {
         if (!declared.has(key)) {
           ctx.addIssue({
@@ -260,6 +307,21 @@ function formatPath(path: ReadonlyArray<PropertyKey>): string {
  * problem with its JSON path, and whose `details.issues` carries them structured.
  */
 export function parseManifest(data: unknown): PluginManifest {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(data);
+  } catch {
+    text = undefined; // not JSON data: the schema below names what is wrong
+  }
+  if (text !== undefined && hasLoneSurrogate(text)) {
+    const issues = [
+      { path: "$", message: "a string or key holds a lone UTF-16 surrogate (not Unicode text)" },
+    ];
+    throw new AirlockError("AIRLOCK_MANIFEST_INVALID", `invalid plugin manifest: $: ${issues[0]?.message}`, {
+      status: 422,
+      details: { issues },
+    });
+  }
   const result = pluginManifest.safeParse(data);
   if (result.success) return result.data as PluginManifest;
   const issues = result.error.issues.map((i) => ({ path: formatPath(i.path), message: i.message }));

@@ -17,6 +17,7 @@ export const SECRET_KEY_PATTERN = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
 export const MAX_WIRE_NAME_LENGTH = 64;
 
 export const RESERVED_NAMESPACES: ReadonlySet<string> = new Set([
+  // Airlock's own
   "airlock",
   "core",
   "host",
@@ -32,7 +33,80 @@ export const RESERVED_NAMESPACES: ReadonlySet<string> = new Set([
   "plugins",
   "tool",
   "tools",
+  // system-like: names an operator or a model would read as the platform's own
+  "builtin",
+  "builtins",
+  "root",
+  "sudo",
+  "kernel",
+  "daemon",
+  "local",
+  "localhost",
+  "default",
+  "operator",
+  "security",
+  "auth",
+  "secrets",
+  "audit",
+  "node",
+  "npm",
+  "os",
+  // JavaScript-significant: property names of every object, globals, keywords
+  "constructor",
+  "prototype",
+  "proto",
+  "hasownproperty",
+  "tostring",
+  "valueof",
+  "object",
+  "function",
+  "global",
+  "globalthis",
+  "window",
+  "self",
+  "this",
+  "eval",
+  "process",
+  "require",
+  "module",
+  "exports",
+  "import",
+  "null",
+  "undefined",
+  "nan",
+  "infinity",
+  "true",
+  "false",
 ]);
+
+/** Folds characters that read alike into one representative; hyphens vanish (1/l/i, 0/o, rn/m…). */
+export function confusableSkeleton(name: string): string {
+  return name
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/-/g, "")
+    .replace(/rn/g, "m")
+    .replace(/vv/g, "w")
+    .replace(/cl/g, "d")
+    .replace(/[1il|]/g, "l")
+    .replace(/0/g, "o")
+    .replace(/5/g, "s")
+    .replace(/8/g, "b");
+}
+
+/** Why a well-formed namespace is refused everywhere (build, publish, install), or null. */
+export function namespaceRefusal(namespace: string): string | null {
+  // IDNA reserves "??--" (xn-- is punycode): such a name can render as another script's word
+  if (/^[a-z0-9]{2}--/.test(namespace))
+    return `"${namespace}" looks like punycode (xn--…) or an IDNA-reserved label`;
+  const skeleton = confusableSkeleton(namespace);
+  for (const reserved of RESERVED_NAMESPACES) {
+    if (namespace === reserved) return `namespace "${namespace}" is reserved`;
+    if (confusableSkeleton(reserved) === skeleton)
+      return `namespace "${namespace}" looks like the reserved namespace "${reserved}"`;
+  }
+  return null;
+}
 
 /** `<namespace>:<tool>`. */
 export type ToolId = `${string}:${string}`;

@@ -13,18 +13,22 @@ const root = resolve(import.meta.dirname, "../..");
 const IMPORT =
   /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*["']([^"']+)["']|(?:^|\n)\s*import\s*["']([^"']+)["']/g;
 
+/** Every source file under `dir`; a scanned folder that is missing or empty fails the test. */
 function sourceFiles(dir: string): string[] {
+  const out = walkSources(dir);
+  if (out.length === 0)
+    throw new Error(`layering: ${dir} holds no source files (moved? then update this test)`);
+  return out;
+}
+
+function walkSources(dir: string): string[] {
   const out: string[] = [];
-  let entries: string[];
-  try {
-    entries = readdirSync(dir);
-  } catch {
-    return out;
-  }
+  // a missing folder throws here (ENOENT): a scan that finds nothing must not pass
+  const entries = readdirSync(dir);
   for (const name of entries) {
     if (name === "node_modules" || name === "dist" || name.startsWith(".")) continue;
     const full = join(dir, name);
-    if (statSync(full).isDirectory()) out.push(...sourceFiles(full));
+    if (statSync(full).isDirectory()) out.push(...walkSources(full));
     else if (/\.(ts|mts|js|mjs)$/.test(name) && !name.endsWith(".d.ts")) out.push(full);
   }
   return out;

@@ -1,6 +1,7 @@
 // The one conformance suite every Sandbox mode passes (run by sandbox-in-process.test.ts and
 // sandbox-workers.test.ts): results and their normalisation, ctx as built in the isolate, the
 // core capabilities through the real bridge and SQLite store, limits, queueing, loading.
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -357,6 +358,7 @@ export function defineSandboxSuite(mode: SandboxMode): void {
           code: fixtureBundle("basic"),
           tools: ["echo"],
           codeCachePath,
+          codeCacheKey: randomBytes(32).toString("base64"),
         });
         await h.sandbox.load(cached);
         expect(existsSync(codeCachePath)).toBe(true);

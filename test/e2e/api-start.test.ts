@@ -38,7 +38,7 @@ interface Started {
 function launch(command: "start" | "serve"): Promise<Started> {
   const child = spawn(
     process.execPath,
-    ["--no-node-snapshot", BIN, command, "--port", "0", "--data-dir", dataDir, "--sandbox", "in-process"],
+    ["--no-node-snapshot", BIN, command, "--port", "0", "--data-dir", dataDir, "--sandbox", "workers"],
     { env: { PATH: process.env.PATH ?? "" }, stdio: ["ignore", "pipe", "pipe"] },
   );
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));

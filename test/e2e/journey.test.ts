@@ -67,7 +67,7 @@ describe("the user journey", () => {
   async function startHost(): Promise<void> {
     host = await daemon(
       "airlock",
-      ["serve", "--data-dir", dataDir, "--port", "0", "--sandbox", "in-process", "--auto-approve"],
+      ["serve", "--data-dir", dataDir, "--port", "0", "--sandbox", "workers", "--auto-approve"],
       /Press Ctrl\+C/,
     );
     const banner = host.output();

@@ -39,7 +39,7 @@ interface Connected {
   call(
     name: string,
     args: Record<string, unknown>,
-    options?: { signal?: AbortSignal; onprogress?: (p: number) => void },
+    options?: { signal?: AbortSignal; onprogress?: (p: number, message?: string) => void },
   ): Promise<ToolResult>;
   /** Resolves on the next tools list_changed notification. */
   nextListChange(): Promise<void>;
@@ -70,7 +70,7 @@ async function connect(kind: Kind, agent: string, token: string): Promise<Connec
           ...(options.signal === undefined ? {} : { signal: options.signal }),
           ...(options.onprogress === undefined
             ? {}
-            : { onprogress: (p) => options.onprogress?.(p.progress) }),
+            : { onprogress: (p) => options.onprogress?.(p.progress, p.message) }),
         })) as ToolResult,
       nextListChange,
       close: () => client.close(),
@@ -95,7 +95,7 @@ async function connect(kind: Kind, agent: string, token: string): Promise<Connec
           ...(options.signal === undefined ? {} : { signal: options.signal }),
           ...(options.onprogress === undefined
             ? {}
-            : { onprogress: (p) => options.onprogress?.(p.progress) }),
+            : { onprogress: (p) => options.onprogress?.(p.progress, p.message) }),
         },
       )) as ToolResult,
     nextListChange,
@@ -380,7 +380,8 @@ describe("the HTTP exchange", () => {
         resolve(event);
       });
     });
-    const pending = c.call("kit__write", {});
+    const notices: string[] = [];
+    const pending = c.call("kit__write", {}, { onprogress: (_p, message) => notices.push(message ?? "") });
     const { approvalId } = await approval;
     const decided = await fetch(`${server.url}/api/approvals/${approvalId}`, {
       method: "POST",
@@ -389,6 +390,9 @@ describe("the HTTP exchange", () => {
     });
     expect(decided.status).toBe(200);
     expect((await pending).content).toEqual([{ type: "text", text: "written" }]);
+    expect(notices).toEqual([
+      `waiting for an operator's approval of kit__write (approval ${approvalId}): decide it in the host's console (/admin) or with POST /api/approvals/${approvalId}`,
+    ]);
     await c.close();
   });
 });

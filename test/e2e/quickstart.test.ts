@@ -57,7 +57,7 @@ describe("docs/quickstart.md", () => {
       ]);
       const env: Record<string, string> = {
         AIRLOCK_DATA_DIR: join(work, ".airlock-data"),
-        AIRLOCK_SANDBOX: "in-process",
+        AIRLOCK_SANDBOX: "in-process", // admin commands only; `npm start` passes --sandbox workers
       };
       let cwd = work;
       const expand = (word: string) =>
@@ -67,7 +67,11 @@ describe("docs/quickstart.md", () => {
       const toInvocation = (line: string): { bin: BinName; args: string[] } => {
         const words = line.trim().split(/\s+/).map(expand);
         if (words[0] === "npm" && words[1] === "start") {
-          return { bin: "airlock", args: ["start", "--port", ports.get("4480") as string] };
+          // the default sandbox mode, end to end: isolates in worker processes
+          return {
+            bin: "airlock",
+            args: ["start", "--port", ports.get("4480") as string, "--sandbox", "workers"],
+          };
         }
         const bin = words[1] as BinName;
         if (words[0] !== "npx" || !(bin in BIN)) throw new Error(`the quickstart runner cannot run: ${line}`);

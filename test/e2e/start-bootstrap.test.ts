@@ -42,7 +42,7 @@ describe("airlock start bootstraps the first-party plugins", () => {
   const start = async () => {
     host = await daemon(
       "airlock",
-      ["start", "--data-dir", dataDir, "--port", "0", "--sandbox", "in-process"],
+      ["start", "--data-dir", dataDir, "--port", "0", "--sandbox", "workers"],
       /Press Ctrl\+C/,
     );
     banner = parseBanner(host.output());

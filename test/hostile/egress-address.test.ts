@@ -2,8 +2,13 @@
 // every spelling of loopback/private/metadata addresses, and names that resolve to them.
 // Each refusal carries its exact code, opens no connection, leaves the gate working and leaks
 // no secret.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fetchHarness, startServer, type TestServer } from "../../host/src/egress/test-support.ts";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  containmentProblems,
+  fetchHarness,
+  startServer,
+  type TestServer,
+} from "../../host/src/egress/test-support.ts";
 
 const SECRET = "sk-hostile-address-7f3a9c";
 let target: TestServer;
@@ -34,6 +39,12 @@ function harness(extra: Partial<Parameters<typeof fetchHarness>[0]> = {}) {
   });
 }
 
+// Every test here ends contained: each harness it made still serves an allowed request and no
+// secret value appears in any request's output or audit entry (see containmentProblems).
+afterEach(async () => {
+  expect(await containmentProblems()).toEqual([]);
+});
+
 describe("hostile egress: hosts and addresses", () => {
   it("refuses a host the manifest does not declare, without resolving it", async () => {
     const h = harness({ table: { "other.test": "93.184.216.34" } });
@@ -47,7 +58,10 @@ describe("hostile egress: hosts and addresses", () => {
   });
 
   it("refuses a declared host the operator does not allow for this namespace", async () => {
-    const h = harness({ table: { "api.test": "127.0.0.1" }, hosts: { "some-other-plugin": ["*"] } });
+    const h = harness({
+      table: { "api.test": "127.0.0.1" },
+      hosts: { "some-other-plugin": ["*"], "egress-test": ["health.test"] },
+    });
     const err = await h.refusal(`http://api.test:${target.port}/`);
     expect(err.code).toBe("AIRLOCK_FETCH_HOST_NOT_ALLOWED");
     expect(err.details).toMatchObject({ by: "operator" });

@@ -3,8 +3,9 @@
 // REQUEST_TOO_LARGE, ABORTED), the body is cut off while streaming (an endless body ends the
 // test, so the cap cannot be after-the-fact), and the gate keeps working.
 import type { ServerResponse } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
+  containmentProblems,
   endlessBody,
   fetchHarness,
   startServer,
@@ -58,6 +59,12 @@ function harness(limits: Record<string, number> = {}, signal?: AbortSignal) {
 }
 
 const key = { authorization: { $secretRef: "api_key" } };
+
+// Every test here ends contained: each harness it made still serves an allowed request and no
+// secret value appears in any request's output or audit entry (see containmentProblems).
+afterEach(async () => {
+  expect(await containmentProblems()).toEqual([]);
+});
 
 describe("hostile egress: limits", () => {
   it("aborts an endless body at maxResponseBytes with AIRLOCK_FETCH_RESPONSE_TOO_LARGE", async () => {

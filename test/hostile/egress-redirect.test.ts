@@ -2,8 +2,13 @@
 // an undeclared host, a name that resolves privately, an undeclared port or scheme, in a loop.
 // Every hop is checked before it is connected: the refusal is AIRLOCK_FETCH_REDIRECT_REFUSED
 // with the underlying code in details.reason, the target sees nothing, the gate keeps working.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fetchHarness, startServer, type TestServer } from "../../host/src/egress/test-support.ts";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  containmentProblems,
+  fetchHarness,
+  startServer,
+  type TestServer,
+} from "../../host/src/egress/test-support.ts";
 
 const SECRET = "sk-hostile-redirect-51be07";
 let origin: TestServer;
@@ -52,6 +57,12 @@ function harness(limits: { maxRedirects?: number } = {}) {
 
 const via = (target: string, status = 302) =>
   `http://api.test:${origin.port}/to?s=${status}&u=${encodeURIComponent(target)}`;
+
+// Every test here ends contained: each harness it made still serves an allowed request and no
+// secret value appears in any request's output or audit entry (see containmentProblems).
+afterEach(async () => {
+  expect(await containmentProblems()).toEqual([]);
+});
 
 describe("hostile egress: redirects", () => {
   it.each([

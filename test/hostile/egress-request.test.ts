@@ -1,8 +1,13 @@
 // Hostile: malformed or smuggling requests — forbidden headers (Host, Transfer-Encoding, Proxy-*…),
 // header injection, odd methods, credentials in the URL, non-http schemes, undeclared ports.
 // Each is refused with its exact code before any connection, and the gate keeps working.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fetchHarness, startServer, type TestServer } from "../../host/src/egress/test-support.ts";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  containmentProblems,
+  fetchHarness,
+  startServer,
+  type TestServer,
+} from "../../host/src/egress/test-support.ts";
 
 const SECRET = "sk-hostile-request-0d15ea5e";
 let server: TestServer;
@@ -44,6 +49,12 @@ async function expectRefused(url: (port: number) => string, init: unknown, code:
 }
 
 const api = (port: number) => `http://api.test:${port}/`;
+
+// Every test here ends contained: each harness it made still serves an allowed request and no
+// secret value appears in any request's output or audit entry (see containmentProblems).
+afterEach(async () => {
+  expect(await containmentProblems()).toEqual([]);
+});
 
 describe("hostile egress: request shape", () => {
   it.each([

@@ -41,7 +41,6 @@ function plugin(echoPort: number, unboundPort: number): FixturePlugin {
     egress: [
       { host: "127.0.0.1", schemes: ["http"], ports: [echoPort], secrets: ["api_key"] },
       { host: "127.0.0.1", schemes: ["http"], ports: [unboundPort] },
-      { host: "169.254.169.254", schemes: ["http"], ports: [80] },
     ],
   };
 }
@@ -78,6 +77,8 @@ async function healthyAndLeakFree(): Promise<void> {
 
 describe("hostile egress from inside the sandbox", () => {
   it.each([
+    // No manifest may declare the metadata service any more (refused at build and install);
+    // the gate refuses an IP literal by its address before it looks at the declared hosts.
     ["http://169.254.169.254/latest/meta-data/", "AIRLOCK_FETCH_ADDRESS_REFUSED"],
     ["http://2852039166/latest/meta-data/", "AIRLOCK_FETCH_ADDRESS_REFUSED"],
     ["http://[::ffff:a9fe:a9fe]/", "AIRLOCK_FETCH_ADDRESS_REFUSED"],
@@ -99,9 +100,9 @@ describe("hostile egress from inside the sandbox", () => {
 
   it("has its secret injected toward the bound host but cannot read it back", async () => {
     const out = await call(`http://127.0.0.1:${echo.port}/echo`, true);
-    expect(out.status).toBe(200);
     expect(echo.seen.at(-1)?.headers.authorization).toBe(SECRET);
-    expect(out.text).toBe("you sent [airlock:redacted]");
+    // the echo server reflects it: the whole response is refused before it reaches the isolate
+    expect(out.code).toBe("AIRLOCK_FETCH_SECRET_ECHOED");
     expect(JSON.stringify(out)).not.toContain(SECRET);
     await healthyAndLeakFree();
   });
@@ -117,5 +118,6 @@ describe("hostile egress from inside the sandbox", () => {
     expect(after.length).toBe(before + 1);
     expect(after[0]).toMatchObject({ kind: "capability", plugin: "prober", tool: "probe", allowed: true });
     expect(after[0]?.details).toMatchObject({ host: "127.0.0.1", method: "GET", status: 200 });
+    await healthyAndLeakFree();
   });
 });

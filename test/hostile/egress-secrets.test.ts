@@ -2,8 +2,9 @@
 // bound to, with a key it never declared, or via a bound server that echoes what it received.
 // The refusal happens before any connection (AIRLOCK_FETCH_SECRET_NOT_BOUND); an injected value
 // reaches only the bound server and appears nowhere in what the plugin gets back or the audit.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
+  containmentProblems,
   everything,
   fetchHarness,
   startServer,
@@ -20,6 +21,14 @@ beforeAll(async () => {
   // An echo server: it reflects the Authorization header into a header, the URL and the body.
   bound = await startServer((req, res) => {
     const auth = String(req.headers.authorization ?? "");
+    if (req.url?.startsWith("/quiet") === true || req.url?.startsWith("/landed") === true) {
+      res.end("quiet"); // answers without reflecting anything
+      return;
+    }
+    if (req.url === "/b64") {
+      res.end(`seen ${Buffer.from(auth).toString("base64")}`);
+      return;
+    }
     if (req.url === "/bounce") {
       res.writeHead(302, { location: `/landed?token=${encodeURIComponent(auth)}` });
       res.end();
@@ -50,6 +59,12 @@ function harness() {
     values: { api_key: SECRET, other_key: OTHER },
   });
 }
+
+// Every test here ends contained: each harness it made still serves an allowed request and no
+// secret value appears in any request's output or audit entry (see containmentProblems).
+afterEach(async () => {
+  expect(await containmentProblems()).toEqual([]);
+});
 
 describe("hostile egress: secrets", () => {
   it("refuses to inject a secret toward a host it is not bound to, before connecting", async () => {
@@ -91,19 +106,66 @@ describe("hostile egress: secrets", () => {
     expect(h.leakFree(err)).toBe(true);
   });
 
-  it("delivers a bound secret to its host and scrubs it from everything handed back", async () => {
+  it("delivers a bound secret to its host and refuses the response that echoes it with AIRLOCK_FETCH_SECRET_ECHOED", async () => {
     const h = harness();
-    const res = await h.request(`http://api.test:${bound.port}/echo`, {
+    const err = await h.refusal(`http://api.test:${bound.port}/echo`, {
       headers: { authorization: { $secretRef: "api_key", prefix: "Bearer " } },
     });
     expect(bound.seen.at(-1)?.headers.authorization).toBe(`Bearer ${SECRET}`);
-    expect(res.status).toBe(200);
-    expect(res.headers["x-echo"]).toBe("Bearer [airlock:redacted]");
-    const body = JSON.parse(Buffer.from(res.body).toString("utf8")) as { youSent: string };
-    expect(body.youSent).toBe("Bearer [airlock:redacted]");
-    expect(everything(res, h.sink.entries)).not.toContain(SECRET);
-    expect(h.sink.entries).toHaveLength(1);
+    expect(err.code).toBe("AIRLOCK_FETCH_SECRET_ECHOED");
+    expect(err.details).toMatchObject({ host: "api.test", where: "headers" });
+    expect(everything(err, h.sink.entries)).not.toContain(SECRET);
+    expect(h.sink.entries).toEqual([
+      expect.objectContaining({ allowed: false, error: "AIRLOCK_FETCH_SECRET_ECHOED" }),
+    ]);
     expect(await h.healthy()).toBe(true);
+  });
+
+  it("refuses a response echoing the secret in base64 in its body", async () => {
+    const h = harness();
+    const err = await h.refusal(`http://api.test:${bound.port}/b64`, {
+      headers: { authorization: { $secretRef: "api_key" } },
+    });
+    expect(err.code).toBe("AIRLOCK_FETCH_SECRET_ECHOED");
+    expect(err.details).toMatchObject({ where: "body" });
+    expect(everything(err)).not.toContain(Buffer.from(SECRET).toString("base64"));
+    expect(await h.healthy()).toBe(true);
+  });
+
+  it("binds a secret to methods and path prefixes: other methods and paths get AIRLOCK_FETCH_SECRET_NOT_BOUND", async () => {
+    const h = fetchHarness({
+      health,
+      egress: [
+        {
+          host: "api.test",
+          schemes: ["http"],
+          ports: [bound.port],
+          secrets: ["api_key"],
+          secretMethods: ["GET"],
+          secretPaths: ["/quiet/v1"],
+        },
+      ],
+      table: { "api.test": "127.0.0.1" },
+      allowPrivate: ["127.0.0.1"],
+      secrets: ["api_key"],
+      values: { api_key: SECRET },
+    });
+    const auth = { authorization: { $secretRef: "api_key" } };
+    const ok = await h.request(`http://api.test:${bound.port}/quiet/v1/items`, { headers: auth });
+    expect(ok.status).toBe(200);
+    expect(bound.seen.at(-1)?.headers.authorization).toBe(SECRET);
+    const before = bound.connections();
+    for (const [url, method] of [
+      [`http://api.test:${bound.port}/quiet/v1/items`, "POST"],
+      [`http://api.test:${bound.port}/quiet/v2`, "GET"],
+      [`http://api.test:${bound.port}/quiet/v1x`, "GET"],
+      [`http://api.test:${bound.port}/quiet/v1/../../admin`, "GET"],
+    ] as const) {
+      const err = await h.refusal(url, { method, headers: auth });
+      expect([err.code, err.details?.reason]).toEqual(["AIRLOCK_FETCH_SECRET_NOT_BOUND", "method_or_path"]);
+    }
+    expect(bound.connections()).toBe(before);
+    expect(h.leakFree()).toBe(true);
   });
 
   it("scrubs a secret a bound server reflects into a redirect URL", async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SandboxPlugin } from "../../host/src/sandbox/types.ts";
 import type { Harness } from "../support/sandbox-harness.ts";
 import { MODES } from "../support/sandbox-harness.ts";
-import { expectContained, hostileSetup } from "../support/sandbox-hostile.ts";
+import { expectContained, hostilePlugin, hostileSetup } from "../support/sandbox-hostile.ts";
 
 describe.each(MODES)("booby-trapped results and throws (%s)", (mode) => {
   let h: Harness;
@@ -30,6 +30,30 @@ describe.each(MODES)("booby-trapped results and throws (%s)", (mode) => {
   it.each(refused)("refuses the result of %s with %s", async (tool, code, input) => {
     const error = await h.callError(plugin, tool, input ?? {});
     expect(error.code).toBe(code);
+    await expectContained(h, plugin);
+  });
+
+  it("names the limit and its value in every limit error", async () => {
+    const big = await h.callError(plugin, "giantString", { bytes: 5 * 1024 * 1024 });
+    expect([big.code, big.message]).toEqual([
+      "AIRLOCK_SANDBOX_RESULT_TOO_LARGE",
+      "the result is too large (maxResultBytes = 65536 bytes)",
+    ]);
+    const cpu = await h.callError(plugin, "loopSync");
+    expect([cpu.code, cpu.message, cpu.details]).toEqual([
+      "AIRLOCK_SANDBOX_CPU_LIMIT",
+      "the call used too much CPU (cpuMs = 150 ms)",
+      { name: "cpuMs", limit: 150 },
+    ]);
+    // a plugin with CPU to spare, so that under load the heap fills before cpuMs runs out
+    const roomy = hostilePlugin("roomy", { cpuMs: 20_000 });
+    await h.sandbox.load(roomy);
+    const heap = await h.callError(roomy, "heapBomb");
+    expect([heap.code, heap.message, heap.details]).toEqual([
+      "AIRLOCK_SANDBOX_MEMORY_LIMIT",
+      "the plugin went over its memory limit (memoryMb = 32 MB)",
+      { name: "memoryMb", limit: 32 },
+    ]);
     await expectContained(h, plugin);
   });
 

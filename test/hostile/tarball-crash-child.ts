@@ -31,7 +31,8 @@ const lifecycle = createPluginLifecycle({
         : {},
 });
 try {
-  const report = await lifecycle.install(tarball);
+  // Two children race; either may take the lock first, so the later may be the lower version.
+  const report = await lifecycle.install(tarball, { allowDowngrade: point === "none" });
   process.send?.({ at: "finished", report });
 } catch (err) {
   process.send?.({ at: "failed", code: (err as { code?: string }).code, message: String(err) });

@@ -1,10 +1,13 @@
-// Global test setup: decides once whether the PostgreSQL suites can run and says so.
-// AIRLOCK_TEST_PG names the server; CI sets AIRLOCK_REQUIRE_PG=1 so that an unreachable
-// server fails the run instead of skipping those suites.
+// Global test setup: decides once, in the main process, whether the PostgreSQL suites can run,
+// says so, and provides the verdict to every worker (test/support/postgres.ts reads it; no
+// worker probes again). AIRLOCK_TEST_PG names the server; CI sets AIRLOCK_REQUIRE_PG=1 so that
+// an unreachable server fails the run instead of skipping those suites.
+import type { TestProject } from "vitest/node";
 import { probePostgres } from "../support/postgres.ts";
 
-export default async function setup(): Promise<void> {
+export default async function setup(project: TestProject): Promise<void> {
   const probe = await probePostgres();
+  project.provide("airlockPg", probe);
   if (probe.ok) return;
   const why = `PostgreSQL suites will not run: ${probe.reason}`;
   if (process.env.AIRLOCK_REQUIRE_PG === "1") throw new Error(`${why} (AIRLOCK_REQUIRE_PG=1)`);

@@ -171,7 +171,7 @@ describe("calls, approvals and audit", () => {
       input: { text: 5 },
     });
     expect(res.status).toBe(200);
-    expect(res.json?.errorCode).toMatch(/^AIRLOCK_/);
+    expect(res.json?.errorCode).toBe("AIRLOCK_TOOL_INPUT_INVALID");
     expect((res.json?.result as { isError: boolean }).isError).toBe(true);
   });
 

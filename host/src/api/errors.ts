@@ -22,6 +22,21 @@ export const API_ERRORS = defineErrorCodes({
   AIRLOCK_API_UNKNOWN_AGENT: { status: 404, description: "No agent (instance) has this slug." },
   AIRLOCK_API_UNKNOWN_APPROVAL: { status: 404, description: "No pending approval has this id." },
   AIRLOCK_API_BAD_JSON: { status: 400, description: "The request body is not well-formed JSON." },
+  AIRLOCK_API_DUPLICATE_KEY: {
+    status: 400,
+    description:
+      "The JSON body has the same key twice in one object (details.path, details.key); send each key once.",
+  },
+  AIRLOCK_API_KEY_FORBIDDEN: {
+    status: 400,
+    description:
+      "The JSON body uses `__proto__`, `constructor` or `prototype` as a key (anywhere); they are refused, never dropped.",
+  },
+  AIRLOCK_API_NOT_UNICODE: {
+    status: 400,
+    description:
+      "The JSON body holds a lone UTF-16 surrogate escape (an unpaired \\uD800–\\uDFFF): not Unicode text.",
+  },
   AIRLOCK_API_INVALID_REQUEST: {
     status: 400,
     description:

@@ -2,6 +2,8 @@
 // and bytes actually streamed are both checked), JSON parsing, and zod parsing of params,
 // query and body into AIRLOCK_API_* errors that name the offending field.
 // Invariants: never buffers more than `limit` + one chunk; never echoes the body back.
+
+import { duplicateKey, forbiddenKey, hasLoneSurrogate } from "@airlock/sdk/strict-json";
 import type { z } from "zod";
 import { apiError } from "./errors.ts";
 
@@ -42,12 +44,16 @@ export function mediaType(request: Request): string {
 
 /**
  * Parses JSON bytes; malformed input is AIRLOCK_API_BAD_JSON. The parser's own message quotes
- * the body (which may hold a secret), so only the position it names is passed on.
+ * the body (which may hold a secret), so only the position it names is passed on. JSON that
+ * parses but has a key twice in one object (AIRLOCK_API_DUPLICATE_KEY: the last would win) or a
+ * lone UTF-16 surrogate (AIRLOCK_API_NOT_UNICODE) is refused too, and so is a `__proto__`,
+ * `constructor` or `prototype` key (AIRLOCK_API_KEY_FORBIDDEN); only keys and paths are named.
  */
 export function parseJsonBody(bytes: Uint8Array): unknown {
   const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     const position = /position (\d+)/.exec(error instanceof Error ? error.message : "")?.[1];
     throw apiError(
@@ -56,6 +62,30 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
       position === undefined ? undefined : { position: Number(position) },
     );
   }
+  const twice = duplicateKey(text);
+  if (twice !== null) {
+    throw apiError(
+      "AIRLOCK_API_DUPLICATE_KEY",
+      `the request body has the key ${JSON.stringify(twice.key.slice(0, 100))} twice in ${twice.path}`,
+      { path: twice.path, key: twice.key.slice(0, 100) },
+    );
+  }
+  const proto = forbiddenKey(text);
+  if (proto !== null) {
+    // zod and object spreads drop or reinterpret these keys: refuse them rather than lose them
+    throw apiError(
+      "AIRLOCK_API_KEY_FORBIDDEN",
+      `the request body uses the key "${proto}"; __proto__, constructor and prototype are refused as keys`,
+      { key: proto },
+    );
+  }
+  if (hasLoneSurrogate(text)) {
+    throw apiError(
+      "AIRLOCK_API_NOT_UNICODE",
+      "the request body holds a lone UTF-16 surrogate (\\uD800–\\uDFFF unpaired)",
+    );
+  }
+  return value;
 }
 
 interface Issue {

@@ -43,14 +43,20 @@ export const setKnowledgeBody = z.strictObject({ level: knowledgeLevel });
 export const installBody = z.strictObject({
   spec: z.string().min(1).max(2048),
   allowUnsigned: z.boolean().optional(),
+  allowDowngrade: z.boolean().optional(),
+  allowPrerelease: z.boolean().optional(),
 });
 export const installQuery = z.strictObject({
   allowUnsigned: queryBool.optional(),
+  allowDowngrade: queryBool.optional(),
+  allowPrerelease: queryBool.optional(),
   source: z.string().min(1).max(256).optional(),
 });
 export const upgradeBody = z.strictObject({
   range: z.string().min(1).max(256).optional(),
   allowUnsigned: z.boolean().optional(),
+  allowDowngrade: z.boolean().optional(),
+  allowPrerelease: z.boolean().optional(),
 });
 export const uninstallQuery = z.strictObject({ purge: queryBool.optional() });
 export const auditQuery = z.strictObject({

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { fixtureManifest } from "../sandbox/plugin-fixture.ts";
 import type { AuditInput } from "../store/types.ts";
 import { createBridge } from "./bridge.ts";
+import { DENIAL_ROWS_PER_CALL } from "./denials.ts";
 import { bridgeError } from "./errors.ts";
 import type { Capability } from "./types.ts";
 
@@ -129,13 +130,82 @@ describe("bridge", () => {
     expect(audits.every((a) => a.allowed === false)).toBe(true);
   });
 
-  it("stops at capabilityCalls with AIRLOCK_BRIDGE_CALL_LIMIT and audits the denial", async () => {
-    const { bridge, grant, audits } = setup();
-    for (let i = 0; i < 3; i++) await bridge.dispatch(grant.token, "echo", "say", [i]);
-    await expect(bridge.dispatch(grant.token, "echo", "say", [4])).rejects.toMatchObject({
-      code: "AIRLOCK_BRIDGE_CALL_LIMIT",
+  it("ends the call at capabilityCalls: one AIRLOCK_BRIDGE_CALL_LIMIT row with the limit, the grant aborted, later attempts counted", async () => {
+    const audits: AuditInput[] = [];
+    const bridge = createBridge({
+      capabilities: [{ name: "echo", methods: { say: async (_g, a) => a[0] } }],
+      audit: async (e) => {
+        audits.push(e);
+      },
     });
-    expect(audits.at(-1)).toMatchObject({ allowed: false, error: "AIRLOCK_BRIDGE_CALL_LIMIT" });
+    const ends: unknown[] = [];
+    const grant = bridge.issueGrant({
+      agent: "agent-1",
+      conversationId: "conv-1",
+      manifest,
+      tool: "tool",
+      knowledgeLevel: null,
+      capabilityCalls: 3,
+      end: (reason) => ends.push(reason),
+    });
+    for (let i = 0; i < 3; i++) await bridge.dispatch(grant.token, "echo", "say", [i]);
+    for (let i = 0; i < 50; i++) {
+      await expect(bridge.dispatch(grant.token, "echo", "say", [i])).rejects.toMatchObject({
+        code: "AIRLOCK_BRIDGE_CALL_LIMIT",
+        details: { name: "capabilityCalls", limit: 3 },
+      });
+    }
+    expect(grant.signal.aborted).toBe(true);
+    expect(grant.signal.reason).toMatchObject({ code: "AIRLOCK_BRIDGE_CALL_LIMIT" });
+    expect(ends).toHaveLength(1);
+    const limitRows = audits.filter((a) => a.error === "AIRLOCK_BRIDGE_CALL_LIMIT");
+    expect(limitRows).toEqual([
+      expect.objectContaining({ allowed: false, details: { name: "capabilityCalls", limit: 3 } }),
+    ]);
+    expect(audits).toHaveLength(4);
+    bridge.revoke(grant.token);
+    await new Promise((r) => setImmediate(r));
+    expect(audits.slice(4)).toEqual([
+      expect.objectContaining({
+        action: "bridge.denials_suppressed",
+        allowed: false,
+        error: "AIRLOCK_BRIDGE_DENIALS_SUPPRESSED",
+        details: { suppressed: 49, rowsWritten: 0 },
+      }),
+    ]);
+  });
+
+  it("writes at most DENIAL_ROWS_PER_CALL denial rows per call and counts the rest into one row", async () => {
+    const audits: AuditInput[] = [];
+    const bridge = createBridge({ capabilities: [], audit: async (e) => void audits.push(e) });
+    const grant = bridge.issueGrant({
+      agent: "agent-1",
+      conversationId: "conv-1",
+      manifest,
+      tool: "tool",
+      knowledgeLevel: null,
+      capabilityCalls: 1000,
+    });
+    for (let i = 0; i < 100; i++) {
+      await expect(bridge.dispatch(grant.token, "nope", "x", [])).rejects.toMatchObject({
+        code: "AIRLOCK_BRIDGE_UNKNOWN_CAPABILITY",
+      });
+    }
+    expect(audits).toHaveLength(DENIAL_ROWS_PER_CALL);
+    bridge.revoke(grant.token);
+    // replays of the ended call's token count against the same call
+    for (let i = 0; i < 10; i++) {
+      await expect(bridge.dispatch(grant.token, "nope", "x", [])).rejects.toMatchObject({
+        code: "AIRLOCK_BRIDGE_TOKEN_INVALID",
+      });
+    }
+    await new Promise((r) => setImmediate(r));
+    expect(audits).toHaveLength(DENIAL_ROWS_PER_CALL + 1);
+    expect(audits.at(-1)).toMatchObject({
+      error: "AIRLOCK_BRIDGE_DENIALS_SUPPRESSED",
+      details: { suppressed: 100 - DENIAL_ROWS_PER_CALL, rowsWritten: DENIAL_ROWS_PER_CALL },
+    });
+    expect(audits.every((a) => a.allowed === false && a.agent === "agent-1")).toBe(true);
   });
 
   it("revokes: the token stops resolving and the grant's signal aborts", async () => {
@@ -147,8 +217,9 @@ describe("bridge", () => {
     await expect(bridge.dispatch(grant.token, "echo", "say", [1])).rejects.toMatchObject({
       code: "AIRLOCK_BRIDGE_TOKEN_INVALID",
     });
+    // A token of an ended call is attributed to that call (not to nobody) and bounded with it.
     expect(audits).toEqual([
-      expect.objectContaining({ allowed: false, agent: null, error: "AIRLOCK_BRIDGE_TOKEN_INVALID" }),
+      expect.objectContaining({ allowed: false, agent: "agent-1", error: "AIRLOCK_BRIDGE_TOKEN_INVALID" }),
     ]);
   });
 

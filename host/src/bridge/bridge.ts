@@ -4,11 +4,17 @@
 // the grant's signal aborts on revoke; every dispatch is audited, allowed or denied (unless a
 // capability audits itself), with the capability and method only — never args, values or bytes;
 // a handler receives the grant the host issued, never anything the sandbox claims.
+// Refusals: a thrown 403 and a soft denial (denials.ts) are audited allowed=false; past
+// DENIAL_ROWS_PER_CALL denial rows in a call the rest are counted into one row at revoke. The
+// capability-call cap ends the call: the first call past it is audited once (details.limit),
+// the grant's signal aborts with AIRLOCK_BRIDGE_CALL_LIMIT and `end` tells the host; every
+// later dispatch on that token is refused with the same code, counted, not written.
 import { randomBytes, randomUUID } from "node:crypto";
 import type { ConversationMessage, KnowledgeLevel } from "@airlock/sdk";
 import { AirlockError, hasCode } from "@airlock/sdk/errors";
 import type { EgressRule, PluginManifest } from "@airlock/sdk/manifest";
 import type { AuditInput } from "../store/types.ts";
+import { DENIAL_ROWS_PER_CALL, isDenied, SUPPRESSED_ACTION } from "./denials.ts";
 import { bridgeError } from "./errors.ts";
 import type { BridgeDispatch, CallGrant, CallNotification, Capability } from "./types.ts";
 
@@ -36,6 +42,8 @@ export interface GrantInput {
   notify?: (n: CallNotification) => void;
   /** A signal that ends the call early (the host's deadline); the grant's own signal follows it. */
   signal?: AbortSignal;
+  /** Called once when the bridge ends the call itself (the capability-call cap), with the reason. */
+  end?: (reason: AirlockError) => void;
 }
 
 export interface Bridge {
@@ -49,6 +57,9 @@ export interface Bridge {
 
 /** Why a revoked grant's signal aborted: one shared, frozen error (no stack captured per call). */
 const CALL_ENDED = Object.freeze(bridgeError("AIRLOCK_BRIDGE_TOKEN_INVALID", "the call has ended"));
+
+/** Ended calls whose tokens are remembered, so that replays of them are bounded per call. */
+const ENDED_KEPT = 4096;
 
 /** Random bytes drawn in blocks (one CSPRNG call per 64 tokens); each token uses fresh bytes once. */
 const TOKEN_BYTES = 32;
@@ -68,6 +79,13 @@ function newToken(): string {
 interface Live {
   grant: CallGrant;
   controller: AbortController;
+  limit: number;
+  end: ((reason: AirlockError) => void) | undefined;
+  /** Set once the cap ended the call: later dispatches are refused with it, uncounted in rows. */
+  ended: AirlockError | null;
+  /** Denial rows written for this call, and denials counted but not written. */
+  denialRows: number;
+  suppressed: number;
 }
 
 export function createBridge(options: BridgeOptions): Bridge {
@@ -77,6 +95,25 @@ export function createBridge(options: BridgeOptions): Bridge {
     capabilities.set(cap.name, cap);
   }
   const live = new Map<string, Live>();
+  // Calls that ended, newest last (at most ENDED_KEPT): a dispatch with their token is refused,
+  // attributed to the call and bounded like its other denials, so a plugin replaying a stashed
+  // ctx cannot flood the audit either. The oldest is dropped with a summary row if it counted any.
+  const ended = new Map<string, Live>();
+
+  function summarise(entry: Live): void {
+    if (entry.suppressed === 0) return;
+    const suppressed = entry.suppressed;
+    entry.suppressed = 0;
+    // The call has ended: nothing waits on this write, so a failure is reported, not thrown.
+    audit(entry.grant, SUPPRESSED_ACTION, {
+      allowed: false,
+      success: false,
+      error: "AIRLOCK_BRIDGE_DENIALS_SUPPRESSED",
+      details: { suppressed, rowsWritten: entry.denialRows },
+    }).catch((error: unknown) => {
+      process.emitWarning(`bridge: ${String(error)}`, "AirlockWarning");
+    });
+  }
 
   async function audit(grant: CallGrant | null, action: string, fields: Partial<AuditInput>): Promise<void> {
     try {
@@ -104,19 +141,53 @@ export function createBridge(options: BridgeOptions): Bridge {
     throw error;
   }
 
+  /** Writes a denial row for this call, or counts it once the call's rows reach the cap. */
+  async function auditDenial(entry: Live, action: string, fields: Partial<AuditInput>): Promise<void> {
+    if (entry.denialRows >= DENIAL_ROWS_PER_CALL) {
+      entry.suppressed++;
+      return;
+    }
+    entry.denialRows++;
+    await audit(entry.grant, action, { allowed: false, success: false, ...fields });
+  }
+
+  /** The first call past the cap: audited once with the limit, then the call is ended. */
+  async function endAtLimit(entry: Live, action: string): Promise<never> {
+    const error = bridgeError(
+      "AIRLOCK_BRIDGE_CALL_LIMIT",
+      `this tool call used up its ${entry.limit} capability calls (capabilityCalls = ${entry.limit}); the call is ended`,
+      { name: "capabilityCalls", limit: entry.limit },
+    );
+    entry.ended = error;
+    entry.grant.capabilityCallsLeft = 0;
+    entry.controller.abort(error);
+    entry.end?.(error);
+    await audit(entry.grant, action, {
+      allowed: false,
+      success: false,
+      error: error.code,
+      details: { name: "capabilityCalls", limit: entry.limit },
+    });
+    throw error;
+  }
+
   const dispatch: BridgeDispatch = async (token, capability, method, args) => {
     const action = `${String(capability)}.${String(method)}`.slice(0, 200);
     const entry = typeof token === "string" ? live.get(token) : undefined;
-    if (!entry)
-      return deny(null, action, bridgeError("AIRLOCK_BRIDGE_TOKEN_INVALID", "this call token is not valid"));
-    const { grant } = entry;
-    if (grant.capabilityCallsLeft <= 0) {
-      return deny(
-        grant,
-        action,
-        bridgeError("AIRLOCK_BRIDGE_CALL_LIMIT", "this tool call used up its capability calls"),
-      );
+    if (!entry) {
+      const tomb = typeof token === "string" ? ended.get(token) : undefined;
+      const error =
+        tomb?.ended ?? bridgeError("AIRLOCK_BRIDGE_TOKEN_INVALID", "this call token is not valid");
+      if (tomb === undefined) return deny(null, action, error);
+      await auditDenial(tomb, action, { error: error.code });
+      throw error;
     }
+    const { grant } = entry;
+    if (entry.ended !== null) {
+      entry.suppressed++;
+      throw entry.ended;
+    }
+    if (grant.capabilityCallsLeft <= 0) return endAtLimit(entry, action);
     grant.capabilityCallsLeft--;
     const cap = typeof capability === "string" ? capabilities.get(capability) : undefined;
     const handler =
@@ -124,7 +195,9 @@ export function createBridge(options: BridgeOptions): Bridge {
         ? cap.methods[method]
         : undefined;
     if (!cap || !handler) {
-      return deny(grant, action, bridgeError("AIRLOCK_BRIDGE_UNKNOWN_CAPABILITY", `ctx has no ${action}`));
+      const error = bridgeError("AIRLOCK_BRIDGE_UNKNOWN_CAPABILITY", `ctx has no ${action}`);
+      await auditDenial(entry, action, { error: error.code });
+      throw error;
     }
     const audited = cap.auditedByBridge?.(method) ?? true;
     const started = performance.now();
@@ -140,9 +213,18 @@ export function createBridge(options: BridgeOptions): Bridge {
             : bridgeError("AIRLOCK_BRIDGE_FAILED", `${action} failed`, undefined, error);
       if (audited) {
         const durationMs = Math.round(performance.now() - started);
-        await audit(grant, action, { success: false, error: wrapped.code, durationMs });
+        if (wrapped.status === 403) await auditDenial(entry, action, { error: wrapped.code, durationMs });
+        else await audit(grant, action, { success: false, error: wrapped.code, durationMs });
       }
       throw wrapped;
+    }
+    if (isDenied(value)) {
+      await auditDenial(entry, action, {
+        error: value.code,
+        durationMs: Math.round(performance.now() - started),
+        details: { reason: value.reason },
+      });
+      return value.value;
     }
     if (audited)
       await audit(grant, action, { success: true, durationMs: Math.round(performance.now() - started) });
@@ -184,7 +266,15 @@ export function createBridge(options: BridgeOptions): Bridge {
         notify: input.notify ?? (() => undefined),
         ...(input.maxInboundBytes === undefined ? {} : { maxInboundBytes: input.maxInboundBytes }),
       };
-      live.set(token, { grant, controller });
+      live.set(token, {
+        grant,
+        controller,
+        limit: input.capabilityCalls,
+        end: input.end,
+        ended: null,
+        denialRows: 0,
+        suppressed: 0,
+      });
       return grant;
     },
     revoke(token) {
@@ -192,6 +282,13 @@ export function createBridge(options: BridgeOptions): Bridge {
       if (!entry) return;
       live.delete(token);
       entry.controller.abort(CALL_ENDED);
+      summarise(entry);
+      ended.set(token, entry);
+      if (ended.size > ENDED_KEPT) {
+        const [oldest, tomb] = ended.entries().next().value as [string, Live];
+        ended.delete(oldest);
+        summarise(tomb);
+      }
     },
     dispatch,
     get liveGrants() {

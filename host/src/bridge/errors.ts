@@ -11,7 +11,18 @@ export const BRIDGE_ERRORS = defineErrorCodes({
   },
   AIRLOCK_BRIDGE_CALL_LIMIT: {
     status: 429,
-    description: "The tool call used up its capabilityCalls; no further ctx calls are allowed in it.",
+    description:
+      "The tool call used up its capabilityCalls: the call ends with this code and its grant is revoked (audited once, with the limit).",
+  },
+  AIRLOCK_BRIDGE_DENIALS_SUPPRESSED: {
+    status: 429,
+    description:
+      "Audit only: a call had more refused capability calls than the per-call cap of denial rows; the rest are counted in one row (details.suppressed).",
+  },
+  AIRLOCK_SECRETS_UNDECLARED: {
+    status: 403,
+    description:
+      "Audit only: ctx.secrets.get of a key the tool did not declare. The plugin reads `undefined`, as for an empty key.",
   },
   AIRLOCK_BRIDGE_UNKNOWN_CAPABILITY: {
     status: 404,

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { isDenied } from "../bridge/denials.ts";
 import type { CallGrant } from "../bridge/types.ts";
 import { openStore } from "../store/index.ts";
 import type { Store } from "../store/types.ts";
@@ -30,8 +31,13 @@ afterEach(async () => {
 });
 
 const cap = (limits = {}) => createArtifactsCapability({ store, limits, now: () => clock });
-const call = (c: ReturnType<typeof cap>, m: string, g: CallGrant, ...args: unknown[]) =>
+/** What the handler answers, as the bridge hands it to the plugin (a soft denial's value). */
+const raw = (c: ReturnType<typeof cap>, m: string, g: CallGrant, ...args: unknown[]) =>
   c.methods[m]!(g, args);
+const call = async (c: ReturnType<typeof cap>, m: string, g: CallGrant, ...args: unknown[]) => {
+  const answer = await raw(c, m, g, ...args);
+  return isDenied(answer) ? answer.value : answer;
+};
 
 describe("artifacts capability", () => {
   it("hands the bytes to a take in the same conversation once, then null", async () => {
@@ -68,9 +74,13 @@ describe("artifacts capability", () => {
     const c = cap();
     const g = grant("a", "c1");
     const handle = await call(c, "put", g, { buffer: "x", filename: "x.txt", mime: "text/plain" }, 1000);
+    const reasons: string[] = [];
     for (const h of ["art_AAAAAAAAAAAAAAAAAAAAAAAA", 42, null, { handle }, "x".repeat(10_000)]) {
-      expect(await call(c, "take", g, h)).toBeNull();
+      const answer = await raw(c, "take", g, h);
+      expect(isDenied(answer) && answer.value === null && answer.code).toBe("AIRLOCK_ARTIFACT_UNAVAILABLE");
+      if (isDenied(answer)) reasons.push(answer.reason);
     }
+    expect(reasons).toEqual(["unavailable", "malformed", "malformed", "malformed", "malformed"]);
     clock += 1000;
     expect(await call(c, "take", g, handle)).toBeNull();
   });

@@ -7,8 +7,11 @@
 // bits; a put over a cap changes nothing and throws AIRLOCK_ARTIFACT_TOO_LARGE or
 // AIRLOCK_ARTIFACT_LIMIT; take answers null for anything it cannot hand out (malformed,
 // unknown, taken, expired, foreign) and a foreign take consumes nothing; bytes never reach an
-// audit entry (the bridge audits capability and method only).
+// audit entry (the bridge audits capability and method only). Such a `null` is a soft denial:
+// audited as AIRLOCK_ARTIFACT_UNAVAILABLE (reason `malformed` or `unavailable`), the plugin
+// told nothing more.
 import { randomBytes } from "node:crypto";
+import { denied } from "../bridge/denials.ts";
 import type { Capability } from "../bridge/types.ts";
 import { storeError } from "../store/errors.ts";
 import type { ArtifactCaps, Store } from "../store/types.ts";
@@ -126,9 +129,11 @@ export function createArtifactsCapability(options: {
       },
       async take(grant, args) {
         const handle = args[0];
-        if (typeof handle !== "string" || !HANDLE_PATTERN.test(handle)) return null;
+        if (typeof handle !== "string" || !HANDLE_PATTERN.test(handle))
+          return denied(null, "AIRLOCK_ARTIFACT_UNAVAILABLE", "malformed");
         const got = await store.takeArtifact(handle, grant.agent, grant.conversationId, now());
-        return got === null ? null : { buffer: got.bytes, filename: got.filename, mime: got.mime };
+        if (got === null) return denied(null, "AIRLOCK_ARTIFACT_UNAVAILABLE", "unavailable");
+        return { buffer: got.bytes, filename: got.filename, mime: got.mime };
       },
     },
   };

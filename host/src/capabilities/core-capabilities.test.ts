@@ -66,7 +66,20 @@ describe("core capabilities", () => {
       code: "AIRLOCK_BRIDGE_ARGS_INVALID",
     });
     const rows = await store.queryAudit({ kind: "capability" });
-    expect(JSON.stringify(rows)).not.toMatch(/value-1|value-2|undeclared/);
+    expect(JSON.stringify(rows)).not.toMatch(/value-1|value-2|undeclared|other/);
+    expect(
+      rows.map((r) => [
+        r.action,
+        r.allowed,
+        r.error,
+        (r.details as { reason?: string } | null)?.reason ?? null,
+      ]),
+    ).toEqual(
+      expect.arrayContaining([
+        ["secrets.get", false, "AIRLOCK_SECRETS_UNDECLARED", "key_not_declared"],
+        ["secrets.get", true, null, null],
+      ]),
+    );
   });
 
   it("scopes state by agent, conversation and namespace, and caps its size", async () => {

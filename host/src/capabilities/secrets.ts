@@ -3,6 +3,10 @@
 // (`ctx.secrets.ref(key)` never reaches the host: it is a placeholder built in the isolate.)
 // Invariants: a value is read from the SecretSource for the grant's agent only, at call time;
 // it is returned to the calling isolate and nowhere else (the bridge audits the key-less action).
+// An undeclared key is a soft denial: the plugin reads `undefined` (no oracle), the audit
+// records a denial AIRLOCK_SECRETS_UNDECLARED (reason only, never the key's value).
+
+import { denied } from "../bridge/denials.ts";
 import { bridgeError } from "../bridge/errors.ts";
 import type { Capability } from "../bridge/types.ts";
 
@@ -20,7 +24,8 @@ export function createSecretsCapability(options: { source: SecretSource }): Capa
         if (typeof key !== "string") {
           throw bridgeError("AIRLOCK_BRIDGE_ARGS_INVALID", "ctx.secrets.get(key) takes a string key");
         }
-        if (!grant.declaredSecrets.has(key)) return undefined;
+        if (!grant.declaredSecrets.has(key))
+          return denied(undefined, "AIRLOCK_SECRETS_UNDECLARED", "key_not_declared");
         const value = await options.source.get(grant.agent, key);
         return typeof value === "string" && value !== "" ? value : undefined;
       },

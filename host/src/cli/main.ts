@@ -4,7 +4,6 @@
 // Invariants: usage errors exit 2, other AirlockErrors exit 1 with `error: CODE: message`,
 // unexpected failures exit 70 with their message only (no stack unless AIRLOCK_DEBUG=1).
 import { hasCode } from "@airlock/sdk/errors";
-import { COMMANDS } from "./commands/index.ts";
 import type { CliCommand, CliIO } from "./types.ts";
 
 const HELP_FLAGS = new Set(["--help", "-h"]);
@@ -41,8 +40,10 @@ function findCommand(commands: readonly CliCommand[], words: readonly string[]):
 export async function runCli(
   argv: readonly string[],
   io: CliIO,
-  commands: readonly CliCommand[] = COMMANDS,
+  only?: readonly CliCommand[],
 ): Promise<number> {
+  // Loaded here, not at module load, so an entry that needs one command loads only that one.
+  const commands = only ?? (await import("./commands/index.ts")).COMMANDS;
   const first = argv[0];
   if (first === undefined || HELP_FLAGS.has(first) || first === "help") {
     (first === undefined ? io.stderr : io.stdout)(commandList(commands));
@@ -90,7 +91,10 @@ function reportFailure(error: unknown, io: CliIO): number {
   return 70;
 }
 
-/** The process entry point (host/bin/airlock.ts). */
+/**
+ * The process entry point (host/bin/airlock.ts). `airlock mcp`, which MCP clients spawn on every
+ * connect, loads only its own command (a faster start); everything else loads the whole list.
+ */
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<never> {
   const io: CliIO = {
     stdout: (text) => process.stdout.write(text),
@@ -98,6 +102,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     env: process.env,
     cwd: process.cwd(),
   };
-  const code = await runCli(argv, io);
+  const only = argv[0] === "mcp" ? [(await import("./commands/mcp.ts")).mcpCommand] : undefined;
+  const code = await runCli(argv, io, only);
   process.exit(code);
 }

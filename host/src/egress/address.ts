@@ -7,6 +7,7 @@
 // cloud metadata only by its exact address in allowPrivate; the rest by an address, a CIDR or
 // (for resolved names) the host name in allowPrivate.
 import { BlockList, isIPv4, isIPv6 } from "node:net";
+import { METADATA_ADDRESSES, METADATA_HOST_NAMES } from "@airlock/sdk/special-hosts";
 import { fetchError } from "./errors.ts";
 
 type Range = readonly [cidr: string, reason: string];
@@ -51,14 +52,8 @@ const V6_RANGES: readonly Range[] = [
 
 const NEVER_ALLOWED = new Set(["unspecified", "broadcast", "multicast", "not-an-address", "ipv4-compatible"]);
 
-/** Names refused before any resolution: cloud metadata endpoints and the loopback name. */
-const METADATA_NAMES = new Set([
-  "metadata.google.internal",
-  "metadata.goog",
-  "metadata",
-  "instance-data",
-  "instance-data.ec2.internal",
-]);
+/** Names refused before any resolution: cloud metadata endpoints (shared with manifest checks). */
+const METADATA_NAMES = METADATA_HOST_NAMES;
 
 function compile(ranges: readonly Range[], type: "ipv4" | "ipv6"): Array<[BlockList, string]> {
   return ranges.map(([cidr, reason]) => {
@@ -67,6 +62,13 @@ function compile(ranges: readonly Range[], type: "ipv4" | "ipv6"): Array<[BlockL
     list.addSubnet(net, Number(prefix), type);
     return [list, reason];
   });
+}
+
+// The manifest check (sdk special-hosts.ts) refuses the same metadata addresses at install.
+for (const address of METADATA_ADDRESSES) {
+  const ranges = isIPv4(address) ? V4_RANGES : V6_RANGES;
+  if (!ranges.some(([cidr, reason]) => reason === "metadata" && cidr.startsWith(`${address}/`)))
+    throw new Error(`egress: metadata address ${address} is missing from the address table`);
 }
 
 const V4 = compile(V4_RANGES, "ipv4");

@@ -22,8 +22,10 @@ export interface Destination {
   /** True when the URL names an IP address rather than a host name. */
   readonly literal: boolean;
   readonly port: number;
-  /** Secret keys the admitting rules bind to this destination. */
+  /** Secret keys the admitting rules bind to this destination (for some method and path). */
   readonly boundSecrets: ReadonlySet<string>;
+  /** The admitting rules that bind secrets, with their method and path conditions. */
+  readonly secretRules: readonly EgressRule[];
 }
 
 /** Parses an untrusted URL (absolute, or relative to `base` for a redirect's Location). */
@@ -129,5 +131,22 @@ export function checkDestination(url: URL, ctx: DestinationContext): Destination
     literal,
     port,
     boundSecrets: new Set(admitting.flatMap((r) => r.secrets ?? [])),
+    secretRules: admitting.filter((r) => (r.secrets ?? []).length > 0),
   };
+}
+
+/** A path prefix admits itself and what lies below it at a segment boundary (`/v1` → `/v1/x`, not `/v1x`). */
+function underPath(path: string, prefix: string): boolean {
+  if (path === prefix) return true;
+  return path.startsWith(prefix.endsWith("/") ? prefix : `${prefix}/`);
+}
+
+/** Whether some admitting rule binds `key` for this method and this destination's path. */
+export function secretAdmitted(dest: Destination, key: string, method: string): boolean {
+  return dest.secretRules.some(
+    (r) =>
+      (r.secrets ?? []).includes(key) &&
+      (r.secretMethods === undefined || (r.secretMethods as readonly string[]).includes(method)) &&
+      (r.secretPaths === undefined || r.secretPaths.some((p) => underPath(dest.url.pathname, p))),
+  );
 }

@@ -41,6 +41,11 @@ export const FETCH_ERRORS = defineErrorCodes({
     description:
       "A header asks for a declared, bound secret that the operator has not filled in for this agent.",
   },
+  AIRLOCK_FETCH_SECRET_ECHOED: {
+    status: 502,
+    description:
+      "The response echoes a secret the host injected into the request (raw, URL-encoded, JSON-escaped or base64, in a header or the body); it is refused before it reaches the plugin.",
+  },
   AIRLOCK_FETCH_REDIRECT_REFUSED: {
     status: 403,
     description:
@@ -99,5 +104,6 @@ export const REFUSAL_CODES: ReadonlySet<string> = new Set<FetchErrorCode>([
   "AIRLOCK_FETCH_PORT_NOT_ALLOWED",
   "AIRLOCK_FETCH_ADDRESS_REFUSED",
   "AIRLOCK_FETCH_SECRET_NOT_BOUND",
+  "AIRLOCK_FETCH_SECRET_ECHOED",
   "AIRLOCK_FETCH_REDIRECT_REFUSED",
 ]);

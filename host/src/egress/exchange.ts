@@ -50,6 +50,30 @@ function redirectRefused(err: unknown, target: URL | null): unknown {
   );
 }
 
+/**
+ * A response that carries an injected secret back (in a header or the body, in any spelling the
+ * redactor knows) is refused whole: a service that reflects credentials would hand them to the
+ * plugin, and a partial scrub could miss a form. Nothing of the response reaches the isolate.
+ */
+function refuseEcho(
+  headers: Record<string, string | string[] | undefined>,
+  body: Uint8Array,
+  redact: Redactor,
+  host: string,
+): void {
+  const inHeaders = Object.entries(headers).some(
+    ([name, v]) =>
+      v !== undefined && (redact.found(name) || redact.found(Array.isArray(v) ? v.join(", ") : v)),
+  );
+  if (inHeaders || redact.found(body)) {
+    throw fetchError(
+      "AIRLOCK_FETCH_SECRET_ECHOED",
+      `the response from ${host} echoes a secret the host injected (in its ${inHeaders ? "headers" : "body"}); it was refused`,
+      { host, where: inHeaders ? "headers" : "body" },
+    );
+  }
+}
+
 /** A copy of an AirlockError with injected secret values scrubbed from message and details. */
 function scrubbed(err: unknown, redact: Redactor): unknown {
   if (!(err instanceof AirlockError)) return err;
@@ -98,7 +122,7 @@ export async function runExchange(
   let dest: Destination = checkDestination(parseUrl(args[0]), ctx);
   trace.host = trace.finalHost = dest.hostname;
   trace.port = dest.port;
-  assertSecretsBound(req.secretHeaders, dest, grant.declaredSecrets);
+  assertSecretsBound(req.secretHeaders, dest, grant.declaredSecrets, req.method);
   const values = await loadSecrets(req.secretHeaders, deps.secrets, grant.agent);
   const redact = redactor(values.values());
   const budget = Math.max(
@@ -142,6 +166,7 @@ export async function runExchange(
         // The response cap, narrowed to what the call's isolate can take (grant.maxInboundBytes).
         const body = await hop.read(Math.min(limits.maxResponseBytes, grant.maxInboundBytes ?? Infinity));
         trace.bytes = body.byteLength;
+        refuseEcho(hop.headers, body, redact, dest.hostname);
         return {
           status: hop.status,
           statusText: STATUS_CODES[hop.status] ?? "",
@@ -165,11 +190,12 @@ export async function runExchange(
       try {
         target = parseUrl(location, dest.url);
         next = checkDestination(target, ctx);
-        assertSecretsBound(req.secretHeaders, next, grant.declaredSecrets);
+        const following = followRedirect(hop.status, dest.url, next.url, state);
+        assertSecretsBound(req.secretHeaders, next, grant.declaredSecrets, following.method);
+        state = following;
       } catch (err) {
         throw redirectRefused(err, target);
       }
-      state = followRedirect(hop.status, dest.url, next.url, state);
       dest = next;
       trace.finalHost = redact.text(dest.hostname);
     }

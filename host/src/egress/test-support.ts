@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type EgressRule, type PluginManifest, parseManifest } from "@airlock/sdk/manifest";
+import { manifestHostRefusal } from "@airlock/sdk/special-hosts";
 import { createBridge } from "../bridge/bridge.ts";
 import type { CallGrant } from "../bridge/types.ts";
 import type { AuditInput } from "../store/types.ts";
@@ -132,7 +133,9 @@ export function testManifest(options: GrantOptions): PluginManifest {
       },
     ],
     knowledge: null,
-    egress: options.egress,
+    // Hosts no manifest may declare any more (metadata endpoints) stay out of the manifest;
+    // testGrant still hands them to the gate, to prove its run-time refusal on its own.
+    egress: options.egress.filter((rule) => manifestHostRefusal(rule.host) === null),
     limits: {},
   });
 }
@@ -148,6 +151,7 @@ export function testGrant(options: GrantOptions): CallGrant {
     tool: (manifest.tools[0] as PluginManifest["tools"][number]).name,
     knowledgeLevel: null,
     capabilityCalls: 100,
+    egress: options.egress,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(options.maxInboundBytes === undefined ? {} : { maxInboundBytes: options.maxInboundBytes }),
   });
@@ -186,6 +190,26 @@ export interface HarnessOptions extends GrantOptions {
   values?: Record<string, string>;
 }
 
+type FetchHarness = {
+  healthy(): Promise<boolean>;
+  leakFree(...outputs: unknown[]): boolean;
+};
+const created: FetchHarness[] = [];
+
+/**
+ * The containment check every hostile egress test ends with, for every harness the test made:
+ * the gate still serves an allowed request, and no secret value appears in any request's
+ * output or audit entry. Returns the problems (empty when contained) and forgets the harnesses.
+ */
+export async function containmentProblems(): Promise<string[]> {
+  const problems: string[] = [];
+  for (const [i, h] of created.splice(0).entries()) {
+    if (!(await h.healthy().catch(() => false))) problems.push(`harness ${i}: not healthy`);
+    if (!h.leakFree()) problems.push(`harness ${i}: a secret value leaked`);
+  }
+  return problems;
+}
+
 /** A fetch capability with a controlled resolver and audit, plus a grant for one call. */
 export function fetchHarness(options: HarnessOptions) {
   const sink = auditSink();
@@ -211,11 +235,21 @@ export function fetchHarness(options: HarnessOptions) {
     ...options,
     egress: [...options.egress, { host: "health.test", schemes: ["http"], ports: [options.health.port] }],
   });
+  /** Every answer and refusal a request produced: what a leak check must search. */
+  const outputs: unknown[] = [];
+  const send = (g: CallGrant, url: string, init?: unknown) =>
+    (cap.methods.request as NonNullable<typeof cap.methods.request>)(g, [url, init]) as Promise<FetchResult>;
   const request = (url: string, init?: unknown) =>
-    (cap.methods.request as NonNullable<typeof cap.methods.request>)(grant, [
-      url,
-      init,
-    ]) as Promise<FetchResult>;
+    send(grant, url, init).then(
+      (res) => {
+        outputs.push(res);
+        return res;
+      },
+      (err: unknown) => {
+        outputs.push(err);
+        throw err;
+      },
+    );
   /** The rejection of a request (fails the test if it resolves). */
   const refusal = async (url: string, init?: unknown) => {
     const outcome = await request(url, init).then(
@@ -225,12 +259,21 @@ export function fetchHarness(options: HarnessOptions) {
     if (outcome.ok) throw new Error(`expected a refusal, got HTTP ${outcome.res.status} from ${url}`);
     return outcome.err as { code: string; message: string; details?: Record<string, unknown> };
   };
-  /** True when an allowed request still succeeds through the same capability. */
-  const healthy = async () => (await request(`http://health.test:${options.health.port}/`)).status === 200;
-  /** True when no secret value appears in the given outputs or in any audit entry so far. */
-  const leakFree = (...outputs: unknown[]) => {
-    const text = everything(...outputs, sink.entries);
+  /**
+   * True when an allowed request still succeeds through the same capability — for the same
+   * call, or (once that call has ended) for a fresh grant of the same tool.
+   */
+  const healthy = async () => {
+    const { signal: _ended, ...fresh } = options;
+    const g = grant.signal.aborted ? testGrant({ ...fresh, egress: grant.egress as EgressRule[] }) : grant;
+    return (await send(g, `http://health.test:${options.health.port}/`)).status === 200;
+  };
+  /** True when no secret value appears in the given outputs, any request's output or any audit entry. */
+  const leakFree = (...given: unknown[]) => {
+    const text = everything(...given, ...outputs, sink.entries);
     return Object.values(options.values ?? {}).every((v) => !text.includes(v));
   };
-  return { cap, grant, sink, resolver, request, refusal, healthy, leakFree };
+  const harness = { cap, grant, sink, resolver, request, refusal, healthy, leakFree };
+  created.push(harness);
+  return harness;
 }

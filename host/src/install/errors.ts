@@ -67,6 +67,11 @@ export const INSTALL_ERRORS = defineErrorCodes({
     status: 409,
     description: "The namespace is held by a plugin installed from another source; uninstall it first.",
   },
+  AIRLOCK_INSTALL_NAMESPACE_LOOKALIKE: {
+    status: 409,
+    description:
+      "The namespace folds to the same confusable skeleton as an installed one (1/l/i, 0/o, rn/m, hyphens); pick another.",
+  },
   AIRLOCK_INSTALL_SIGNER_CHANGED: {
     status: 409,
     description:
@@ -75,6 +80,16 @@ export const INSTALL_ERRORS = defineErrorCodes({
   AIRLOCK_INSTALL_VERSION_CONFLICT: {
     status: 409,
     description: "That version is already installed with different contents (integrity differs).",
+  },
+  AIRLOCK_INSTALL_DOWNGRADE: {
+    status: 409,
+    description:
+      "The version is lower than the active one, or of the same precedence (other build metadata); pass --allow-downgrade, or roll back.",
+  },
+  AIRLOCK_INSTALL_PRERELEASE: {
+    status: 409,
+    description:
+      "The version is a prerelease and none was asked for (a range naming a prerelease, or --allow-prerelease).",
   },
   AIRLOCK_INSTALL_NOT_INSTALLED: { status: 404, description: "No plugin is installed under that namespace." },
   AIRLOCK_INSTALL_NO_PREVIOUS: { status: 409, description: "There is no previous version to roll back to." },

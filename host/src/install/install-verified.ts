@@ -1,11 +1,12 @@
 // The one path every install takes once it has tarball bytes, in this order:
 //   integrity (vs what the registry announced) → signature decision → in-memory tarball read
 //   and validation → name/version match → engine and SDK compatibility → [namespace lock]
-//   source and signer continuity → stage files → atomic rename → store record → activate.
+//   source and signer continuity → versions only move forward (ordering.ts) → stage files → atomic rename → store record → activate.
 // Invariants: nothing is written before the signature decision and the tarball read succeed;
 // the previously active version stays active until `activatePlugin` (the last step), so an
 // interrupted install leaves it in place and calls keep being served by it.
 import { rmSync } from "node:fs";
+import { confusableSkeleton } from "@airlock/sdk";
 import { type PluginTarball, readPluginTarball, sha512Integrity } from "@airlock/sdk/package";
 import type { IntegritySignature } from "@airlock/sdk/signing";
 import type { InstallReport } from "../host-types.ts";
@@ -15,6 +16,7 @@ import type { LifecycleContext } from "./context.ts";
 import { installError } from "./errors.ts";
 import { commitStaged, removeVersionDir, stageFiles } from "./files.ts";
 import { withNamespaceLock } from "./lock.ts";
+import { checkVersionOrder } from "./ordering.ts";
 import { keepPackage } from "./packages.ts";
 import { activateAndPrune, toolIds } from "./records.ts";
 import { decideSigner, loadTrustKeys, sourceAllowsUnsigned } from "./trust.ts";
@@ -27,6 +29,10 @@ export interface VerifiedInstallInput {
   origin: string;
   signatures: readonly IntegritySignature[];
   allowUnsigned: boolean;
+  /** See ordering.ts: a lower or same-precedence version only with allowDowngrade. */
+  allowDowngrade: boolean;
+  /** A registry range that named a prerelease, or the operator's allowPrerelease. */
+  prereleaseAsked: boolean;
   /** What was resolved from a registry; absent for a file. */
   expected?: { name: string; version: string; integrity: string };
 }
@@ -99,6 +105,7 @@ export async function installVerified(
         { namespace, holder: foreign.source },
       );
     }
+    await refuseLookalike(ctx, namespace);
     const activation = await ctx.store.getActivation(namespace);
     const active = installed.find((r) => r.version === activation?.active);
     // A signed plugin stays with its signer; an unsigned one (allowed by the operator) may move to a trusted signer.
@@ -109,6 +116,13 @@ export async function installVerified(
         { namespace, installedSigner: active.signer, newSigner: signer },
       );
     }
+    checkVersionOrder({
+      namespace,
+      version,
+      active: active?.version ?? null,
+      allowDowngrade: input.allowDowngrade,
+      prereleaseAsked: input.prereleaseAsked,
+    });
     const same = installed.find((r) => r.version === version);
     if (same !== undefined && same.integrity !== integrity) {
       throw installError(
@@ -134,6 +148,25 @@ export async function installVerified(
     const after = await activateAndPrune(ctx, record);
     return { namespace, version, previous: after.previous, tools: toolIds(record), signer };
   });
+}
+
+/**
+ * A namespace that folds to the same confusable skeleton as another installed one (`pay-rnents`
+ * next to `payments`, `wa1let` next to `wallet`) is refused: an operator enabling tools by name
+ * would take one for the other. The registry refuses these at publish; a file install is here.
+ */
+async function refuseLookalike(ctx: LifecycleContext, namespace: string): Promise<void> {
+  const skeleton = confusableSkeleton(namespace);
+  const twin = (await ctx.store.listActivations()).find(
+    (a) => a.namespace !== namespace && confusableSkeleton(a.namespace) === skeleton,
+  );
+  if (twin !== undefined) {
+    throw installError(
+      "AIRLOCK_INSTALL_NAMESPACE_LOOKALIKE",
+      `namespace "${namespace}" looks like the installed "${twin.namespace}" (same skeleton "${skeleton}")`,
+      { namespace, installed: twin.namespace },
+    );
+  }
 }
 
 /** Stage → rename → record. On a failure (not a crash) it removes what it wrote before rethrowing. */

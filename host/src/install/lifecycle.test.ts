@@ -115,13 +115,21 @@ describe("plugin lifecycle: install", () => {
   it("serialises two concurrent installs of the same plugin", async () => {
     const a = f.tarball({ namespace: "weather", version: "1.0.0" });
     const b = f.tarball({ namespace: "weather", version: "1.1.0" });
-    const [ra, rb] = await Promise.all([f.lifecycle.install(a.path), f.lifecycle.install(b.path)]);
+    // Either may take the lock first; allowDowngrade lets both land whatever the order.
+    const anyOrder = { allowDowngrade: true };
+    const [ra, rb] = await Promise.all([
+      f.lifecycle.install(a.path, anyOrder),
+      f.lifecycle.install(b.path, anyOrder),
+    ]);
     expect([ra.version, rb.version].sort()).toEqual(["1.0.0", "1.1.0"]);
     const activation = await f.store.getActivation("weather");
     expect([activation?.active, activation?.previous].sort()).toEqual(["1.0.0", "1.1.0"]);
     expect(tree(join(f.dataDir, "plugins", ".staging"))).toEqual([]);
     expect(tree(join(f.dataDir, "plugins", ".locks"))).toEqual([]);
-    const same = await Promise.all([f.lifecycle.install(a.path), f.lifecycle.install(a.path)]);
+    const same = await Promise.all([
+      f.lifecycle.install(a.path, anyOrder),
+      f.lifecycle.install(a.path, anyOrder),
+    ]);
     expect(same.map((r) => r.version)).toEqual(["1.0.0", "1.0.0"]);
     expect((await f.store.listInstalledPlugins("weather")).map((r) => r.version).sort()).toEqual([
       "1.0.0",

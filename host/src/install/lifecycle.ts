@@ -13,6 +13,7 @@ import { installError } from "./errors.ts";
 import { namespaceDirs, removeDeadStaging, removeOrphanVersions } from "./files.ts";
 import { installVerified, originOfSource } from "./install-verified.ts";
 import { withNamespaceLock } from "./lock.ts";
+import { rangeNamesPrerelease } from "./ordering.ts";
 import { activateAndPrune, toolIds } from "./records.ts";
 import { fetchPackument, fetchTarball } from "./registry-client.ts";
 import { uninstallUnlocked } from "./uninstall.ts";
@@ -57,6 +58,15 @@ function readSidecarSignatures(path: string): IntegritySignature[] {
     (s): s is IntegritySignature =>
       typeof s === "object" && s !== null && typeof s.keyid === "string" && typeof s.sig === "string",
   );
+}
+
+/** A file or tarball names no range: a prerelease in it is asked for only by allowPrerelease. */
+function fileOrdering(opts: InstallOptions) {
+  return {
+    allowUnsigned: opts.allowUnsigned === true,
+    allowDowngrade: opts.allowDowngrade === true,
+    prereleaseAsked: opts.allowPrerelease === true,
+  };
 }
 
 export function createPluginLifecycle(options: PluginLifecycleOptions): ManagedPluginLifecycle {
@@ -108,6 +118,8 @@ export function createPluginLifecycle(options: PluginLifecycleOptions): ManagedP
       origin: base.replace(/\/+$/, ""),
       signatures: dist.signatures,
       allowUnsigned: opts.allowUnsigned === true,
+      allowDowngrade: opts.allowDowngrade === true,
+      prereleaseAsked: opts.allowPrerelease === true || rangeNamesPrerelease(range),
       expected: { name, version, integrity: dist.integrity },
     });
   };
@@ -136,7 +148,7 @@ export function createPluginLifecycle(options: PluginLifecycleOptions): ManagedP
           source: `file:${path}`,
           origin: `file:${path}`,
           signatures: readSidecarSignatures(path),
-          allowUnsigned: opts.allowUnsigned === true,
+          ...fileOrdering(opts),
         });
       }
       const { name, range } = parseNameRange(spec);
@@ -154,7 +166,7 @@ export function createPluginLifecycle(options: PluginLifecycleOptions): ManagedP
         source: origin,
         origin,
         signatures: opts.signatures ?? [],
-        allowUnsigned: opts.allowUnsigned === true,
+        ...fileOrdering(opts),
       });
     },
 

@@ -136,6 +136,19 @@ export function createAgentMcpServer(
         );
       },
     };
+    // A call that waits for an operator's approval says so (and where), instead of silence.
+    const offApproval = host.on("permission.required", (event) => {
+      if (event.runId !== run.id) return;
+      const message = `waiting for an operator's approval of ${name} (approval ${event.approvalId}): decide it in the host's console (/admin) or with POST /api/approvals/${event.approvalId}`;
+      callOptions.onNotification?.({ type: "log", level: "info", message });
+      if (progressToken !== undefined) {
+        sending.push(
+          ctx.mcpReq
+            .notify({ method: "notifications/progress", params: { progressToken, progress: 0, message } })
+            .catch(log),
+        );
+      }
+    });
     try {
       const outcome = await run.call(tool.id, request.params.arguments ?? {}, callOptions);
       if (sending.length > 0) {
@@ -149,6 +162,8 @@ export function createAgentMcpServer(
       if (hasCode(error) && error.code.startsWith("AIRLOCK_")) return errorResult(error.code, error.message);
       log(error);
       throw new ProtocolError(ProtocolErrorCode.InternalError, "the host failed unexpectedly; see its log");
+    } finally {
+      offApproval();
     }
   });
   return server;

@@ -25,6 +25,8 @@ export interface GrantRequest {
   /** Aborted when the call ends (completion, deadline, cancellation). */
   signal: AbortSignal;
   notify: (n: CallNotification) => void;
+  /** The bridge ended the call itself (the capability-call cap), with this reason. */
+  end?: (reason: Error & { code: string }) => void;
 }
 
 /** Issues and revokes CallGrants; `dispatch` is what the sandbox calls for every ctx method. */

@@ -47,6 +47,15 @@ export const PIPELINE_ERRORS = defineErrorCodes({
     description:
       "The input does not match the tool's input schema; the message names each path and what is expected.",
   },
+  AIRLOCK_TOOL_INPUT_NOT_UNICODE: {
+    status: 422,
+    description: "A string or key of the input holds a lone UTF-16 surrogate: it is not Unicode text.",
+  },
+  AIRLOCK_TOOL_INPUT_KEY_FORBIDDEN: {
+    status: 422,
+    description:
+      "The input uses `__proto__`, `constructor` or `prototype` as a key, anywhere; they are refused, never dropped.",
+  },
   AIRLOCK_TOOL_INPUT_TOO_LARGE: {
     status: 413,
     description: "The serialised input is larger than the plugin's maxInputBytes limit.",

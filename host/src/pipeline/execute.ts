@@ -91,6 +91,7 @@ export async function executeInSandbox(
     limits,
     signal,
     notify,
+    end: (reason) => controller.abort(reason),
   });
   try {
     const call = deps.sandbox.call(
@@ -118,6 +119,8 @@ export async function executeInSandbox(
       ),
       whenAborted(signal).then(() => ({ aborted: true }) as const),
     ]);
+    // The bridge ended the call at the capability-call cap: that code, whatever the tool did after.
+    if (hasCode(signal.reason, "AIRLOCK_BRIDGE_CALL_LIMIT")) return toStop(signal.reason, "");
     if ("result" in settled) return { result: settled.result };
     const timeout = {
       code: "AIRLOCK_TOOL_TIMEOUT",

@@ -14,6 +14,7 @@ import type { CallOptions, ToolCallOutcome } from "../host-types.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { PipelineErrorCode } from "./errors.ts";
 import { executeInSandbox } from "./execute.ts";
+import { inputRefusal } from "./input-safety.ts";
 import { fillOmittedNullables } from "./omitted-nullables.ts";
 import type { RunContext } from "./run.ts";
 
@@ -38,14 +39,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * A plain-JSON copy (what crosses into the sandbox anyway) and its UTF-8 size; undefined when
  * not serialisable.
  */
-function plainJson(value: unknown): { value: unknown; bytes: number } | undefined {
+function plainJson(value: unknown): { value: unknown; bytes: number; text: string } | undefined {
   let text: string | undefined;
   try {
     text = JSON.stringify(value);
   } catch {
     return undefined; // a cycle or a BigInt: not JSON, the caller refuses the input
   }
-  return text === undefined ? undefined : { value: JSON.parse(text), bytes: Buffer.byteLength(text, "utf8") };
+  return text === undefined
+    ? undefined
+    : { value: JSON.parse(text), bytes: Buffer.byteLength(text, "utf8"), text };
 }
 
 function describeAvailable(run: RunContext): string {
@@ -101,6 +104,8 @@ export async function invokeTool(
         `Invalid input for ${toolName}: input: expected a JSON object`,
       );
     }
+    const unsafe = inputRefusal(toolName, plain.text);
+    if (unsafe !== null) return stop(unsafe.code, unsafe.message);
     input = plain.value;
     let inputBytes = plain.bytes;
     const current = deps.catalogue.get(id);
@@ -165,7 +170,7 @@ export async function invokeTool(
     if (inputBytes > limits.maxInputBytes) {
       return stop(
         "AIRLOCK_TOOL_INPUT_TOO_LARGE",
-        `Input for ${toolName} is ${inputBytes} bytes; the limit is ${limits.maxInputBytes}. Send less data.`,
+        `Input for ${toolName} is ${inputBytes} bytes; the limit is maxInputBytes = ${limits.maxInputBytes} bytes. Send less data.`,
       );
     }
     input = fillOmittedNullables(current.tool.inputSchema, input) as typeof input;
@@ -213,7 +218,7 @@ export async function invokeTool(
     if (resultBytes > limits.maxResultBytes) {
       return stop(
         "AIRLOCK_TOOL_RESULT_TOO_LARGE",
-        `Tool ${toolName} produced ${resultBytes} bytes; the limit is ${limits.maxResultBytes}. Ask for less.`,
+        `Tool ${toolName} produced ${resultBytes} bytes; the limit is maxResultBytes = ${limits.maxResultBytes} bytes. Ask for less.`,
       );
     }
     return { result };
@@ -306,4 +311,6 @@ const REFUSALS: ReadonlySet<string> = new Set([
   "AIRLOCK_APPROVAL_DENIED",
   "AIRLOCK_TOOL_INPUT_INVALID",
   "AIRLOCK_TOOL_INPUT_TOO_LARGE",
+  "AIRLOCK_TOOL_INPUT_NOT_UNICODE",
+  "AIRLOCK_TOOL_INPUT_KEY_FORBIDDEN",
 ]);

@@ -20,6 +20,8 @@ export interface PluginLoaderOptions {
   locate?: (plugin: InstalledPluginRecord) => Promise<string>;
   /** Directory for V8 code caches, one file per plugin version; none when absent. */
   codeCacheDir?: string;
+  /** The host key (base64, ≥ 32 bytes) those files are authenticated with; no files without it. */
+  codeCacheKey?: string;
 }
 
 export const pluginKey = (plugin: { namespace: string; version: string }): string =>
@@ -57,6 +59,7 @@ export function createPluginLoader(options: PluginLoaderOptions): PluginLoader {
       ...(options.codeCacheDir === undefined
         ? {}
         : { codeCachePath: join(options.codeCacheDir, `${key}.cache`) }),
+      ...(options.codeCacheKey === undefined ? {} : { codeCacheKey: options.codeCacheKey }),
     });
     return key;
   }

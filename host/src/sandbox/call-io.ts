@@ -4,6 +4,7 @@
 // and then normalised with the SDK's rule, so a plugin never decides the final ToolResult shape.
 import { normalizeToolResult, type ToolResult } from "@airlock/sdk";
 import { sandboxError } from "./errors.ts";
+import { limitError } from "./limit-errors.ts";
 
 export function encodeInput(input: unknown, maxInputBytes: number): string {
   let json: string | undefined;
@@ -20,18 +21,24 @@ export function encodeInput(input: unknown, maxInputBytes: number): string {
   if (json === undefined)
     throw sandboxError("AIRLOCK_SANDBOX_INPUT_INVALID", "the tool input is not JSON data");
   if (Buffer.byteLength(json, "utf8") > maxInputBytes) {
-    throw sandboxError("AIRLOCK_SANDBOX_INPUT_TOO_LARGE", `the tool input is over ${maxInputBytes} bytes`, {
-      limit: maxInputBytes,
-    });
+    throw limitError(
+      "AIRLOCK_SANDBOX_INPUT_TOO_LARGE",
+      "the tool input is too large",
+      "maxInputBytes",
+      maxInputBytes,
+    );
   }
   return json;
 }
 
 export function decodeResult(json: string, maxResultBytes: number): ToolResult {
   if (Buffer.byteLength(json, "utf8") > maxResultBytes) {
-    throw sandboxError("AIRLOCK_SANDBOX_RESULT_TOO_LARGE", `the result is over ${maxResultBytes} bytes`, {
-      limit: maxResultBytes,
-    });
+    throw limitError(
+      "AIRLOCK_SANDBOX_RESULT_TOO_LARGE",
+      "the result is too large",
+      "maxResultBytes",
+      maxResultBytes,
+    );
   }
   let value: unknown;
   try {

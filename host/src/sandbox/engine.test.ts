@@ -42,31 +42,52 @@ describe("engine", () => {
     await sandbox.close();
   });
 
-  it("bounds calls in flight across plugins with maxActiveCalls", async () => {
-    const sandbox = createInProcessSandbox({ maxActiveCalls: 1 });
-    const plugin = makePlugin({ namespace: "bounded", code, tools: ["counter", "wait"] });
-    await sandbox.load(plugin);
-    let release: () => void = () => undefined;
-    let entered = 0;
-    const held: BridgeDispatch = () => {
-      entered++;
-      return new Promise((resolve) => {
-        release = () => resolve(undefined);
-      });
+  // Two calls that each hold at the bridge until released: with maxActiveCalls = 1 the second
+  // must not enter plugin code (reach the bridge) while the first is in flight, however long it
+  // waits; with 2 both enter. Without the bound the first case fails: the second enters at once.
+  async function inFlight(
+    maxActiveCalls: number,
+  ): Promise<{ entered: string[]; settle: () => Promise<void> }> {
+    const sandbox = createInProcessSandbox({ maxActiveCalls });
+    const a = makePlugin({ namespace: `bounded-a${maxActiveCalls}`, code, tools: ["counter", "wait"] });
+    const b = makePlugin({ namespace: `bounded-b${maxActiveCalls}`, code, tools: ["counter", "wait"] });
+    await sandbox.load(a);
+    await sandbox.load(b);
+    const entered: string[] = [];
+    const releases: Array<() => void> = [];
+    const held =
+      (name: string): BridgeDispatch =>
+      () => {
+        entered.push(name);
+        return new Promise((resolve) => releases.push(() => resolve(undefined)));
+      };
+    const first = call(sandbox, a, "wait", "x", held("first"));
+    while (entered.length === 0) await new Promise((r) => setImmediate(r));
+    const second = call(sandbox, b, "wait", "y", held("second"));
+    await new Promise((r) => setTimeout(r, 300)); // ample time for the second to enter if it may
+    const snapshot = [...entered];
+    return {
+      entered: snapshot,
+      async settle() {
+        while (releases.length > 0 || entered.length < 2) {
+          releases.shift()?.();
+          await new Promise((r) => setTimeout(r, 5));
+        }
+        expect((await first).content).toEqual([{ type: "text", text: "done" }]);
+        expect((await second).content).toEqual([{ type: "text", text: "done" }]);
+        expect(entered).toEqual(["first", "second"]);
+        await sandbox.close();
+      },
     };
-    const first = call(sandbox, plugin, "wait", "a", held);
-    while (entered === 0) await new Promise((r) => setImmediate(r));
-    let secondDone = false;
-    const second = call(sandbox, plugin, "counter", "b").then((r) => {
-      secondDone = true;
-      return r;
-    });
-    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
-    expect(secondDone).toBe(false);
-    release();
-    expect((await first).content).toEqual([{ type: "text", text: "done" }]);
-    expect((await second).structuredContent).toEqual({ n: 1 });
-    await sandbox.close();
+  }
+
+  it("bounds calls in flight across plugins with maxActiveCalls", async () => {
+    const one = await inFlight(1);
+    expect(one.entered).toEqual(["first"]);
+    await one.settle();
+    const two = await inFlight(2);
+    expect(two.entered).toEqual(["first", "second"]);
+    await two.settle();
   });
 
   it("refuses calls after close with AIRLOCK_SANDBOX_CLOSED", async () => {

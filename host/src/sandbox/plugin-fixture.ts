@@ -56,6 +56,7 @@ export function makePlugin(options: {
   tools: Array<string | FixtureTool>;
   limits?: Partial<EffectiveLimits>;
   codeCachePath?: string;
+  codeCacheKey?: string;
 }): SandboxPlugin {
   const version = options.version ?? "1.0.0";
   const manifest = fixtureManifest(options.namespace, version, options.code, options.tools);
@@ -65,6 +66,7 @@ export function makePlugin(options: {
     code: options.code,
     limits: resolveLimits(options.limits ?? {}, {}),
     ...(options.codeCachePath === undefined ? {} : { codeCachePath: options.codeCachePath }),
+    ...(options.codeCacheKey === undefined ? {} : { codeCacheKey: options.codeCacheKey }),
   };
   return plugin;
 }

@@ -24,6 +24,8 @@ import {
   Generation,
   messageOf,
 } from "./generation.ts";
+import { limitError } from "./limit-errors.ts";
+import { afterCallIn, endedByLimit, isRetired, retireGeneration } from "./retire.ts";
 import type { CallContextData, SandboxPlugin } from "./types.ts";
 import { sample, type WatchHooks, watch } from "./watchdog.ts";
 
@@ -128,6 +130,7 @@ export class PluginRuntime {
       .finally(() => {
         lease.release();
         gen.executions.delete(seq);
+        afterCallIn(gen, this.#retired);
       });
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
@@ -137,6 +140,14 @@ export class PluginRuntime {
     });
     try {
       return await Promise.race([applied, aborted]);
+    } catch (error) {
+      // a call ended by a limit leaves nothing behind (retire.ts)
+      if (endedByLimit((error as { code?: string }).code)) {
+        exec.bridge = null;
+        gen.executions.delete(seq); // the call is over, even if its code never settles
+        retireGeneration(gen, this.#retired);
+      }
+      throw error;
     } finally {
       if (onAbort) deadline.removeEventListener("abort", onAbort);
       exec.bridge = null;
@@ -154,6 +165,9 @@ export class PluginRuntime {
     if (gen) this.#disposeGeneration(gen, reason);
   }
 
+  /** Disposes a retired generation (retire.ts): nothing of an ended call's code runs after. */
+  readonly #retired = (gen: Generation): void => this.#disposeGeneration(gen, "unload");
+
   #disposeGeneration(gen: Generation, reason: DisposeReason): void {
     if (gen.timer) clearTimeout(gen.timer);
     gen.timer = null;
@@ -165,7 +179,7 @@ export class PluginRuntime {
   async #generation(): Promise<Generation> {
     if (this.#ended === "close") throw sandboxError("AIRLOCK_SANDBOX_CLOSED", "the sandbox was closed");
     if (this.#ended === "unload") throw sandboxError("AIRLOCK_SANDBOX_UNLOADED", "the plugin was unloaded");
-    if (this.#gen && !this.#gen.isolate.isDisposed) return this.#gen;
+    if (this.#gen && !this.#gen.isolate.isDisposed && !isRetired(this.#gen)) return this.#gen;
     const gen: Generation = new Generation(this.plugin.limits.memoryMb, this.#options.maxContexts, () => {
       this.#options.onWarning(
         `${this.plugin.key}: code left running keeps calling ctx after its call ended; isolate reset`,
@@ -236,18 +250,22 @@ export class PluginRuntime {
     switch (gen.reason) {
       case "cpu":
         return exec === null || exec.exceeded
-          ? sandboxError(
+          ? limitError(
               "AIRLOCK_SANDBOX_CPU_LIMIT",
-              `the call used more than ${this.plugin.limits.cpuMs} ms of CPU`,
+              "the call used too much CPU",
+              "cpuMs",
+              this.plugin.limits.cpuMs,
             )
           : sandboxError(
               "AIRLOCK_SANDBOX_ISOLATE_RESET",
               "another call of this plugin exhausted its CPU; retry",
             );
       case "memory":
-        return sandboxError(
+        return limitError(
           "AIRLOCK_SANDBOX_MEMORY_LIMIT",
-          `the plugin went over its ${this.plugin.limits.memoryMb} MB memory limit`,
+          "the plugin went over its memory limit",
+          "memoryMb",
+          this.plugin.limits.memoryMb,
         );
       case "unload":
         return sandboxError("AIRLOCK_SANDBOX_UNLOADED", "the plugin was unloaded");
@@ -257,9 +275,11 @@ export class PluginRuntime {
         break;
     }
     if (/timed out/i.test(message)) {
-      return sandboxError(
+      return limitError(
         "AIRLOCK_SANDBOX_CPU_LIMIT",
-        `the call used more than ${this.plugin.limits.cpuMs} ms of CPU`,
+        "the call used too much CPU",
+        "cpuMs",
+        this.plugin.limits.cpuMs,
       );
     }
     return sandboxError("AIRLOCK_SANDBOX_INTERNAL", "the isolate failed unexpectedly", { reason: message });

@@ -34,6 +34,12 @@ export interface SandboxPlugin {
   readonly limits: EffectiveLimits;
   /** Where the sandbox may keep a V8 code cache for this bundle; none when absent. */
   readonly codeCachePath?: string;
+  /**
+   * The host key (base64, ≥ 32 bytes) code cache files are authenticated with (HMAC-SHA256);
+   * without it no cache file is read or written. Not a secret of any agent or plugin: it only
+   * proves a cache file was written by this host's sandbox.
+   */
+  readonly codeCacheKey?: string;
 }
 
 /** Plain data the sandbox uses to build ctx inside the isolate. */

@@ -37,6 +37,11 @@ export const STORE_ERRORS = defineErrorCodes({
     status: 429,
     description: "Storing the artifact would exceed the per-conversation or global artifact caps.",
   },
+  AIRLOCK_ARTIFACT_UNAVAILABLE: {
+    status: 403,
+    description:
+      "Audit only: ctx.artifacts.take of a handle this call cannot take (malformed, unknown, taken, expired or another conversation's). The plugin reads `null`.",
+  },
   AIRLOCK_KNOWLEDGE_INVALID: {
     status: 400,
     description: "A ctx.knowledge call got malformed arguments (ids, filenames, content must be strings).",

@@ -19,6 +19,12 @@ function startService(): Promise<Server> {
       return;
     }
     const city = url.searchParams.get("city");
+    if (city === "Mirror") {
+      // a hostile or buggy service that echoes the credential back in its answer
+      res.writeHead(200, { "content-type": "application/json", "x-token": TOKEN });
+      res.end(JSON.stringify({ city: TOKEN, tempC: 0, windMs: 0, condition: `token ${TOKEN}` }));
+      return;
+    }
     if (city !== "Oslo") {
       res.writeHead(404).end();
       return;
@@ -75,5 +81,17 @@ describe("weather plugin", () => {
     const ok = await h.call("weather:currentWeather", { city: "Oslo" });
     expect(textOf(ok)).not.toContain(TOKEN);
     expect(JSON.stringify(await h.auditEntries())).not.toContain(TOKEN);
+  });
+
+  it("never hands the plugin the token when the service echoes it back", async () => {
+    await h.setSecrets({ api_token: TOKEN, units: "metric", weather_endpoint: LOCAL });
+    const r = await h.call("weather:currentWeather", { city: "Mirror" });
+    // the service did send the token back: this check fails if the host let it through
+    expect(JSON.stringify(r)).not.toContain(TOKEN);
+    expect(r.isError).toBe(true);
+    // the echo was real, and refused by the host before the plugin saw any of it
+    const audit = await h.auditEntries();
+    expect(JSON.stringify(audit)).toContain("AIRLOCK_FETCH_SECRET_ECHOED");
+    expect(JSON.stringify(audit)).not.toContain(TOKEN);
   });
 });

@@ -43,6 +43,11 @@ export const PACKAGE_ERRORS = defineErrorCodes({
     status: 422,
     description: "package.json or airlock.json is not UTF-8 JSON with an object at the top.",
   },
+  AIRLOCK_PACKAGE_JSON_DUPLICATE_KEY: {
+    status: 422,
+    description:
+      "package.json or airlock.json has the same key twice in one object (details.path, details.key).",
+  },
   AIRLOCK_PACKAGE_BUNDLE_INVALID: { status: 422, description: "index.js is not valid UTF-8." },
   AIRLOCK_PACKAGE_BUNDLE_MISMATCH: {
     status: 422,

@@ -7,6 +7,7 @@
 // written anywhere.
 import { createHash } from "node:crypto";
 import { type PluginManifest, parseManifest } from "../manifest.ts";
+import { duplicateKey } from "../strict-json.ts";
 import {
   DEFAULT_TARBALL_LIMITS,
   inflate,
@@ -30,8 +31,10 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 function jsonObject(bytes: Uint8Array, file: string): Record<string, unknown> {
   let value: unknown;
+  let text: string;
   try {
-    value = JSON.parse(strictUtf8.decode(bytes));
+    text = strictUtf8.decode(bytes);
+    value = JSON.parse(text);
   } catch (err) {
     throw packageError(
       "AIRLOCK_PACKAGE_JSON_INVALID",
@@ -43,6 +46,16 @@ function jsonObject(bytes: Uint8Array, file: string): Record<string, unknown> {
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw packageError("AIRLOCK_PACKAGE_JSON_INVALID", `${file} must hold a JSON object`, { file });
+  }
+  // JSON.parse keeps the last of two equal keys: the registry, the host and a reviewer's tool
+  // could each read a different document from the same bytes.
+  const twice = duplicateKey(text);
+  if (twice !== null) {
+    throw packageError(
+      "AIRLOCK_PACKAGE_JSON_DUPLICATE_KEY",
+      `${file} has the key ${JSON.stringify(twice.key)} twice in ${twice.path}`,
+      { file, path: twice.path, key: twice.key },
+    );
   }
   return value as Record<string, unknown>;
 }

@@ -17,8 +17,17 @@ import {
 /** Tarballs may be far bigger than JSON bodies. */
 export const MAX_TARBALL_BYTES = 64 * 1024 * 1024;
 
-function installOptions(allowUnsigned: boolean | undefined): InstallOptions {
-  return allowUnsigned === undefined ? {} : { allowUnsigned };
+/** The operator's decisions a request carries (body or query), as InstallOptions. */
+function installOptions(given: {
+  allowUnsigned?: boolean | undefined;
+  allowDowngrade?: boolean | undefined;
+  allowPrerelease?: boolean | undefined;
+}): InstallOptions {
+  const options: InstallOptions = {};
+  if (given.allowUnsigned !== undefined) options.allowUnsigned = given.allowUnsigned;
+  if (given.allowDowngrade !== undefined) options.allowDowngrade = given.allowDowngrade;
+  if (given.allowPrerelease !== undefined) options.allowPrerelease = given.allowPrerelease;
+  return options;
 }
 
 export const pluginRoutes: RouteSpec[] = [
@@ -40,7 +49,7 @@ export const pluginRoutes: RouteSpec[] = [
     operationId: "installPlugin",
     summary:
       "Installs a plugin: JSON `{spec}` (`name@range` from the registry, a registry URL or a .tgz path), " +
-      "or the tarball itself as `application/octet-stream` (query: allowUnsigned, source).",
+      "or the tarball itself as `application/octet-stream` (query: allowUnsigned, allowDowngrade, allowPrerelease, source).",
     tag: "plugins",
     access: "operator",
     query: installQuery,
@@ -54,11 +63,11 @@ export const pluginRoutes: RouteSpec[] = [
         const report = await host.plugins.installTarball(
           raw,
           query.source ?? "upload",
-          installOptions(query.allowUnsigned),
+          installOptions(query),
         );
         return { status: 201, json: report };
       }
-      const report = await host.plugins.install(body.spec, installOptions(body.allowUnsigned));
+      const report = await host.plugins.install(body.spec, installOptions(body));
       return { status: 201, json: report };
     },
   }),
@@ -74,7 +83,7 @@ export const pluginRoutes: RouteSpec[] = [
     bodyOptional: true,
     responses: { 200: { description: "What is now active.", schema: installResponse } },
     async handler({ host, params, body }) {
-      return { json: await host.plugins.upgrade(params.ns, body.range, installOptions(body.allowUnsigned)) };
+      return { json: await host.plugins.upgrade(params.ns, body.range, installOptions(body)) };
     },
   }),
   defineRoute({

@@ -5,7 +5,15 @@ import { resolve } from "node:path";
 import { parseOptions, requiredPositional } from "../args.ts";
 import { withHost } from "../open-host.ts";
 import type { CliCommand } from "../types.ts";
-import { PLUGIN_OPTIONS, PLUGIN_OPTIONS_HELP, pluginHostOptions, printJsonOr } from "./plugin-options.ts";
+import {
+  INSTALL_DECISION_OPTIONS,
+  installDecisions,
+  installDecisionsHelp,
+  PLUGIN_OPTIONS,
+  PLUGIN_OPTIONS_HELP,
+  pluginHostOptions,
+  printJsonOr,
+} from "./plugin-options.ts";
 
 export const installCommand: CliCommand = {
   path: ["install"],
@@ -19,11 +27,13 @@ traversal, unexpected files, oversized or bomb archives), and checks the manifes
 range against this host and its SDK version against the supported range. Files go to
 <data-dir>/plugins/<namespace>/<version>/ through a staging directory and an atomic rename;
 the previous version stays active until the new one is recorded (then \`airlock plugins
-rollback\` returns to it). Ranges ignore prereleases unless they name one (^1.2.0-beta.0).
+rollback\` returns to it). Versions only move forward: a version lower than the active one,
+or of the same precedence, is refused unless --allow-downgrade. Ranges ignore prereleases
+unless they name one (^1.2.0-beta.0); a prerelease .tgz needs --allow-prerelease.
 A .tgz is signed by a sidecar <file>.tgz.sig ({"keyid","sig"}) when it has one.
 
 Options:
-  --allow-unsigned   Accept an unsigned package or an unknown signer for this install.
+${installDecisionsHelp("install")}
 ${PLUGIN_OPTIONS_HELP}
 
 Examples:
@@ -31,13 +41,13 @@ Examples:
   airlock install ./weather-1.2.0.tgz --trust-key ./publisher.pub
 `,
   async run(args, io) {
-    const parsed = parseOptions(args, { ...PLUGIN_OPTIONS, "allow-unsigned": { type: "boolean" } }, 1);
+    const parsed = parseOptions(args, { ...PLUGIN_OPTIONS, ...INSTALL_DECISION_OPTIONS }, 1);
     const given = requiredPositional(parsed, 0, "<name>@<range> or a path to a .tgz");
     // A file path is relative to the CLI's cwd (io.cwd), not the host process's.
     const isFile = !/^https?:\/\//.test(given) && (given.endsWith(".tgz") || /^\.{0,2}\//.test(given));
     const spec = isFile ? resolve(io.cwd, given.replace(/^file:/, "")) : given;
     const report = await withHost(pluginHostOptions(parsed, io), (host) =>
-      host.plugins.install(spec, { allowUnsigned: parsed.values["allow-unsigned"] === true }),
+      host.plugins.install(spec, installDecisions(parsed)),
     );
     printJsonOr(io, parsed, report, () =>
       [

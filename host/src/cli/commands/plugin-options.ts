@@ -37,6 +37,34 @@ export function pluginHostOptions(parsed: Parsed, io: CliIO): HostOptions {
   return options;
 }
 
+/** The installer's operator decisions, shared by `airlock install` and `airlock plugins upgrade`. */
+export const INSTALL_DECISION_OPTIONS = {
+  "allow-unsigned": { type: "boolean" },
+  "allow-downgrade": { type: "boolean" },
+  "allow-prerelease": { type: "boolean" },
+} as const satisfies ParseArgsOptionsConfig;
+
+export function installDecisionsHelp(what: string): string {
+  return `  --allow-unsigned   Accept an unsigned package or an unknown signer for this ${what}.
+  --allow-downgrade  Accept a version lower than the active one, or of the same precedence
+                     (other build metadata). Without it such a version is refused
+                     (AIRLOCK_INSTALL_DOWNGRADE); \`airlock plugins rollback\` is the step back.
+  --allow-prerelease Accept a prerelease no range asked for (a .tgz, or a \`latest\` tag
+                     pointing at one; AIRLOCK_INSTALL_PRERELEASE otherwise).`;
+}
+
+export function installDecisions(parsed: Parsed): {
+  allowUnsigned: boolean;
+  allowDowngrade: boolean;
+  allowPrerelease: boolean;
+} {
+  return {
+    allowUnsigned: parsed.values["allow-unsigned"] === true,
+    allowDowngrade: parsed.values["allow-downgrade"] === true,
+    allowPrerelease: parsed.values["allow-prerelease"] === true,
+  };
+}
+
 export function printJsonOr(io: CliIO, parsed: Parsed, value: unknown, text: () => string): void {
   io.stdout(parsed.values.json === true ? `${JSON.stringify(value, null, 2)}\n` : text());
 }

@@ -3,7 +3,15 @@
 import { parseOptions, requiredPositional } from "../args.ts";
 import { withHost } from "../open-host.ts";
 import type { CliCommand } from "../types.ts";
-import { PLUGIN_OPTIONS, PLUGIN_OPTIONS_HELP, pluginHostOptions, printJsonOr } from "./plugin-options.ts";
+import {
+  INSTALL_DECISION_OPTIONS,
+  installDecisions,
+  installDecisionsHelp,
+  PLUGIN_OPTIONS,
+  PLUGIN_OPTIONS_HELP,
+  pluginHostOptions,
+  printJsonOr,
+} from "./plugin-options.ts";
 
 const listCommand: CliCommand = {
   path: ["plugins", "list"],
@@ -44,23 +52,22 @@ const upgradeCommand: CliCommand = {
 Resolves the range (default: the registry's latest) against the registry the active version
 came from and installs that version with every install check; the current version becomes
 the previous one. A plugin installed from a .tgz is upgraded by installing the new file.
+A version lower than the active one is refused unless --allow-downgrade.
 
 Options:
-  --allow-unsigned   Accept an unsigned package or an unknown signer for this upgrade.
+${installDecisionsHelp("upgrade")}
 ${PLUGIN_OPTIONS_HELP}
 
 Example:
   airlock plugins upgrade weather ^1.3.0
 `,
   async run(args, io) {
-    const parsed = parseOptions(args, { ...PLUGIN_OPTIONS, "allow-unsigned": { type: "boolean" } }, 2);
+    const parsed = parseOptions(args, { ...PLUGIN_OPTIONS, ...INSTALL_DECISION_OPTIONS }, 2);
     const namespace = requiredPositional(parsed, 0, "<namespace>");
     const range = parsed.positionals[1] ?? "";
     const { before, report } = await withHost(pluginHostOptions(parsed, io), async (host) => {
       const active = (await host.plugins.list()).find((p) => p.namespace === namespace)?.active ?? null;
-      const upgraded = await host.plugins.upgrade(namespace, range, {
-        allowUnsigned: parsed.values["allow-unsigned"] === true,
-      });
+      const upgraded = await host.plugins.upgrade(namespace, range, installDecisions(parsed));
       return { before: active, report: upgraded };
     });
     printJsonOr(io, parsed, report, () =>

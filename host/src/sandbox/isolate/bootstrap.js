@@ -155,7 +155,10 @@
     const stack = new SetCtor();
     function emit(piece) {
       if (out.length + piece.length > maxBytes) {
-        throw fail("AIRLOCK_SANDBOX_RESULT_TOO_LARGE", "the result is over maxResultBytes");
+        throw fail(
+          "AIRLOCK_SANDBOX_RESULT_TOO_LARGE",
+          `the result is too large (maxResultBytes = ${maxBytes} bytes)`,
+        );
       }
       out += piece;
     }
@@ -169,7 +172,10 @@
       switch (typeof v) {
         case "string":
           if (v.length > maxBytes)
-            throw fail("AIRLOCK_SANDBOX_RESULT_TOO_LARGE", "the result is over maxResultBytes");
+            throw fail(
+              "AIRLOCK_SANDBOX_RESULT_TOO_LARGE",
+              `the result is too large (maxResultBytes = ${maxBytes} bytes)`,
+            );
           return emit(jsonStringify(v));
         case "number":
         case "boolean":

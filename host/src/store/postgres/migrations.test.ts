@@ -1,5 +1,5 @@
 import pg from "pg";
-import { afterAll, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { describePg, PG_URL } from "../../../../test/support/postgres.ts";
 import { openStore } from "../index.ts";
 import { migratePostgres, POSTGRES_MIGRATIONS } from "./migrations.ts";
@@ -50,7 +50,11 @@ describePg("PostgreSQL migrations", () => {
       code: "AIRLOCK_STORE_SCHEMA_TOO_NEW",
     });
   });
+});
 
+// These two need no server (a bad schema name is refused before connecting; port 1 answers
+// nothing), so they run whether PostgreSQL is there or not.
+describe("PostgreSQL store options", () => {
   it("refuses a schema name that is not a plain lowercase identifier", async () => {
     await expect(
       openStore({ kind: "postgres", url: PG_URL, schema: 'x"; DROP SCHEMA public; --' }),

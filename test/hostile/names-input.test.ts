@@ -1,0 +1,193 @@
+// Hostile names and input, through the real host (SQLite, in-process sandbox, real installer and
+// admin API): namespaces that read as the platform's own or as another plugin, manifests with
+// lone surrogates, duplicate keys or metadata egress hosts, and tool input / API bodies with
+// duplicate keys, lone surrogates and prototype keys. Each is refused with its exact code,
+// audited, nothing is installed or run, the host keeps serving, and no secret value leaks.
+import {
+  type SamplePluginOptions,
+  samplePluginFiles,
+  samplePluginTarball,
+  writePluginTarball,
+} from "@airlock/sdk/package";
+import type { Hono } from "hono";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAdminApi } from "../../host/src/api/app.ts";
+import { openTestHost, type TestHost } from "../../host/src/pipeline/test-host.ts";
+
+const SECRET = "sk-names-input-6d2a91";
+let t: TestHost;
+let app: Hono;
+let operator: string;
+
+const seenTool = `async (input) => ({ keys: Object.keys(input), proto: Object.getPrototypeOf(input) === Object.prototype })`;
+
+beforeAll(async () => {
+  t = await openTestHost([
+    {
+      namespace: "payments",
+      tools: [
+        {
+          name: "seen",
+          code: seenTool,
+          annotations: { readOnlyHint: true },
+          inputSchema: { type: "object" },
+        },
+        {
+          name: "keyed",
+          code: "async () => 'ok'",
+          annotations: { readOnlyHint: true },
+          requiredSecrets: [{ key: "api_key", type: "text", optional: false, sensitive: true }],
+        },
+      ],
+    },
+  ]);
+  await t.host.createAgent("ada");
+  await t.host.setToolsEnabled("ada", { "payments:seen": true, "payments:keyed": true });
+  await t.host.setSecrets("ada", { api_key: SECRET });
+  operator = (await t.host.issueToken("operator", undefined, "test")).token;
+  app = createAdminApi(t.host);
+});
+afterAll(async () => t?.close());
+
+const codeOf = (p: Promise<unknown>) =>
+  p.then(
+    () => "resolved",
+    (e: unknown) => (e as { code?: string }).code,
+  );
+const install = (bytes: Uint8Array, name: string) =>
+  t.host.plugins.installTarball(bytes, `/tmp/${name}.tgz`, { allowUnsigned: true });
+const sample = (o: Partial<SamplePluginOptions> & { namespace: string }) =>
+  samplePluginTarball({ version: "1.0.0", engine: ">=0.1.0", ...o });
+
+async function expectHealthy(): Promise<void> {
+  expect((await t.host.listTools()).map((x) => x.namespace)).toEqual(["payments", "payments"]);
+  const out = await t.host.callTool("ada", "payments:keyed", {});
+  expect(out.errorCode).toBeUndefined();
+  const audit = JSON.stringify(await t.host.store.queryAudit({ limit: 10_000 }));
+  expect(audit).not.toContain(SECRET);
+}
+
+async function lastInstallError(): Promise<string | null> {
+  const rows = (await t.host.store.queryAudit({ kind: "admin" })).filter(
+    (r) => r.action === "plugin.install",
+  );
+  return rows[0]?.error ?? null;
+}
+
+describe("namespaces", () => {
+  it.each(["builtin", "root", "constructor", "prototype", "tool5", "xn--pple-43d", "ab--cd"])(
+    "refuses %s at install with AIRLOCK_MANIFEST_INVALID naming $.namespace",
+    async (namespace) => {
+      const err = await install(sample({ namespace }), namespace).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: "AIRLOCK_MANIFEST_INVALID" });
+      expect(JSON.stringify((err as { details: unknown }).details)).toContain("$.namespace");
+      expect(await lastInstallError()).toBe("AIRLOCK_MANIFEST_INVALID");
+      await expectHealthy();
+    },
+  );
+
+  it.each(["pay-rnents", "payrnents", "pay-ments"])(
+    "refuses %s next to the installed payments with AIRLOCK_INSTALL_NAMESPACE_LOOKALIKE",
+    async (namespace) => {
+      expect(await codeOf(install(sample({ namespace }), namespace))).toBe(
+        "AIRLOCK_INSTALL_NAMESPACE_LOOKALIKE",
+      );
+      expect(await lastInstallError()).toBe("AIRLOCK_INSTALL_NAMESPACE_LOOKALIKE");
+      expect(await t.host.store.listInstalledPlugins(namespace)).toEqual([]);
+      await expectHealthy();
+    },
+  );
+});
+
+describe("manifests", () => {
+  it.each([
+    ["169.254.169.254", "AIRLOCK_MANIFEST_INVALID"],
+    ["metadata.google.internal", "AIRLOCK_MANIFEST_INVALID"],
+    ["2852039166", "AIRLOCK_MANIFEST_INVALID"],
+    ["0.0.0.0", "AIRLOCK_MANIFEST_INVALID"],
+    ["224.0.0.1", "AIRLOCK_MANIFEST_INVALID"],
+  ])("refuses the egress host %s at install with %s", async (host, code) => {
+    const bytes = sample({
+      namespace: "fetcher",
+      patch: (m) => {
+        m.egress = [{ host, schemes: ["http"], ports: [80] }];
+      },
+    });
+    const err = await install(bytes, "fetcher").catch((e: unknown) => e);
+    expect(err).toMatchObject({ code });
+    expect(JSON.stringify((err as { details: unknown }).details)).toContain("$.egress[0].host");
+    expect(await t.host.store.listInstalledPlugins("fetcher")).toEqual([]);
+    await expectHealthy();
+  });
+
+  it("refuses a manifest string holding a lone surrogate with AIRLOCK_MANIFEST_INVALID", async () => {
+    const bytes = sample({
+      namespace: "lonely",
+      patch: (m) => {
+        m.description = "half a pair: \ud800";
+      },
+    });
+    expect(await codeOf(install(bytes, "lonely"))).toBe("AIRLOCK_MANIFEST_INVALID");
+    await expectHealthy();
+  });
+
+  it("refuses airlock.json with a key twice with AIRLOCK_PACKAGE_JSON_DUPLICATE_KEY", async () => {
+    const files = samplePluginFiles({ namespace: "twice", version: "1.0.0", engine: ">=0.1.0" });
+    // the second "egress" would win in JSON.parse: a reviewer and the host could read different hosts
+    const manifest = files.manifest.replace(/\}\s*$/, ',"egress":[]}');
+    const bytes = writePluginTarball({ packageJson: files.packageJson, manifest, bundle: files.bundle });
+    const err = await install(bytes, "twice").catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      code: "AIRLOCK_PACKAGE_JSON_DUPLICATE_KEY",
+      details: { key: "egress", path: "$" },
+    });
+    expect(await lastInstallError()).toBe("AIRLOCK_PACKAGE_JSON_DUPLICATE_KEY");
+    await expectHealthy();
+  });
+});
+
+describe("tool input (library API)", () => {
+  it.each([
+    ['{"__proto__":{"admin":true}}', "AIRLOCK_TOOL_INPUT_KEY_FORBIDDEN"],
+    ['{"a":{"constructor":{"prototype":1}}}', "AIRLOCK_TOOL_INPUT_KEY_FORBIDDEN"],
+    ['{"list":[{"prototype":1}]}', "AIRLOCK_TOOL_INPUT_KEY_FORBIDDEN"],
+    ['{"text":"\\ud800"}', "AIRLOCK_TOOL_INPUT_NOT_UNICODE"],
+    ['{"\\udfff":1}', "AIRLOCK_TOOL_INPUT_NOT_UNICODE"],
+  ])("refuses %s with %s before the tool runs, audited as a refusal", async (json, code) => {
+    const out = await t.host.callTool("ada", "payments:seen", JSON.parse(json));
+    expect(out.errorCode).toBe(code);
+    expect(out.result.isError).toBe(true);
+    const row = (await t.host.store.queryAudit({ kind: "tool", tool: "seen" }))[0];
+    expect(row).toMatchObject({ allowed: false, success: false, error: code });
+    await expectHealthy();
+  });
+
+  it("still takes the same words as values, and paired surrogates", async () => {
+    const out = await t.host.callTool("ada", "payments:seen", { text: "__proto__ constructor 😀" });
+    expect(out.errorCode).toBeUndefined();
+    expect(out.result.structuredContent).toEqual({ keys: ["text"], proto: true });
+  });
+});
+
+describe("admin API bodies", () => {
+  const send = (body: string) =>
+    app.request("/api/instances/ada/calls", {
+      method: "POST",
+      headers: { authorization: `Bearer ${operator}`, "content-type": "application/json" },
+      body,
+    });
+
+  it.each([
+    ['{"tool":"payments:seen","input":{},"tool":"payments:keyed"}', "AIRLOCK_API_DUPLICATE_KEY"],
+    ['{"tool":"payments:seen","input":{"a":1,"a":2}}', "AIRLOCK_API_DUPLICATE_KEY"],
+    ['{"tool":"payments:seen","input":{"__proto__":{"x":1}}}', "AIRLOCK_API_KEY_FORBIDDEN"],
+    ['{"tool":"payments:seen","input":{"t":"\\udc00"}}', "AIRLOCK_API_NOT_UNICODE"],
+  ])("answers %s with 400 %s and runs nothing", async (body, code) => {
+    const before = (await t.host.store.queryAudit({ kind: "tool" })).length;
+    const res = await send(body);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe(code);
+    expect((await t.host.store.queryAudit({ kind: "tool" })).length).toBe(before);
+    await expectHealthy();
+  });
+});
