@@ -2,7 +2,10 @@
 // no disk and opens nothing; host.ts does that.
 // Invariants: every limit the operator sets is a ceiling — a plugin gets the minimum of its
 // manifest's request and the ceiling (sandbox/limits.ts resolveLimits), the ceiling when it asks nothing.
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
 import { join } from "node:path";
+import type { ReplicaSettings } from "./cluster/membership.ts";
 import type { EgressPolicy, Resolver } from "./egress/types.ts";
 import type { TrustConfig } from "./install/index.ts";
 import type { EffectiveLimits, Sandbox } from "./sandbox/types.ts";
@@ -49,6 +52,12 @@ export interface HostOptions {
   /** Where internal failures that never fail a call are reported. Default: stderr. */
   onInternalError?: (what: string, error: unknown) => void;
   /**
+   * This host as one replica of several sharing a PostgreSQL store (docs/deploy.md): its id
+   * (default $AIRLOCK_REPLICA_ID, else `<hostname>-<pid>-<random>`), heartbeat interval
+   * (default 1 s) and after how long a silent replica counts as dead (default 5 s).
+   */
+  replica?: Partial<ReplicaSettings>;
+  /**
    * The DNS resolver ctx.fetch asks (tests, split-horizon embedding); every answer still goes
    * through the address policy. Default: the system resolver (`dns.lookup`, all addresses).
    */
@@ -73,6 +82,7 @@ export interface ResolvedHostOptions {
   autoApprove: boolean;
   masterKey: string | undefined;
   onInternalError: (what: string, error: unknown) => void;
+  replica: ReplicaSettings;
   resolver: Resolver | undefined;
   clock: () => number;
 }
@@ -97,6 +107,11 @@ export function resolveHostOptions(options: HostOptions = {}): ResolvedHostOptio
     autoApprove: options.autoApprove === true,
     masterKey: options.masterKey,
     onInternalError: options.onInternalError ?? reportToStderr,
+    replica: {
+      id: options.replica?.id ?? process.env.AIRLOCK_REPLICA_ID ?? defaultReplicaId(),
+      heartbeatMs: options.replica?.heartbeatMs ?? 1000,
+      staleMs: options.replica?.staleMs ?? 5000,
+    },
     resolver: options.resolver,
     clock: options.clock ?? Date.now,
   };
@@ -104,4 +119,8 @@ export function resolveHostOptions(options: HostOptions = {}): ResolvedHostOptio
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function defaultReplicaId(): string {
+  return `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
 }

@@ -17,10 +17,11 @@ import {
 } from "./catalogue/agent-tools.ts";
 import { type CatalogueProblem, createCatalogue } from "./catalogue/catalogue.ts";
 import { deleteSecret, listSecrets, type SecretCodec, setSecrets } from "./catalogue/secrets-api.ts";
+import { joinCluster } from "./cluster/membership.ts";
 import type { ResolvedHostOptions } from "./config.ts";
 import type { AirlockHost, PluginLifecycle, RunOptions, ToolsChangeReason } from "./host-types.ts";
+import { tracedRun } from "./observability/tracing.ts";
 import { createAgentStateCache, trackAgentWrites } from "./pipeline/agent-states.ts";
-import { createApprovalRegistry } from "./pipeline/approvals.ts";
 import type { GrantIssuer, PipelineDeps } from "./pipeline/deps.ts";
 import { PIPELINE_ERRORS } from "./pipeline/errors.ts";
 import { createEventBus } from "./pipeline/events.ts";
@@ -30,7 +31,7 @@ import { startRun } from "./pipeline/run.ts";
 import { createSchemaValidator } from "./pipeline/schema-validation.ts";
 import { resolveLimits } from "./sandbox/limits.ts";
 import type { Sandbox } from "./sandbox/types.ts";
-import type { AgentKnowledgeLevel, AuditInput, Store } from "./store/types.ts";
+import type { AgentKnowledgeLevel, AuditInput, InstalledPluginRecord, Store } from "./store/types.ts";
 
 export interface HostParts {
   options: ResolvedHostOptions;
@@ -44,6 +45,8 @@ export interface HostParts {
   lifecycle: PluginLifecycle;
   /** Where a tool call's own audit entry goes without the call waiting for its commit (pipeline/deps.ts). */
   auditLater?: (entry: AuditInput) => Promise<void>;
+  /** Where a plugin version's files are on this host (replicas rebuild them from the store). */
+  locatePlugin?: (plugin: InstalledPluginRecord) => Promise<string>;
   /** Closes what the parts opened besides the sandbox and the store (bridge sweepers, pools). */
   closeExtras?: () => Promise<void>;
 }
@@ -68,10 +71,25 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
   const catalogue = createCatalogue(store);
   const events = createEventBus((type, error) => report(`listener of ${type}`, error));
   const hooks = createHookRegistry();
-  const approvals = createApprovalRegistry();
+  // Replicas sharing a PostgreSQL store: approvals in the store, events fanned out, and every
+  // change another replica announces re-read here (cluster/membership.ts). Handlers are function
+  // declarations below (hoisted): a wake-up may arrive while the catalogue is still loading.
+  const membership = await joinCluster({
+    store,
+    settings: options.replica,
+    bus: events,
+    report,
+    handlers: {
+      onTools: (agent, reason) => void remoteChange(agent, reason),
+      onLevel: () => agentStates.invalidate(),
+      onResync: () => void remoteChange(null, "catalogue"),
+    },
+  });
+  const approvals = membership.approvals;
   const loader = createPluginLoader({
     sandbox,
     limitsFor: (plugin) => resolveLimits(options.ceilings, plugin.manifest.limits),
+    ...(parts.locatePlugin === undefined ? {} : { locate: parts.locatePlugin }),
   });
   const audit = async (entry: AuditInput) => {
     try {
@@ -100,9 +118,27 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
 
   const changed = (agent: string | null, reason: ToolsChangeReason) =>
     events.emit("tools.changed", { agent, reason });
+  /** A change made through this host: raised here and announced to the other replicas. */
+  const announce = (agent: string | null, reason: ToolsChangeReason) => {
+    changed(agent, reason);
+    membership.announce({ kind: "tools", agent, reason });
+  };
+  /** Another replica announced a change (or the listener reconnected): re-read, then raise it here. */
+  async function remoteChange(agent: string | null, reason: ToolsChangeReason): Promise<void> {
+    agentStates.invalidate();
+    try {
+      if (reason === "catalogue" && !closed) {
+        const problems = await catalogue.sync();
+        if (problems !== null) await settle(problems);
+      }
+    } catch (error) {
+      report("re-reading the catalogue after another replica's change", error);
+    }
+    changed(agent, reason);
+  }
   async function refreshCatalogue(): Promise<void> {
     await settle(await catalogue.reload());
-    changed(null, "catalogue");
+    announce(null, "catalogue");
   }
   /** Reports a reload's problems and unloads plugin versions that are no longer active. */
   async function settle(problems: readonly CatalogueProblem[]): Promise<void> {
@@ -154,7 +190,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
   const begin = async (run: RunOptions) => {
     assertOpen();
     await fresh();
-    return startRun(deps, run);
+    return tracedRun(await startRun(deps, run), membership.replica);
   };
 
   return {
@@ -181,6 +217,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
       await audited(admin, "agent.knowledge_level", { agent: slug, details: { level } }, () =>
         store.setKnowledgeLevel(slug, level),
       );
+      membership.announce({ kind: "level", agent: slug });
     },
     async issueToken(role, agent, label) {
       const input = {
@@ -214,7 +251,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
         { agent, details: { changes: { ...changes } } },
         () => setToolsEnabled(store, catalogue, agent, changes),
       );
-      changed(agent, "enablement");
+      announce(agent, "enablement");
       return view;
     },
     async getToolPresentations() {
@@ -235,14 +272,14 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
       const view = await audited(admin, "secrets.set", { agent, details: { keys } }, () =>
         setSecrets(store, catalogue, parts.codec, agent, values),
       );
-      changed(agent, "secrets");
+      announce(agent, "secrets");
       return view;
     },
     async deleteSecret(agent, key) {
       const deleted = await audited(admin, "secrets.delete", { agent, details: { key } }, () =>
         deleteSecret(store, agent, key),
       );
-      if (deleted) changed(agent, "secrets");
+      if (deleted) announce(agent, "secrets");
       return deleted;
     },
 
@@ -270,15 +307,24 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     beforeToolCall: (hook) => hooks.addBefore(hook),
     afterToolCall: (hook) => hooks.addAfter(hook),
     listApprovals: (agent) => approvals.list(agent),
-    decideApproval(id, decision) {
-      const pending = approvals.list().find((a) => a.id === id);
-      approvals.decide(id, decision);
-      void admin("approval.decide", {
-        agent: pending?.agent ?? null,
-        details: { approvalId: id, toolName: pending?.toolName ?? null, approve: decision.approve === true },
+    async decideApproval(id, decision) {
+      const fields = {
+        agent: null,
+        details: { approvalId: id, toolName: null, approve: decision.approve === true },
+      };
+      const decided = await approvals.decide(id, decision).catch(async (error: unknown) => {
+        await admin("approval.decide", fields, error);
+        throw error;
+      });
+      await admin("approval.decide", {
+        agent: decided.agent,
+        details: { ...fields.details, toolName: decided.toolName },
       });
     },
     on: (type, listener) => events.on(type, listener),
+    replica: membership.replica,
+    subscribeEvents: (types, listener) => membership.events.subscribe(types, listener),
+    stats: () => ({ sandbox: sandbox.stats(), streams: membership.events.streams() }),
 
     queryAudit: (query) => store.queryAudit(query),
     seal: (purpose, value) => parts.codec.encrypt(JSON.stringify({ p: purpose, v: value })),
@@ -296,7 +342,8 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     async close() {
       if (closed) return;
       closed = true;
-      approvals.denyAll("the host is shutting down");
+      await approvals.denyAll("the host is shutting down");
+      await membership.close().catch((error: unknown) => report("leaving the cluster", error));
       await sandbox.close();
       await parts.closeExtras?.();
       if (parts.ownsStore) await store.close();

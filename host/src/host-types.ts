@@ -6,6 +6,8 @@
 import type { Attachment, ConversationMessage, KnowledgeLevel, ToolResult } from "@airlock/sdk";
 import type { JsonSchema, Presentation, SecretSpec, ToolAnnotations } from "@airlock/sdk/manifest";
 import type { CallNotification } from "./bridge/types.ts";
+import type { StreamEventType, StreamListener } from "./cluster/events.ts";
+import type { SandboxStats } from "./sandbox/types.ts";
 import type {
   AgentKnowledgeLevel,
   AgentRecord,
@@ -154,6 +156,8 @@ export interface CallOptions {
   attachments?: Attachment[];
   signal?: AbortSignal;
   onNotification?: (n: CallNotification) => void;
+  /** The caller's W3C trace context (a `traceparent` header, or an MCP request's `_meta`): the call's span continues it. */
+  trace?: { traceparent: string; tracestate?: string };
 }
 
 /** What a tool call produced, as it goes back to the model. */
@@ -274,9 +278,21 @@ export interface AirlockHost {
   ): Promise<ToolCallOutcome>;
   beforeToolCall(hook: BeforeToolCallHook): () => void;
   afterToolCall(hook: AfterToolCallHook): () => void;
-  listApprovals(agent?: string): PendingApproval[];
-  decideApproval(id: string, decision: { approve: boolean; reason?: string }): void;
+  /** Pending approvals of every replica sharing the store, oldest first. */
+  listApprovals(agent?: string): Promise<PendingApproval[]>;
+  /** Decides an approval requested on any replica; AIRLOCK_APPROVAL_NOT_FOUND when unknown or settled. */
+  decideApproval(id: string, decision: { approve: boolean; reason?: string }): Promise<void>;
+  /** This process's events only (tools.changed included). */
   on<T extends HostEventType>(type: T, listener: (event: HostEventMap[T]) => void): () => void;
+  /** This host's id among the replicas sharing its store. */
+  readonly replica: string;
+  /**
+   * The event stream's events (tool.*, permission.required) of every replica sharing the store,
+   * this one's included, each with the `replica` that served it. Returns the unsubscribe function.
+   */
+  subscribeEvents(types: readonly StreamEventType[], listener: StreamListener): () => void;
+  /** What an operator watches on this replica (metrics): the sandbox's counters, open event streams. */
+  stats(): { sandbox: SandboxStats; streams: number };
 
   queryAudit(query: AuditQuery): Promise<AuditRecord[]>;
 

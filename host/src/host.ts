@@ -17,6 +17,7 @@ import { createStateCapability } from "./capabilities/state.ts";
 import { type HostOptions, type ResolvedHostOptions, resolveHostOptions } from "./config.ts";
 import { assembleHost } from "./host-api.ts";
 import type { AirlockHost } from "./host-types.ts";
+import { localPluginDir } from "./install/packages.ts";
 import { createPluginLifecycleFor } from "./lifecycle-wiring.ts";
 import { createAuditWriter, withAuditWriter } from "./pipeline/audit-writer.ts";
 import { bridgeGrantIssuer } from "./pipeline/grants.ts";
@@ -112,6 +113,8 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
       grants: bridgeGrantIssuer(bridge, resolved.egress),
       codec: vault,
       lifecycle: createPluginLifecycleFor({ store, options: resolved }),
+      locatePlugin: (plugin) =>
+        localPluginDir({ store, dataDir: resolved.dataDir, trust: resolved.trust }, plugin),
       // SQLite (one host per file, or processes that read the trail rarely): a tool call's entry
       // commits ≤ 2 ms after the call returns. PostgreSQL (replicas): before it returns, so every
       // replica's queryAudit sees a finished call.

@@ -21,6 +21,10 @@ const ENV_VARS = new Set([
   "AIRLOCK_SIGNING_KEY",
   "AIRLOCK_TEST_PG",
   "AIRLOCK_REQUIRE_PG",
+  "AIRLOCK_REQUIRE_NGINX",
+  "AIRLOCK_STORE_URL",
+  "AIRLOCK_REPLICA_ID",
+  "AIRLOCK_SCALE_LOAD_SECONDS",
 ]);
 
 function codesInSource(): Set<string> {

@@ -182,11 +182,11 @@ describe.each(KINDS)("%s", (kind) => {
     const abort = new AbortController();
     const call = c.call("kit__write", {}, { signal: abort.signal }).catch((error: unknown) => error);
     await pending;
-    expect(f.host.listApprovals("alpha")).toHaveLength(1);
+    expect(await f.host.listApprovals("alpha")).toHaveLength(1);
     abort.abort("the person gave up");
     expect(await call).toBeInstanceOf(Error);
     expect((await failed).error.code).toBe("AIRLOCK_TOOL_CANCELLED");
-    expect(f.host.listApprovals("alpha")).toEqual([]);
+    expect(await f.host.listApprovals("alpha")).toEqual([]);
     await c.close();
   });
 

@@ -22,6 +22,7 @@ import { catalogueRoutes } from "./routes/catalogue.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { instanceRoutes } from "./routes/instances.ts";
 import { metaRoutes } from "./routes/meta.ts";
+import { operationsRoutes } from "./routes/operations.ts";
 import { pluginRoutes } from "./routes/plugins.ts";
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -33,6 +34,8 @@ export interface AdminApiOptions {
   eventKeepAliveMs?: number;
   /** Event streams open at once; default 64. */
   maxEventStreams?: number;
+  /** Event streams one agent (or the operators together) may hold; default min(8, maxEventStreams). */
+  maxEventStreamsPerPrincipal?: number;
   /**
    * DNS-rebinding protection: the `host:port` values (and thus `http://host:port` origins) this
    * server answers to. Read on every request (the port may be known only after listen).
@@ -43,6 +46,8 @@ export interface AdminApiOptions {
   mcp?: false | McpHttpOptions;
   /** Where unexpected (non-AIRLOCK) failures are reported; default console.error. */
   log?: (error: unknown) => void;
+  /** False once the server drains (GET /readyz answers 503); default always true. */
+  accepting?: () => boolean;
 }
 
 /** The route table (also what the OpenAPI document is built from). */
@@ -53,9 +58,16 @@ export function adminRoutes(options: AdminApiOptions = {}): RouteSpec[] {
     ...pluginRoutes,
     ...auditRoutes,
     ...callRoutes,
+    ...operationsRoutes({
+      accepting: options.accepting ?? (() => true),
+      log: options.log ?? ((error: unknown) => console.error("airlock admin API:", error)),
+    }),
     ...eventRoutes({
       keepAliveMs: options.eventKeepAliveMs ?? 15_000,
       maxStreams: options.maxEventStreams ?? 64,
+      ...(options.maxEventStreamsPerPrincipal === undefined
+        ? {}
+        : { maxStreamsPerPrincipal: options.maxEventStreamsPerPrincipal }),
     }),
   ];
 }

@@ -57,7 +57,13 @@ export const API_ERRORS = defineErrorCodes({
   },
   AIRLOCK_API_TOO_MANY_STREAMS: {
     status: 429,
-    description: "Too many open event streams on this server (details.limit); close one and retry.",
+    description:
+      "Too many open event streams for this principal (one agent, or the operators) or on this server (details.limit, details.scope); close one and retry.",
+  },
+  AIRLOCK_API_REPLICA_LOST: {
+    status: 502,
+    description:
+      "Answered by the reverse proxy (docs/deploy.md), not the host: the replica serving the request stopped before answering; the call may or may not have run, look it up in the audit before retrying.",
   },
   AIRLOCK_API_INTERNAL: {
     status: 500,

@@ -129,3 +129,58 @@ test("caps the number of open streams and frees a slot when a client goes away",
   await again.close();
   await second.close();
 });
+
+test("one agent token opening streams up to its cap does not stop the operator opening one", async () => {
+  const capped = createAdminApi(f.host, {
+    mcp: false,
+    eventKeepAliveMs: 0,
+    maxEventStreams: 8,
+    maxEventStreamsPerPrincipal: 3,
+    log: () => undefined,
+  });
+  const open = (token: string) =>
+    capped.request("/api/events", { headers: { authorization: `Bearer ${token}` } });
+  const held: Response[] = [];
+  for (let i = 0; i < 3; i++) {
+    const res = await open(f.agentToken);
+    expect(res.status).toBe(200);
+    held.push(res);
+  }
+  const fourth = await open(f.agentToken);
+  expect(fourth.status).toBe(429);
+  expect(await fourth.json()).toMatchObject({
+    error: { code: "AIRLOCK_API_TOO_MANY_STREAMS", details: { limit: 3, scope: "principal" } },
+  });
+  const operator = await open(f.operatorToken);
+  expect(operator.status).toBe(200);
+  for (const res of [...held, operator]) await res.body?.cancel();
+});
+
+test("agents together leave the operators' reserve free", async () => {
+  const capped = createAdminApi(f.host, {
+    mcp: false,
+    eventKeepAliveMs: 0,
+    maxEventStreams: 2,
+    log: () => undefined,
+  });
+  const agent = await capped.request("/api/events", { headers: { authorization: `Bearer ${f.agentToken}` } });
+  expect(agent.status).toBe(200);
+  const second = await capped.request("/api/events", {
+    headers: { authorization: `Bearer ${f.agentToken}` },
+  });
+  expect(second.status).toBe(429);
+  const operator = await capped.request("/api/events", {
+    headers: { authorization: `Bearer ${f.operatorToken}` },
+  });
+  expect(operator.status).toBe(200);
+  await agent.body?.cancel();
+  await operator.body?.cancel();
+});
+
+test("names the replica that served each event", async () => {
+  const stream = await openStream(f.operatorToken);
+  await f.host.callTool("alpha", "kit:echo", { text: "x" });
+  await stream.until(() => stream.events.some((e) => e.event === "tool.completed"));
+  expect(stream.events.every((e) => e.data.replica === f.host.replica)).toBe(true);
+  await stream.close();
+});

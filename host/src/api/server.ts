@@ -2,7 +2,8 @@
 // (@hono/node-server). Resolves once listening, with the bound URL (port 0 picks a free one).
 // Invariants: DNS-rebinding protection is on by default (allowed Host/Origin = the address it
 // listens on, plus `localhost`/`127.0.0.1`/`[::1]` aliases for a loopback bind, plus any
-// `extraAllowedHosts`); close() ends MCP sessions and open connections, then the listener. It
+// `extraAllowedHosts`); close() drains (api/drain.ts: stops accepting, /readyz answers 503,
+// requests in flight finish within `drainMs`), ends MCP sessions, then cuts what is left. It
 // does not close the host (the caller owns it).
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -12,6 +13,7 @@ import type { AirlockHost } from "../host-types.ts";
 import { McpHttpEndpoint } from "../mcp/http.ts";
 import type { McpServerOptions } from "../mcp/server.ts";
 import { type AdminApiOptions, createAdminApi } from "./app.ts";
+import { createInFlight } from "./drain.ts";
 
 export interface AdminServerOptions extends Omit<AdminApiOptions, "allowedHosts" | "mcp"> {
   /** Default 127.0.0.1. */
@@ -23,6 +25,8 @@ export interface AdminServerOptions extends Omit<AdminApiOptions, "allowedHosts"
   /** Turn DNS-rebinding protection off (not recommended); default false. */
   disableHostCheck?: boolean;
   mcp?: false | McpServerOptions;
+  /** How long close() lets requests in flight finish before cutting them (ms); default 10 000. */
+  drainMs?: number;
 }
 
 export interface AdminServer {
@@ -54,14 +58,25 @@ export async function startAdminServer(
 ): Promise<AdminServer> {
   const hostname = options.hostname ?? "127.0.0.1";
   let allowed: string[] | undefined;
-  const { hostname: _h, port: _p, extraAllowedHosts, disableHostCheck, mcp, ...apiOptions } = options;
+  const {
+    hostname: _h,
+    port: _p,
+    extraAllowedHosts,
+    disableHostCheck,
+    mcp,
+    drainMs,
+    ...apiOptions
+  } = options;
   const endpoint = mcp === false ? undefined : new McpHttpEndpoint(host, mcp ?? {});
+  const inFlight = createInFlight();
   const app = createAdminApi(host, {
     ...apiOptions,
+    accepting: inFlight.accepting,
     allowedHosts: () => (disableHostCheck === true ? undefined : allowed),
     mcp: mcp === false ? false : { ...(mcp ?? {}), ...(endpoint === undefined ? {} : { endpoint }) },
   });
   const server = createAdaptorServer({ fetch: app.fetch, hostname }) as Server;
+  inFlight.track(server);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, hostname, () => {
@@ -80,10 +95,10 @@ export async function startAdminServer(
     mcpUrl: (agent) => `${url}/mcp/${encodeURIComponent(agent)}`,
     close() {
       closing ??= (async () => {
+        // Graceful: stop accepting (readyz 503), let calls in flight finish, then cut the rest.
+        const drained = inFlight.drain(server, drainMs ?? 10_000);
         await endpoint?.close();
-        const done = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeAllConnections();
-        await done;
+        await drained;
       })();
       return closing;
     },

@@ -2,6 +2,7 @@
 // turned into AIRLOCK_CLI_USAGE, plus small typed readers (ports, enums, data dir).
 import { resolve } from "node:path";
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
+import type { StoreOption } from "../config.ts";
 import { cliError } from "./errors.ts";
 import type { CliIO } from "./types.ts";
 
@@ -84,3 +85,28 @@ export function dataDirOption(parsed: Parsed, io: CliIO): string {
 }
 
 export const DATA_DIR_OPTION = { "data-dir": { type: "string" } } as const satisfies ParseArgsOptionsConfig;
+
+/**
+ * --store URL, else $AIRLOCK_STORE_URL: `postgres://` or `postgresql://` selects PostgreSQL, with
+ * `?schema=NAME` taken out of the URL as the store's schema. Undefined: the SQLite default.
+ */
+export function storeOption(parsed: Parsed, io: CliIO): StoreOption | undefined {
+  const raw = stringOption(parsed, "store") ?? io.env.AIRLOCK_STORE_URL;
+  if (raw === undefined || raw === "") return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw cliError("AIRLOCK_CLI_USAGE", "--store must be a URL such as postgres://user@host:5432/airlock");
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") {
+    throw cliError(
+      "AIRLOCK_CLI_USAGE",
+      `--store accepts postgres:// or postgresql:// URLs (got ${JSON.stringify(url.protocol)}); ` +
+        "leave it out for SQLite in --data-dir",
+    );
+  }
+  const schema = url.searchParams.get("schema");
+  url.searchParams.delete("schema");
+  return { kind: "postgres", url: url.toString(), ...(schema === null ? {} : { schema }) };
+}

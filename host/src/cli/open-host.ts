@@ -1,17 +1,20 @@
 // Opening a host for a CLI command from its options: the data directory (SQLite store, vault
 // key, installed plugins), the sandbox mode, the registry URL. Shared by every command that
 // works on a data directory, so they all agree on defaults and environment variables.
-// Env: AIRLOCK_DATA_DIR, AIRLOCK_REGISTRY_URL, AIRLOCK_SANDBOX (workers | in-process).
+// `--store URL` (or AIRLOCK_STORE_URL) picks the shared store: a `postgres://` URL selects
+// PostgreSQL (`?schema=` names its schema); without it the store is SQLite in the data directory.
+// Env: AIRLOCK_DATA_DIR, AIRLOCK_STORE_URL, AIRLOCK_REGISTRY_URL, AIRLOCK_SANDBOX (workers | in-process).
 import type { ParseArgsOptionsConfig } from "node:util";
 import type { HostOptions } from "../config.ts";
 import { createHost } from "../host.ts";
 import type { AirlockHost } from "../host-types.ts";
-import { dataDirOption, enumOption, type Parsed, stringOption } from "./args.ts";
+import { dataDirOption, enumOption, type Parsed, storeOption, stringOption } from "./args.ts";
 import { cliError } from "./errors.ts";
 import type { CliIO } from "./types.ts";
 
 export const HOST_OPTIONS = {
   "data-dir": { type: "string" },
+  store: { type: "string" },
   sandbox: { type: "string" },
   registry: { type: "string" },
 } as const satisfies ParseArgsOptionsConfig;
@@ -31,6 +34,8 @@ export function hostOptionsFrom(parsed: Parsed, io: CliIO, sandbox?: SandboxMode
   const envMode = io.env.AIRLOCK_SANDBOX === "in-process" ? "in-process" : "workers";
   const mode = sandbox ?? enumOption(parsed, "sandbox", ["workers", "in-process"] as const, envMode);
   const options: HostOptions = { dataDir: dataDirOption(parsed, io), sandbox: { mode } };
+  const store = storeOption(parsed, io);
+  if (store !== undefined) options.store = store;
   const registry = stringOption(parsed, "registry") ?? io.env.AIRLOCK_REGISTRY_URL;
   if (registry !== undefined) options.registryUrl = registry;
   return options;

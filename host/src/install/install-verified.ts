@@ -17,6 +17,7 @@ import { installError } from "./errors.ts";
 import { commitStaged, removeVersionDir, stageFiles } from "./files.ts";
 import { withNamespaceLock } from "./lock.ts";
 import { checkVersionOrder } from "./ordering.ts";
+import { keepPackage } from "./packages.ts";
 import { activateAndPrune, toolIds } from "./records.ts";
 import { decideSigner, loadTrustKeys, sourceAllowsUnsigned } from "./trust.ts";
 
@@ -90,6 +91,8 @@ export async function installVerified(
 ): Promise<InstallReport> {
   const { tarball, integrity, signer } = await verify(ctx, input);
   const { namespace, version } = tarball.manifest;
+  // Replicas sharing the store rebuild the files from these bytes (packages.ts): kept before the record.
+  await keepPackage(ctx.store, input.bytes, integrity, input.signatures);
   return withNamespaceLock(ctx.dataDir, namespace, async () => {
     const installed = await ctx.store.listInstalledPlugins(namespace);
     const foreign = installed.find(

@@ -11,11 +11,11 @@ describe("approval registry", () => {
     const decision = approvals.request(fields, undefined, (a) => {
       id = a.id;
     });
-    expect(approvals.list("a").map((a) => a.id)).toEqual([id]);
-    expect(approvals.list("other")).toEqual([]);
-    approvals.decide(id, { approve: false, reason: "not today" });
+    expect((await approvals.list("a")).map((a) => a.id)).toEqual([id]);
+    expect(await approvals.list("other")).toEqual([]);
+    await approvals.decide(id, { approve: false, reason: "not today" });
     expect(await decision).toEqual({ approved: false, reason: "not today" });
-    expect(approvals.list()).toEqual([]);
+    expect(await approvals.list()).toEqual([]);
   });
 
   it("refuses to decide an unknown or already decided approval", async () => {
@@ -24,14 +24,9 @@ describe("approval registry", () => {
     const decision = approvals.request(fields, undefined, (a) => {
       id = a.id;
     });
-    approvals.decide(id, { approve: true });
+    await approvals.decide(id, { approve: true });
     await expect(decision).resolves.toEqual({ approved: true });
-    let caught: unknown;
-    try {
-      approvals.decide(id, { approve: true });
-    } catch (error) {
-      caught = error;
-    }
+    const caught = await approvals.decide(id, { approve: true }).catch((error: unknown) => error);
     expect(hasCode(caught, "AIRLOCK_APPROVAL_NOT_FOUND")).toBe(true);
   });
 
@@ -40,14 +35,14 @@ describe("approval registry", () => {
     const controller = new AbortController();
     const decision = approvals.request(fields, controller.signal, () => controller.abort());
     expect(await decision).toEqual({ approved: false, cancelled: true });
-    expect(approvals.list()).toEqual([]);
+    expect(await approvals.list()).toEqual([]);
   });
 
   it("denies everything pending when the host closes", async () => {
     const approvals = createApprovalRegistry();
     const a = approvals.request(fields, undefined, () => undefined);
     const b = approvals.request(fields, undefined, () => undefined);
-    approvals.denyAll("shutting down");
+    await approvals.denyAll("shutting down");
     expect(await a).toEqual({ approved: false, reason: "shutting down" });
     expect(await b).toEqual({ approved: false, reason: "shutting down" });
   });

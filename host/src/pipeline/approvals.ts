@@ -2,6 +2,8 @@
 // PendingApproval and resolves with the decision; `decide` settles one by id. Invariants: a
 // pending approval is settled exactly once (decision, the call's signal aborting, or the host
 // closing, which denies everything still pending); a settled id is gone from `list`.
+// This is the one-process registry; replicas sharing a PostgreSQL store use the store-backed
+// one (cluster/approvals.ts), which keeps this interface.
 import { randomUUID } from "node:crypto";
 import { AirlockError } from "@airlock/sdk";
 import type { PendingApproval } from "../host-types.ts";
@@ -19,10 +21,19 @@ export interface ApprovalRegistry {
     signal: AbortSignal | undefined,
     onPending: (approval: PendingApproval) => void,
   ): Promise<ApprovalDecision>;
-  decide(id: string, decision: { approve: boolean; reason?: string }): void;
-  list(agent?: string): PendingApproval[];
-  /** Denies every pending approval (host shutdown). */
-  denyAll(reason: string): void;
+  /** Settles a pending approval; answers what it was. AIRLOCK_APPROVAL_NOT_FOUND when unknown or settled. */
+  decide(id: string, decision: { approve: boolean; reason?: string }): Promise<PendingApproval>;
+  list(agent?: string): Promise<PendingApproval[]>;
+  /** Denies every pending approval of this process (host shutdown). */
+  denyAll(reason: string): Promise<void>;
+}
+
+export const DEFAULT_DENIAL = "the operator denied this call";
+
+export function approvalNotFound(id: string): AirlockError {
+  return new AirlockError("AIRLOCK_APPROVAL_NOT_FOUND", `no pending approval "${id}"`, {
+    status: PIPELINE_ERRORS.AIRLOCK_APPROVAL_NOT_FOUND.status,
+  });
 }
 
 interface Entry {
@@ -56,23 +67,20 @@ export function createApprovalRegistry(): ApprovalRegistry {
         onPending({ ...approval, input: structuredClone(approval.input) });
       });
     },
-    decide(id, decision) {
+    async decide(id, decision) {
       const entry = pending.get(id);
-      if (entry === undefined) {
-        throw new AirlockError("AIRLOCK_APPROVAL_NOT_FOUND", `no pending approval "${id}"`, {
-          status: PIPELINE_ERRORS.AIRLOCK_APPROVAL_NOT_FOUND.status,
-        });
-      }
+      if (entry === undefined) throw approvalNotFound(id);
       if (decision.approve === true) entry.settle({ approved: true });
-      else entry.settle({ approved: false, reason: decision.reason ?? "the operator denied this call" });
+      else entry.settle({ approved: false, reason: decision.reason ?? DEFAULT_DENIAL });
+      return entry.approval;
     },
-    list(agent) {
+    async list(agent) {
       return [...pending.values()]
         .map((e) => e.approval)
         .filter((a) => agent === undefined || a.agent === agent)
         .map((a) => ({ ...a, input: structuredClone(a.input) }));
     },
-    denyAll(reason) {
+    async denyAll(reason) {
       for (const entry of [...pending.values()]) entry.settle({ approved: false, reason });
     },
   };

@@ -138,17 +138,20 @@ describe("approvals", () => {
       input: { path: "out.txt" },
       presentation: { label: "Write file", icon: "pen", tone: "warning" },
     });
-    const pending: PendingApproval[] = t.host.listApprovals("ada");
+    const pending: PendingApproval[] = await t.host.listApprovals("ada");
     expect(pending.map((p) => p.id)).toEqual([event.approvalId]);
-    t.host.decideApproval(event.approvalId, { approve: true });
+    await t.host.decideApproval(event.approvalId, { approve: true });
     expect(textOf(await call)).toBe("wrote out.txt");
-    expect(t.host.listApprovals()).toEqual([]);
+    expect(await t.host.listApprovals()).toEqual([]);
   });
 
   it("returns a denial as the tool's result, with the operator's reason", async () => {
     const announced = nextApproval();
     const call = t.host.callTool("ada", "files:write", { path: "out.txt" });
-    t.host.decideApproval((await announced).approvalId, { approve: false, reason: "no writes on Fridays" });
+    await t.host.decideApproval((await announced).approvalId, {
+      approve: false,
+      reason: "no writes on Fridays",
+    });
     const out = await call;
     expect(out).toMatchObject({ errorCode: "AIRLOCK_APPROVAL_DENIED", blocked: false });
     expect(out.result.isError).toBe(true);
@@ -161,7 +164,7 @@ describe("approvals", () => {
     const call = t.host.callTool("ada", "files:write", { path: "x" });
     const event = await announced;
     expect(event.input).toEqual({ path: "safe/x" });
-    t.host.decideApproval(event.approvalId, { approve: true });
+    await t.host.decideApproval(event.approvalId, { approve: true });
     expect(textOf(await call)).toBe("wrote safe/x");
   });
 
@@ -187,7 +190,7 @@ describe("approvals", () => {
     await announced;
     controller.abort();
     expect((await call).errorCode).toBe("AIRLOCK_TOOL_CANCELLED");
-    expect(t.host.listApprovals()).toEqual([]);
+    expect(await t.host.listApprovals()).toEqual([]);
   });
 });
 

@@ -16,6 +16,8 @@ import { PIPELINE_ERRORS } from "./errors.ts";
 export interface PluginLoaderOptions {
   sandbox: Sandbox;
   limitsFor(plugin: InstalledPluginRecord): EffectiveLimits;
+  /** Where this process finds a version's files (replicas rebuild them from the store); default `plugin.path`. */
+  locate?: (plugin: InstalledPluginRecord) => Promise<string>;
   /** Directory for V8 code caches, one file per plugin version; none when absent. */
   codeCacheDir?: string;
   /** The host key (base64, ≥ 32 bytes) those files are authenticated with; no files without it. */
@@ -32,9 +34,10 @@ export function createPluginLoader(options: PluginLoaderOptions): PluginLoader {
 
   async function load(plugin: InstalledPluginRecord): Promise<string> {
     const key = pluginKey(plugin);
+    const dir = options.locate === undefined ? plugin.path : await options.locate(plugin);
     let bytes: Buffer;
     try {
-      bytes = await readFile(join(plugin.path, BUNDLE_FILE));
+      bytes = await readFile(join(dir, BUNDLE_FILE));
     } catch (error) {
       throw new AirlockError("AIRLOCK_PLUGIN_BUNDLE_UNREADABLE", `cannot read the bundle of ${key}`, {
         status: PIPELINE_ERRORS.AIRLOCK_PLUGIN_BUNDLE_UNREADABLE.status,

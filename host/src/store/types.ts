@@ -5,6 +5,7 @@
 // produced by host/src/secrets (the store never sees a master key or a plaintext secret).
 import type { KnowledgeLevel } from "@airlock/sdk";
 import type { PluginManifest } from "@airlock/sdk/manifest";
+import type { ClusterStore } from "./cluster-types.ts";
 
 export type AgentKnowledgeLevel = KnowledgeLevel | "none";
 
@@ -237,4 +238,7 @@ export interface Store {
    */
   appendAuditBatch?(entries: readonly AuditInput[]): Promise<void>;
   queryAudit(query: AuditQuery): Promise<AuditRecord[]>;
+
+  /** What replicas sharing this store coordinate through; PostgreSQL only (store/cluster-types.ts). */
+  readonly cluster?: ClusterStore;
 }

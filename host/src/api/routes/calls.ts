@@ -3,6 +3,7 @@
 // 200 with `result.isError` and `errorCode`, never an HTTP error.
 // Invariants: an agent token calls only its own agent's tools and can never skip an approval
 // (`autoApprove` needs an operator token); a call is cancelled when the client disconnects.
+import { hasCode } from "@airlock/sdk/errors";
 import type { CallOptions, RunOptions } from "../../host-types.ts";
 import { apiError } from "../errors.ts";
 import { defineRoute, type RouteSpec } from "../route-table.ts";
@@ -54,6 +55,11 @@ export const callRoutes: RouteSpec[] = [
         );
       }
       if (body.autoApprove === true) options.autoApprove = true;
+      const traceparent = c.req.header("traceparent");
+      if (traceparent !== undefined) {
+        const tracestate = c.req.header("tracestate");
+        options.trace = tracestate === undefined ? { traceparent } : { traceparent, tracestate };
+      }
       const outcome = await host.callTool(params.slug, canonicalToolId(body.tool), body.input, options);
       return { json: outcome };
     },
@@ -68,7 +74,7 @@ export const callRoutes: RouteSpec[] = [
     query: approvalsQuery,
     responses: { 200: { description: "Pending approvals, oldest first.", schema: approvalsResponse } },
     async handler({ host, query }) {
-      return { json: { approvals: host.listApprovals(query.agent) } };
+      return { json: { approvals: await host.listApprovals(query.agent) } };
     },
   }),
   defineRoute({
@@ -82,17 +88,18 @@ export const callRoutes: RouteSpec[] = [
     body: decideBody,
     responses: { 200: { description: "The decision taken.", schema: decideResponse } },
     async handler({ host, params, body }) {
-      if (!host.listApprovals().some((a) => a.id === params.id)) {
-        throw apiError(
-          "AIRLOCK_API_UNKNOWN_APPROVAL",
-          `no pending approval has id ${JSON.stringify(params.id)}`,
-        );
-      }
       const decision =
         body.reason === undefined
           ? { approve: body.approve }
           : { approve: body.approve, reason: body.reason };
-      host.decideApproval(params.id, decision);
+      // Any replica decides any replica's approval (the row is shared); unknown or settled: 404.
+      await host.decideApproval(params.id, decision).catch((error: unknown) => {
+        if (!hasCode(error, "AIRLOCK_APPROVAL_NOT_FOUND")) throw error;
+        throw apiError(
+          "AIRLOCK_API_UNKNOWN_APPROVAL",
+          `no pending approval has id ${JSON.stringify(params.id)}`,
+        );
+      });
       return { json: { id: params.id, approved: body.approve } };
     },
   }),

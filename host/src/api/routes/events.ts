@@ -3,19 +3,18 @@
 // with ?agent=); every listener is removed when the client goes away; a client that stops
 // reading is cut off after MAX_BUFFERED_EVENTS instead of growing the host's memory.
 // The stream opens with a `: connected` comment, so a client knows it is subscribed.
+// With replicas sharing a PostgreSQL store, a stream carries every replica's events, each
+// naming the `replica` that served it (cluster/events.ts).
+// Stream caps are per principal (each agent, and the operators together): one principal holds
+// at most `maxStreamsPerPrincipal`, and agents together leave `operatorReserve` of `maxStreams`
+// free, so no agent token can lock the operator out.
 import { z } from "zod";
-import type { HostEventMap, HostEventType } from "../../host-types.ts";
+import { STREAM_EVENT_TYPES, type StreamEventType } from "../../cluster/events.ts";
 import { apiError } from "../errors.ts";
 import { defineRoute, type RouteSpec } from "../route-table.ts";
 import { slug } from "../schemas.ts";
 
-export const EVENT_TYPES: readonly HostEventType[] = [
-  "tool.started",
-  "tool.completed",
-  "tool.failed",
-  "permission.required",
-  "tool.progress",
-];
+export const EVENT_TYPES: readonly StreamEventType[] = STREAM_EVENT_TYPES;
 const MAX_BUFFERED_EVENTS = 1000;
 
 const eventsQuery = z.strictObject({
@@ -25,7 +24,7 @@ const eventsQuery = z.strictObject({
     .string()
     .max(200)
     .transform((s) => s.split(",").map((t) => t.trim()))
-    .pipe(z.array(z.enum(EVENT_TYPES as [HostEventType, ...HostEventType[]])))
+    .pipe(z.array(z.enum(EVENT_TYPES as [StreamEventType, ...StreamEventType[]])))
     .optional(),
 });
 
@@ -34,10 +33,23 @@ export interface EventStreamOptions {
   keepAliveMs: number;
   /** Open streams allowed at once on this app; more answer 429. */
   maxStreams: number;
+  /** Streams one principal (an agent, or the operators together) may hold; default min(8, maxStreams). */
+  maxStreamsPerPrincipal?: number;
+  /** Streams agents together leave free for operators; default max(1, maxStreams / 8). */
+  operatorReserve?: number;
 }
 
 export function eventRoutes(options: EventStreamOptions): RouteSpec[] {
   let open = 0;
+  let agentsOpen = 0;
+  const byPrincipal = new Map<string, number>();
+  const perPrincipal = options.maxStreamsPerPrincipal ?? Math.min(8, options.maxStreams);
+  const reserve = Math.min(
+    options.operatorReserve ?? Math.max(1, Math.floor(options.maxStreams / 8)),
+    options.maxStreams,
+  );
+  const refuse = (message: string, limit: number, scope: "principal" | "server") =>
+    apiError("AIRLOCK_API_TOO_MANY_STREAMS", message, { limit, scope });
   return [
     defineRoute({
       method: "get",
@@ -58,16 +70,26 @@ export function eventRoutes(options: EventStreamOptions): RouteSpec[] {
           }
           agent = token.agent ?? "\u0000";
         }
-        if (open >= options.maxStreams) {
-          throw apiError(
-            "AIRLOCK_API_TOO_MANY_STREAMS",
-            `at most ${options.maxStreams} event streams at once`,
-            {
-              limit: options.maxStreams,
-            },
+        const isAgent = token?.role === "agent";
+        const principal = isAgent ? `agent:${token?.agent ?? ""}` : "operator";
+        const held = byPrincipal.get(principal) ?? 0;
+        if (held >= perPrincipal) {
+          throw refuse(
+            `at most ${perPrincipal} event streams at once for one ${isAgent ? "agent" : "operator"}`,
+            perPrincipal,
+            "principal",
+          );
+        }
+        if (open >= options.maxStreams || (isAgent && agentsOpen >= options.maxStreams - reserve)) {
+          throw refuse(
+            `at most ${options.maxStreams} event streams at once on this server`,
+            options.maxStreams,
+            "server",
           );
         }
         open++;
+        if (isAgent) agentsOpen++;
+        byPrincipal.set(principal, held + 1);
         const types = query.types ?? EVENT_TYPES;
         const encoder = new TextEncoder();
         const unsubscribe: Array<() => void> = [];
@@ -78,6 +100,10 @@ export function eventRoutes(options: EventStreamOptions): RouteSpec[] {
           if (closed) return;
           closed = true;
           open--;
+          if (isAgent) agentsOpen--;
+          const left = (byPrincipal.get(principal) ?? 1) - 1;
+          if (left === 0) byPrincipal.delete(principal);
+          else byPrincipal.set(principal, left);
           for (const off of unsubscribe) off();
           if (timer !== undefined) clearInterval(timer);
         };
@@ -93,14 +119,12 @@ export function eventRoutes(options: EventStreamOptions): RouteSpec[] {
               }
               controller.enqueue(encoder.encode(text));
             };
-            for (const type of types) {
-              unsubscribe.push(
-                host.on(type, (event: HostEventMap[typeof type]) => {
-                  if (agent !== undefined && event.agent !== agent) return;
-                  send(`event: ${type}\nid: ${nextId++}\ndata: ${JSON.stringify(event)}\n\n`);
-                }),
-              );
-            }
+            unsubscribe.push(
+              host.subscribeEvents(types, (type, event) => {
+                if (agent !== undefined && event.agent !== agent) return;
+                send(`event: ${type}\nid: ${nextId++}\ndata: ${JSON.stringify(event)}\n\n`);
+              }),
+            );
             if (options.keepAliveMs > 0) timer = setInterval(() => send(": ping\n\n"), options.keepAliveMs);
             c.req.raw.signal.addEventListener("abort", () => {
               if (closed) return;

@@ -113,6 +113,48 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX audit_at ON audit (at);
     `,
   },
+  {
+    version: 2,
+    name: "replicas: heartbeats, approvals, event fan-out, plugin packages",
+    sql: `
+      CREATE TABLE replicas (
+        id text PRIMARY KEY,
+        started_at timestamptz NOT NULL DEFAULT now(),
+        heartbeat_at timestamptz NOT NULL DEFAULT now(),
+        stopped_at timestamptz,
+        streams integer NOT NULL DEFAULT 0
+      );
+      CREATE TABLE approvals (
+        id text PRIMARY KEY,
+        run_id text NOT NULL,
+        agent text NOT NULL,
+        tool_name text NOT NULL,
+        input jsonb NOT NULL,
+        requested_at text NOT NULL,
+        replica text NOT NULL,
+        status text NOT NULL,
+        reason text,
+        decided_at timestamptz
+      );
+      CREATE INDEX approvals_pending ON approvals (agent, requested_at) WHERE status = 'pending';
+      CREATE INDEX approvals_replica ON approvals (replica) WHERE status = 'pending';
+      CREATE TABLE host_events (
+        id bigserial PRIMARY KEY,
+        at timestamptz NOT NULL DEFAULT now(),
+        replica text NOT NULL,
+        type text NOT NULL,
+        agent text,
+        body jsonb NOT NULL
+      );
+      CREATE INDEX host_events_at ON host_events (at);
+      CREATE TABLE plugin_packages (
+        integrity text PRIMARY KEY,
+        bytes bytea NOT NULL,
+        signatures jsonb NOT NULL,
+        stored_at timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+  },
 ];
 
 /** Applies pending migrations in `schema` (created if missing) under an advisory lock. */

@@ -6,6 +6,7 @@ import pg from "pg";
 import { storeError } from "../errors.ts";
 import type { Store } from "../types.ts";
 import { postgresAudit } from "./audit.ts";
+import { postgresCluster } from "./cluster.ts";
 import { postgresData } from "./data.ts";
 import { createDb } from "./db.ts";
 import { postgresKnowledge } from "./knowledge.ts";
@@ -28,11 +29,12 @@ export async function openPostgresStore(config: PostgresStoreConfig): Promise<St
       `PostgreSQL schema ${JSON.stringify(schema)} must match ${SCHEMA_PATTERN} (lowercase identifier)`,
     );
   }
+  const searchPath = schema === undefined ? {} : { options: `-c search_path=${schema}` };
   const pool = new pg.Pool({
     connectionString: config.url,
     max: config.maxConnections ?? 10,
     connectionTimeoutMillis: 10_000,
-    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+    ...searchPath,
   });
   const idleErrors: Error[] = [];
   pool.on("error", (err) => {
@@ -61,6 +63,7 @@ export async function openPostgresStore(config: PostgresStoreConfig): Promise<St
     ...postgresData(db),
     ...postgresKnowledge(db),
     ...postgresAudit(db),
+    cluster: postgresCluster(db, { connectionString: config.url, ...searchPath }, schema),
   };
   try {
     await store.migrate();
