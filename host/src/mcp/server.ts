@@ -117,8 +117,15 @@ export function createAgentMcpServer(
     // Notifications go out before the result: the result waits for every send the tool started.
     const sending: Array<Promise<void>> = [];
     let minimum: Promise<LoggingLevel | undefined> | undefined;
+    const meta = request.params._meta as Record<string, unknown> | undefined;
+    const traceparent = meta?.traceparent;
+    const tracestate = meta?.tracestate;
     const callOptions: CallOptions = {
       signal: ctx.mcpReq.signal,
+      // W3C trace context from the request's _meta: the call's span continues the client's trace.
+      ...(typeof traceparent === "string"
+        ? { trace: { traceparent, ...(typeof tracestate === "string" ? { tracestate } : {}) } }
+        : {}),
       onNotification: (n) => {
         if (n.type === "log" && caller.era === "modern") {
           // 2026-07-28: the request's own envelope says which levels it wants (absent = none).

@@ -134,3 +134,38 @@ test("continues the caller's W3C traceparent in the call's span and records its 
   });
   expect(JSON.stringify(span)).not.toContain("input");
 });
+
+test("continues a traceparent an MCP client sends in the tools/call request's _meta", async () => {
+  trace.setGlobalTracerProvider({ getTracer: () => tracer });
+  propagation.setGlobalPropagator(w3c);
+  const { Client } = await import("@modelcontextprotocol/client");
+  const { InMemoryTransport } = await import("@modelcontextprotocol/server");
+  const { createAgentMcpServer } = await import("../mcp/server.ts");
+  const server = createAgentMcpServer(
+    f.host,
+    "alpha",
+    { log: () => undefined },
+    {
+      era: "legacy",
+      conversationId: "mcp-trace",
+    },
+  );
+  const client = new Client({ name: "trace", version: "1.0.0" });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await Promise.all([server.connect(a), client.connect(b)]);
+  const traceId = "0af7651916cd43dd8448eb211c80319c";
+  const result = await client.callTool({
+    name: "kit__echo",
+    arguments: { text: "traced" },
+    _meta: { traceparent: `00-${traceId}-b7ad6b7169203331-01` },
+  });
+  const callId = result._meta?.["airlock/callId"];
+  const span = spans.find((s) => s.attributes["airlock.call_id"] === callId);
+  expect(span).toMatchObject({
+    name: "airlock.tool_call",
+    traceId,
+    parentSpanId: "b7ad6b7169203331",
+    ended: true,
+  });
+  await client.close();
+});
