@@ -3,6 +3,7 @@
 // Invariants: every limit the operator sets is a ceiling — a plugin gets the minimum of its
 // manifest's request and the ceiling (sandbox/limits.ts resolveLimits), the ceiling when it asks nothing.
 import { join } from "node:path";
+import { SDK_VERSION } from "@airlock/sdk/manifest";
 import type { EgressPolicy } from "./egress/types.ts";
 import type { TrustConfig } from "./install/index.ts";
 import type { EffectiveLimits, Sandbox } from "./sandbox/types.ts";
@@ -50,7 +51,8 @@ export interface HostOptions {
   onInternalError?: (what: string, error: unknown) => void;
 }
 
-export const DEFAULT_HOST_VERSION = "1.0.0";
+/** One version for the whole product: the SDK's (every package.json says the same, checked by a test). */
+export const DEFAULT_HOST_VERSION = SDK_VERSION;
 
 export interface ResolvedHostOptions {
   dataDir: string;

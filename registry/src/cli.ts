@@ -3,6 +3,7 @@
 // registry/) both end here. Contract: `runRegistryCli(argv, io)` returns the exit status.
 import { parseArgs } from "node:util";
 import { hasCode } from "@airlock/sdk/errors";
+import { SDK_VERSION } from "@airlock/sdk/manifest";
 import { startRegistry } from "./server.ts";
 import { RegistryStorage } from "./storage.ts";
 
@@ -12,9 +13,10 @@ export interface RegistryCliIO {
   env: Readonly<Record<string, string | undefined>>;
 }
 
-export const REGISTRY_HELP = `airlock-registry — the Airlock plugin registry
+export const REGISTRY_HELP = `airlock-registry ${SDK_VERSION} — the Airlock plugin registry
 
 Usage:
+  airlock-registry --version
   airlock-registry serve [--port 4873] [--host 127.0.0.1] [--data-dir DIR] [--public-url URL]
   airlock-registry token create --owner NAME [--label TEXT] [--data-dir DIR]
 
@@ -45,6 +47,10 @@ export async function runRegistryCli(argv: readonly string[], io: RegistryCliIO)
     return 2;
   }
   const { values, positionals } = parsed;
+  if (values.version === true) {
+    io.stdout(`${SDK_VERSION}\n`);
+    return 0;
+  }
   if (values.help === true || positionals.length === 0) {
     io.stdout(REGISTRY_HELP);
     return positionals.length === 0 && values.help !== true ? 2 : 0;
@@ -107,6 +113,7 @@ function parse(argv: readonly string[]) {
     allowPositionals: true,
     options: {
       help: { type: "boolean", short: "h" },
+      version: { type: "boolean", short: "v" },
       port: { type: "string" },
       host: { type: "string" },
       "data-dir": { type: "string" },
