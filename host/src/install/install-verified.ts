@@ -15,6 +15,7 @@ import type { LifecycleContext } from "./context.ts";
 import { installError } from "./errors.ts";
 import { commitStaged, removeVersionDir, stageFiles } from "./files.ts";
 import { withNamespaceLock } from "./lock.ts";
+import { explainUnknownSigner, rememberSigner, trustFor } from "./namespace-trust.ts";
 import { activateAndPrune, toolIds } from "./records.ts";
 import { decideSigner, loadTrustKeys, sourceAllowsUnsigned } from "./trust.ts";
 
@@ -28,6 +29,8 @@ export interface VerifiedInstallInput {
   allowUnsigned: boolean;
   /** What was resolved from a registry; absent for a file. */
   expected?: { name: string; version: string; integrity: string };
+  /** Keys the operator trusts for this operation (namespace-trust.ts remembers the signer's). */
+  trustKeys?: readonly string[];
 }
 
 /** `file` for every local file, else the registry base URL. Plugins of one namespace share one. */
@@ -56,13 +59,19 @@ async function verify(
       },
     );
   }
-  const signer = decideSigner({
-    integrity,
-    signatures: input.signatures,
-    trusted: loadTrustKeys(ctx.trust),
-    allowUnsigned: input.allowUnsigned || sourceAllowsUnsigned(ctx.trust, input.origin),
-    source: input.source,
-  });
+  const namespace = input.expected?.name;
+  let signer: string | null;
+  try {
+    signer = decideSigner({
+      integrity,
+      signatures: input.signatures,
+      trusted: loadTrustKeys(trustFor(ctx.trust, ctx.dataDir, namespace, input.trustKeys)),
+      allowUnsigned: input.allowUnsigned || sourceAllowsUnsigned(ctx.trust, input.origin),
+      source: input.source,
+    });
+  } catch (error) {
+    throw explainUnknownSigner(error, ctx.dataDir, namespace);
+  }
   const tarball = await readPluginTarball(input.bytes, ctx.limits);
   const { manifest } = tarball;
   if (
@@ -102,7 +111,8 @@ export async function installVerified(
     if (active !== undefined && active.signer !== null && active.signer !== signer) {
       throw installError(
         "AIRLOCK_INSTALL_SIGNER_CHANGED",
-        `${namespace}@${active.version} is signed by ${active.signer ?? "nobody"}; ${version} by ${signer ?? "nobody"}`,
+        `${namespace}@${active.version} is signed by ${active.signer ?? "nobody"}; ${version} by ${signer ?? "nobody"}. ` +
+          "A plugin keeps its signer: if the publisher really moved to the new key, uninstall the plugin and install it again with --trust-key <new key.pub>",
         { namespace, installedSigner: active.signer, newSigner: signer },
       );
     }
@@ -129,6 +139,7 @@ export async function installVerified(
       });
     }
     const after = await activateAndPrune(ctx, record);
+    await rememberSigner(ctx.dataDir, namespace, signer, input.trustKeys);
     return { namespace, version, previous: after.previous, tools: toolIds(record), signer };
   });
 }

@@ -108,6 +108,7 @@ export function createPluginLifecycle(options: PluginLifecycleOptions): ManagedP
       origin: base.replace(/\/+$/, ""),
       signatures: dist.signatures,
       allowUnsigned: opts.allowUnsigned === true,
+      ...(opts.trustKeys === undefined ? {} : { trustKeys: opts.trustKeys }),
       expected: { name, version, integrity: dist.integrity },
     });
   };
@@ -137,6 +138,7 @@ export function createPluginLifecycle(options: PluginLifecycleOptions): ManagedP
           origin: `file:${path}`,
           signatures: readSidecarSignatures(path),
           allowUnsigned: opts.allowUnsigned === true,
+          ...(opts.trustKeys === undefined ? {} : { trustKeys: opts.trustKeys }),
         });
       }
       const { name, range } = parseNameRange(spec);
@@ -155,6 +157,7 @@ export function createPluginLifecycle(options: PluginLifecycleOptions): ManagedP
         origin,
         signatures: opts.signatures ?? [],
         allowUnsigned: opts.allowUnsigned === true,
+        ...(opts.trustKeys === undefined ? {} : { trustKeys: opts.trustKeys }),
       });
     },
 

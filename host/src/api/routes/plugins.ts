@@ -17,8 +17,11 @@ import {
 /** Tarballs may be far bigger than JSON bodies. */
 export const MAX_TARBALL_BYTES = 64 * 1024 * 1024;
 
-function installOptions(allowUnsigned: boolean | undefined): InstallOptions {
-  return allowUnsigned === undefined ? {} : { allowUnsigned };
+function installOptions(allowUnsigned: boolean | undefined, trustKeys?: string[]): InstallOptions {
+  return {
+    ...(allowUnsigned === undefined ? {} : { allowUnsigned }),
+    ...(trustKeys === undefined ? {} : { trustKeys }),
+  };
 }
 
 export const pluginRoutes: RouteSpec[] = [
@@ -58,7 +61,10 @@ export const pluginRoutes: RouteSpec[] = [
         );
         return { status: 201, json: report };
       }
-      const report = await host.plugins.install(body.spec, installOptions(body.allowUnsigned));
+      const report = await host.plugins.install(
+        body.spec,
+        installOptions(body.allowUnsigned, body.trustKeys),
+      );
       return { status: 201, json: report };
     },
   }),
@@ -74,7 +80,13 @@ export const pluginRoutes: RouteSpec[] = [
     bodyOptional: true,
     responses: { 200: { description: "What is now active.", schema: installResponse } },
     async handler({ host, params, body }) {
-      return { json: await host.plugins.upgrade(params.ns, body.range, installOptions(body.allowUnsigned)) };
+      return {
+        json: await host.plugins.upgrade(
+          params.ns,
+          body.range,
+          installOptions(body.allowUnsigned, body.trustKeys),
+        ),
+      };
     },
   }),
   defineRoute({

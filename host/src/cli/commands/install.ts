@@ -3,9 +3,14 @@
 // SDK ranges) and installs a plugin into the data directory through the host's lifecycle.
 import { resolve } from "node:path";
 import { parseOptions, requiredPositional } from "../args.ts";
-import { withHost } from "../open-host.ts";
 import type { CliCommand } from "../types.ts";
-import { PLUGIN_OPTIONS, PLUGIN_OPTIONS_HELP, pluginHostOptions, printJsonOr } from "./plugin-options.ts";
+import {
+  PLUGIN_OPTIONS,
+  PLUGIN_OPTIONS_HELP,
+  printJsonOr,
+  trustKeysOf,
+  withPluginHost,
+} from "./plugin-options.ts";
 
 export const installCommand: CliCommand = {
   path: ["install"],
@@ -36,8 +41,9 @@ Examples:
     // A file path is relative to the CLI's cwd (io.cwd), not the host process's.
     const isFile = !/^https?:\/\//.test(given) && (given.endsWith(".tgz") || /^\.{0,2}\//.test(given));
     const spec = isFile ? resolve(io.cwd, given.replace(/^file:/, "")) : given;
-    const report = await withHost(pluginHostOptions(parsed, io), (host) =>
-      host.plugins.install(spec, { allowUnsigned: parsed.values["allow-unsigned"] === true }),
+    const trustKeys = trustKeysOf(parsed, io);
+    const report = await withPluginHost(parsed, io, (host) =>
+      host.plugins.install(spec, { allowUnsigned: parsed.values["allow-unsigned"] === true, trustKeys }),
     );
     printJsonOr(io, parsed, report, () =>
       [

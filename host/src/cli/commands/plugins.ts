@@ -1,9 +1,14 @@
 // `airlock plugins list | upgrade | rollback | uninstall`: the installed-plugin lifecycle of a
 // data directory, each a thin layer over host.plugins (the library API).
 import { parseOptions, requiredPositional } from "../args.ts";
-import { withHost } from "../open-host.ts";
 import type { CliCommand } from "../types.ts";
-import { PLUGIN_OPTIONS, PLUGIN_OPTIONS_HELP, pluginHostOptions, printJsonOr } from "./plugin-options.ts";
+import {
+  PLUGIN_OPTIONS,
+  PLUGIN_OPTIONS_HELP,
+  printJsonOr,
+  trustKeysOf,
+  withPluginHost,
+} from "./plugin-options.ts";
 
 const listCommand: CliCommand = {
   path: ["plugins", "list"],
@@ -21,7 +26,7 @@ Example:
 `,
   async run(args, io) {
     const parsed = parseOptions(args, PLUGIN_OPTIONS);
-    const plugins = await withHost(pluginHostOptions(parsed, io), (host) => host.plugins.list());
+    const plugins = await withPluginHost(parsed, io, (host) => host.plugins.list());
     printJsonOr(io, parsed, plugins, () =>
       plugins.length === 0
         ? "No plugins installed.\n"
@@ -47,6 +52,7 @@ the previous one. A plugin installed from a .tgz is upgraded by installing the n
 
 Options:
   --allow-unsigned   Accept an unsigned package or an unknown signer for this upgrade.
+  (the key remembered for the namespace at install is trusted; --trust-key adds one)
 ${PLUGIN_OPTIONS_HELP}
 
 Example:
@@ -55,11 +61,13 @@ Example:
   async run(args, io) {
     const parsed = parseOptions(args, { ...PLUGIN_OPTIONS, "allow-unsigned": { type: "boolean" } }, 2);
     const namespace = requiredPositional(parsed, 0, "<namespace>");
-    const range = parsed.positionals[1] ?? "";
-    const { before, report } = await withHost(pluginHostOptions(parsed, io), async (host) => {
+    const range = parsed.positionals[1];
+    const trustKeys = trustKeysOf(parsed, io);
+    const { before, report } = await withPluginHost(parsed, io, async (host) => {
       const active = (await host.plugins.list()).find((p) => p.namespace === namespace)?.active ?? null;
       const upgraded = await host.plugins.upgrade(namespace, range, {
         allowUnsigned: parsed.values["allow-unsigned"] === true,
+        trustKeys,
       });
       return { before: active, report: upgraded };
     });
@@ -89,7 +97,7 @@ Example:
   async run(args, io) {
     const parsed = parseOptions(args, PLUGIN_OPTIONS, 1);
     const namespace = requiredPositional(parsed, 0, "<namespace>");
-    const report = await withHost(pluginHostOptions(parsed, io), (host) => host.plugins.rollback(namespace));
+    const report = await withPluginHost(parsed, io, (host) => host.plugins.rollback(namespace));
     printJsonOr(
       io,
       parsed,
@@ -120,7 +128,7 @@ Example:
   async run(args, io) {
     const parsed = parseOptions(args, { ...PLUGIN_OPTIONS, purge: { type: "boolean" } }, 1);
     const namespace = requiredPositional(parsed, 0, "<namespace>");
-    const report = await withHost(pluginHostOptions(parsed, io), (host) =>
+    const report = await withPluginHost(parsed, io, (host) =>
       host.plugins.uninstall(namespace, { purge: parsed.values.purge === true }),
     );
     printJsonOr(io, parsed, report, () => {
