@@ -129,6 +129,31 @@ describe("commands follow the running host", () => {
   });
 });
 
+describe("--admin-url", () => {
+  test("acts on the host at that URL with $AIRLOCK_OPERATOR_TOKEN, and refuses it without the token", async () => {
+    const admin = await fakeAdmin();
+    try {
+      const run = io(elsewhere, { AIRLOCK_OPERATOR_TOKEN: "alk_op_given" });
+      expect(
+        await runCli(["agents", "level", "default", "manage", "--admin-url", `${admin.url}/api`], run.io),
+      ).toBe(0);
+      expect(run.err()).toBe(`airlock: host at ${admin.url} (via --admin-url)\n`);
+      expect(admin.requests).toEqual([
+        "GET /api/instances Bearer alk_op_given ",
+        'PUT /api/instances/default/knowledge Bearer alk_op_given {"level":"manage"}',
+      ]);
+      const without = io(elsewhere);
+      expect(await runCli(["plugins", "list", "--admin-url", admin.url], without.io)).toBe(2);
+      expect(without.err()).toContain(
+        "error: AIRLOCK_CLI_USAGE: --admin-url needs the operator token in $AIRLOCK_OPERATOR_TOKEN\n",
+      );
+      expect(admin.requests).toHaveLength(2);
+    } finally {
+      await admin.close();
+    }
+  });
+});
+
 describe("airlock serve records where it is", () => {
   test("writes its location while it runs and removes it at shutdown", async () => {
     const dataDir = join(root, "live");

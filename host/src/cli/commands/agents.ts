@@ -6,10 +6,11 @@ import { type Parsed, parseOptions, requiredPositional } from "../args.ts";
 import { ensureAgentToken } from "../credentials.ts";
 import { cliError } from "../errors.ts";
 import { HOST_OPTIONS, HOST_OPTIONS_HELP, hostOptionsFrom, requireAgent, withHost } from "../open-host.ts";
-import { resolveTarget, withCliHost } from "../target.ts";
+import { resolveTarget, TARGET_OPTIONS, TARGET_OPTIONS_HELP, withCliHost } from "../target.ts";
 import type { CliCommand, CliIO } from "../types.ts";
 
-const OPTIONS = { ...HOST_OPTIONS, json: { type: "boolean" } } as const;
+const OPTIONS = { ...HOST_OPTIONS, ...TARGET_OPTIONS, json: { type: "boolean" } } as const;
+const OPTIONS_HELP = `${HOST_OPTIONS_HELP}\n${TARGET_OPTIONS_HELP}`;
 
 /** The target host: the running one through its admin API, else the data dir itself. */
 function withTarget<T>(parsed: Parsed, io: CliIO, body: (host: CliHost) => Promise<T>): Promise<T> {
@@ -23,7 +24,7 @@ function print(io: CliIO, json: boolean, data: unknown, text: () => string): num
 }
 
 function usage(path: string, args: string, what: string, example: string): string {
-  return `Usage: airlock agents ${path}${args} [options]\n\n${what}\n\nOptions:\n${HOST_OPTIONS_HELP}\n  --json             Print JSON.\n\nExample:\n  airlock agents ${path} ${example}\n`;
+  return `Usage: airlock agents ${path}${args} [options]\n\n${what}\n\nOptions:\n${OPTIONS_HELP}\n  --json             Print JSON.\n\nExample:\n  airlock agents ${path} ${example}\n`;
 }
 
 const listCommand: CliCommand = {
@@ -53,6 +54,11 @@ const createCommand: CliCommand = {
   async run(args, io) {
     const parsed = parseOptions(args, OPTIONS, 1);
     const slug = requiredPositional(parsed, 0, "<slug>");
+    if (parsed.values["admin-url"] !== undefined)
+      throw cliError(
+        "AIRLOCK_CLI_USAGE",
+        "agents create works on a data dir (it keeps the token there); use --data-dir",
+      );
     const options = hostOptionsFrom(parsed, io, "in-process");
     const out = await withHost(options, async (host) => {
       const agent = await host.createAgent(slug);
@@ -189,7 +195,7 @@ when sensitive. Prefer --from-env to keep the value out of your shell history.
 Options:
   --value TEXT       The value.
   --from-env VAR     Read the value from environment variable VAR.
-${HOST_OPTIONS_HELP}
+${OPTIONS_HELP}
   --json             Print JSON.
 
 Example:

@@ -8,16 +8,18 @@ import type { CliHost } from "../admin-client.ts";
 import { listOption, type Parsed } from "../args.ts";
 import { cliError } from "../errors.ts";
 import { HOST_OPTIONS, HOST_OPTIONS_HELP, hostOptionsFrom } from "../open-host.ts";
-import { resolveTarget, withCliHost } from "../target.ts";
+import { resolveTarget, TARGET_OPTIONS, TARGET_OPTIONS_HELP, withCliHost } from "../target.ts";
 import type { CliIO } from "../types.ts";
 
 export const PLUGIN_OPTIONS = {
   ...HOST_OPTIONS,
+  ...TARGET_OPTIONS,
   "trust-key": { type: "string", multiple: true },
   json: { type: "boolean" },
 } as const satisfies ParseArgsOptionsConfig;
 
 export const PLUGIN_OPTIONS_HELP = `${HOST_OPTIONS_HELP}
+${TARGET_OPTIONS_HELP}
   --trust-key FILE   An ed25519 public key (PEM) trusted for this install; repeatable. The
                      key that signed it is remembered for the namespace (under
                      <data-dir>/trust/namespaces/), so upgrades need no flag.
