@@ -210,6 +210,23 @@ describe("docs/quickstart.md", () => {
       expect(existsSync(join(ROOT, "registry", "registry.db"))).toBe(false);
 
       const banner = daemons[0]?.out() ?? "";
+      // The operator's commands changed the running host (through its admin API).
+      const adminUrl = /Admin API:\s+(\S+)\/api/.exec(banner)?.[1] ?? "";
+      const operator = /Operator token:\s+(\S+)/.exec(banner)?.[1] ?? "";
+      const api = async (path: string) =>
+        (await (
+          await fetch(`${adminUrl}${path}`, { headers: { authorization: `Bearer ${operator}` } })
+        ).json()) as {
+          agents?: Array<{ slug: string; knowledgeLevel: string }>;
+          secrets?: Array<{ key: string; set: boolean }>;
+        };
+      expect((await api("/api/instances")).agents?.find((a) => a.slug === "example")?.knowledgeLevel).toBe(
+        "manage",
+      );
+      expect(
+        (await api("/api/instances/example/secrets")).secrets?.find((x) => x.key === "api_key")?.set,
+      ).toBe(true);
+
       const mcpUrl = /MCP \(example\):\s+(\S+)/.exec(banner)?.[1] ?? "";
       const token = /MCP \(example\):[^\n]*\n\s+agent token:\s+(\S+)/.exec(banner)?.[1] ?? "";
       const client = new Client({ name: "quickstart", version: "1.0.0" });

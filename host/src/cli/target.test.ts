@@ -158,10 +158,7 @@ describe("airlock serve records where it is", () => {
   test("writes its location while it runs and removes it at shutdown", async () => {
     const dataDir = join(root, "live");
     const env = { HOME: home };
-    let stop: () => void = () => {};
-    const stopped = new Promise<void>((done) => {
-      stop = done;
-    });
+    const { promise: stopped, resolve: stop } = Promise.withResolvers<void>();
     const run = io(root, { AIRLOCK_SANDBOX: "in-process" });
     const serving = runServer("serve", ["--data-dir", dataDir, "--port", "0"], run.io, [], () => stopped);
     while (!run.out().includes("Press Ctrl+C")) await new Promise((r) => setTimeout(r, 20));
