@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { SDK_VERSION } from "@airlock/sdk/manifest";
 import type { ReplicaSettings } from "./cluster/membership.ts";
 import type { EgressPolicy, Resolver } from "./egress/types.ts";
 import type { TrustConfig } from "./install/index.ts";
@@ -66,7 +67,8 @@ export interface HostOptions {
   clock?: () => number;
 }
 
-export const DEFAULT_HOST_VERSION = "1.0.0";
+/** One version for the whole product: the SDK's (every package.json says the same, checked by a test). */
+export const DEFAULT_HOST_VERSION = SDK_VERSION;
 
 export interface ResolvedHostOptions {
   dataDir: string;

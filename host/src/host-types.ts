@@ -201,6 +201,11 @@ export interface InstallOptions {
   allowPrerelease?: boolean;
   /** Signatures of the tarball's integrity (installTarball only; registry installs take them from the packument). */
   signatures?: Array<{ keyid: string; sig: string }>;
+  /**
+   * Ed25519 public keys (PEM) the operator trusts for this operation (`--trust-key`). The key
+   * that signed what is installed is remembered for its namespace, so upgrades need no flag.
+   */
+  trustKeys?: string[];
 }
 
 export interface InstallReport {

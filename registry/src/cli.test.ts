@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -60,5 +61,28 @@ describe("airlock-registry CLI", () => {
     expect(out.join("")).toContain("airlock-registry serve");
     expect(await runRegistryCli(["publish"], io())).toBe(2);
     expect(await runRegistryCli(["serve", "--port", "99999", "--data-dir", dir], io())).toBe(2);
+  });
+
+  it("refuses a source folder (one holding a package.json) as its data dir, and writes nothing there", async () => {
+    writeFileSync(join(dir, "package.json"), "{}\n");
+    expect(await runRegistryCli(["token", "create", "--owner", "acme", "--data-dir", dir], io())).toBe(1);
+    expect(await runRegistryCli(["serve", "--port", "0", "--data-dir", dir], io())).toBe(1);
+    expect(err.join("")).toContain("error: AIRLOCK_REGISTRY_DATA_DIR_INVALID: ");
+    expect(existsSync(join(dir, "registry.db"))).toBe(false);
+    expect(existsSync(join(dir, "tarballs"))).toBe(false);
+  });
+
+  it("says in one line, with its code and the --port hint, that the port is taken", async () => {
+    const busy = createServer();
+    await new Promise<void>((done) => busy.listen(0, "127.0.0.1", () => done()));
+    const port = String((busy.address() as { port: number }).port);
+    try {
+      expect(await runRegistryCli(["serve", "--port", port, "--data-dir", dir], io())).toBe(1);
+    } finally {
+      await new Promise<void>((done) => busy.close(() => done()));
+    }
+    expect(err.join("")).toBe(
+      `error: AIRLOCK_REGISTRY_PORT_IN_USE: 127.0.0.1:${port} is already in use; pass --port N (0 = any free port)\n`,
+    );
   });
 });

@@ -1,8 +1,13 @@
 // The `airlock-registry` command line: `serve` and `token create`. The bin file and the host's
 // `airlock registry serve` (which runs that bin as a child process, since host/ never imports
 // registry/) both end here. Contract: `runRegistryCli(argv, io)` returns the exit status.
+
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { hasCode } from "@airlock/sdk/errors";
+import { SDK_VERSION } from "@airlock/sdk/manifest";
+import { registryError } from "./errors.ts";
 import { startRegistry } from "./server.ts";
 import { RegistryStorage } from "./storage.ts";
 
@@ -12,9 +17,10 @@ export interface RegistryCliIO {
   env: Readonly<Record<string, string | undefined>>;
 }
 
-export const REGISTRY_HELP = `airlock-registry — the Airlock plugin registry
+export const REGISTRY_HELP = `airlock-registry ${SDK_VERSION} — the Airlock plugin registry
 
 Usage:
+  airlock-registry --version
   airlock-registry serve [--port 4873] [--host 127.0.0.1] [--data-dir DIR] [--public-url URL]
   airlock-registry token create --owner NAME [--label TEXT] [--data-dir DIR]
 
@@ -45,6 +51,10 @@ export async function runRegistryCli(argv: readonly string[], io: RegistryCliIO)
     return 2;
   }
   const { values, positionals } = parsed;
+  if (values.version === true) {
+    io.stdout(`${SDK_VERSION}\n`);
+    return 0;
+  }
   if (values.help === true || positionals.length === 0) {
     io.stdout(REGISTRY_HELP);
     return positionals.length === 0 && values.help !== true ? 2 : 0;
@@ -52,6 +62,13 @@ export async function runRegistryCli(argv: readonly string[], io: RegistryCliIO)
   const dataDir = values["data-dir"] ?? io.env.AIRLOCK_REGISTRY_DIR ?? "./.airlock-registry";
   const command = positionals.join(" ");
   try {
+    // A registry writes registry.db and tarballs/ into its data dir: never into a source folder.
+    if (existsSync(join(dataDir, "package.json")) && !existsSync(join(dataDir, "registry.db"))) {
+      throw registryError(
+        "AIRLOCK_REGISTRY_DATA_DIR_INVALID",
+        `${dataDir} holds a package.json, so it is a source folder, not registry data; pass another --data-dir`,
+      );
+    }
     if (command === "serve") {
       const port = values.port === undefined ? 4873 : Number(values.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -64,6 +81,12 @@ export async function runRegistryCli(argv: readonly string[], io: RegistryCliIO)
         host: values.host ?? "127.0.0.1",
         ...(values["public-url"] === undefined ? {} : { publicUrl: values["public-url"] }),
         onInternalError: (err) => io.stderr(`internal error: ${String((err as Error)?.stack ?? err)}\n`),
+      }).catch((err: unknown) => {
+        if (!hasCode(err, "EADDRINUSE")) throw err;
+        throw registryError(
+          "AIRLOCK_REGISTRY_PORT_IN_USE",
+          `${values.host ?? "127.0.0.1"}:${port} is already in use; pass --port N (0 = any free port)`,
+        );
       });
       io.stdout(`airlock-registry listening on ${running.url} (data: ${dataDir})\n`);
       await new Promise<void>((resolve) => {
@@ -96,7 +119,7 @@ export async function runRegistryCli(argv: readonly string[], io: RegistryCliIO)
     io.stderr(`unknown command "${command}"\n\n${REGISTRY_HELP}`);
     return 2;
   } catch (err) {
-    io.stderr(hasCode(err) ? `${err.code}: ${err.message}\n` : `${String(err)}\n`);
+    io.stderr(hasCode(err) ? `error: ${err.code}: ${err.message}\n` : `error: ${String(err)}\n`);
     return 1;
   }
 }
@@ -107,6 +130,7 @@ function parse(argv: readonly string[]) {
     allowPositionals: true,
     options: {
       help: { type: "boolean", short: "h" },
+      version: { type: "boolean", short: "v" },
       port: { type: "string" },
       host: { type: "string" },
       "data-dir": { type: "string" },

@@ -51,6 +51,16 @@ export const REGISTRY_ERRORS = defineErrorCodes({
     status: 413,
     description: "The request body or tarball is larger than the registry accepts.",
   },
+  AIRLOCK_REGISTRY_PORT_IN_USE: {
+    status: 409,
+    description:
+      "`airlock-registry serve` cannot listen: the port is taken; pass --port N (0 = any free port).",
+  },
+  AIRLOCK_REGISTRY_DATA_DIR_INVALID: {
+    status: 400,
+    description:
+      "The --data-dir is a source folder (it holds a package.json), not a registry's data; name an empty or registry folder.",
+  },
   AIRLOCK_REGISTRY_INTERNAL: {
     status: 500,
     description: "An unexpected failure inside the registry; nothing was stored.",

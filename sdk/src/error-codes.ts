@@ -77,6 +77,10 @@ export const SDK_ERROR_CODES = defineErrorCodes({
     status: 409,
     description: "`init` refuses to write into a non-empty directory.",
   },
+  AIRLOCK_SDK_TEST_RUNNER_MISSING: {
+    status: 500,
+    description: "`airlock-plugin test` found vitest neither in the plugin nor beside the SDK.",
+  },
   AIRLOCK_SDK_USAGE: {
     status: 400,
     description: "A CLI command was called with wrong arguments; see its --help.",

@@ -2,10 +2,16 @@
 // says so, and provides the verdict to every worker (test/support/postgres.ts reads it; no
 // worker probes again). AIRLOCK_TEST_PG names the server; CI sets AIRLOCK_REQUIRE_PG=1 so that
 // an unreachable server fails the run instead of skipping those suites.
+// It also gives the run its own per-user state dir (XDG_STATE_HOME), so the hosts tests start
+// never record themselves as the developer's running host (host/src/cli/host-location.ts).
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { probePostgres } from "../support/postgres.ts";
 
 export default async function setup(project: TestProject): Promise<void> {
+  process.env.XDG_STATE_HOME = mkdtempSync(join(tmpdir(), "airlock-test-state-"));
   const probe = await probePostgres();
   project.provide("airlockPg", probe);
   if (probe.ok) return;

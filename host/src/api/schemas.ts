@@ -40,11 +40,14 @@ export const setSecretsBody = z.strictObject({
     .refine((r) => Object.keys(r).length <= 100, "at most 100 secrets at once"),
 });
 export const setKnowledgeBody = z.strictObject({ level: knowledgeLevel });
+/** Ed25519 public keys (PEM) the operator trusts for this install (the CLI's --trust-key). */
+const trustKeys = z.array(z.string().min(1).max(4096)).max(16).optional();
 export const installBody = z.strictObject({
   spec: z.string().min(1).max(2048),
   allowUnsigned: z.boolean().optional(),
   allowDowngrade: z.boolean().optional(),
   allowPrerelease: z.boolean().optional(),
+  trustKeys,
 });
 export const installQuery = z.strictObject({
   allowUnsigned: queryBool.optional(),
@@ -57,6 +60,7 @@ export const upgradeBody = z.strictObject({
   allowUnsigned: z.boolean().optional(),
   allowDowngrade: z.boolean().optional(),
   allowPrerelease: z.boolean().optional(),
+  trustKeys,
 });
 export const uninstallQuery = z.strictObject({ purge: queryBool.optional() });
 export const auditQuery = z.strictObject({

@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
 import type { StoreOption } from "../config.ts";
 import { cliError } from "./errors.ts";
+import { userHost } from "./host-location.ts";
 import type { CliIO } from "./types.ts";
 
 export interface Parsed {
@@ -79,9 +80,14 @@ export function enumOption<T extends string>(
   return raw as T;
 }
 
-/** --data-dir, else $AIRLOCK_DATA_DIR, else ./.airlock-data, resolved against the CLI's cwd. */
-export function dataDirOption(parsed: Parsed, io: CliIO): string {
-  return resolve(io.cwd, stringOption(parsed, "data-dir") ?? io.env.AIRLOCK_DATA_DIR ?? ".airlock-data");
+/**
+ * --data-dir, else $AIRLOCK_DATA_DIR, else (with `followRunning`) the data dir of the host this
+ * user started and that still runs (host-location.ts), else ./.airlock-data; against the CLI's cwd.
+ */
+export function dataDirOption(parsed: Parsed, io: CliIO, followRunning = true): string {
+  const given = stringOption(parsed, "data-dir") ?? io.env.AIRLOCK_DATA_DIR;
+  if (given !== undefined) return resolve(io.cwd, given);
+  return (followRunning ? userHost(io.env)?.dataDir : undefined) ?? resolve(io.cwd, ".airlock-data");
 }
 
 export const DATA_DIR_OPTION = { "data-dir": { type: "string" } } as const satisfies ParseArgsOptionsConfig;

@@ -14,6 +14,15 @@ export const CLI_ERRORS = defineErrorCodes({
     description: "No command has this name; `airlock --help` lists them.",
   },
   AIRLOCK_CLI_UNKNOWN_AGENT: { status: 404, description: "No agent has this slug in the data directory." },
+  AIRLOCK_CLI_PORT_IN_USE: {
+    status: 409,
+    description: "The port `airlock start`/`serve` should listen on is taken (another host?); pass --port N.",
+  },
+  AIRLOCK_CLI_HOST_UNREACHABLE: {
+    status: 503,
+    description:
+      "A host is recorded as running on the data dir, but its admin API did not answer or the CLI holds no operator token for it.",
+  },
 });
 
 export function cliError(code: keyof typeof CLI_ERRORS, message: string): AirlockError {

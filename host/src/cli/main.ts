@@ -4,6 +4,7 @@
 // Invariants: usage errors exit 2, other AirlockErrors exit 1 with `error: CODE: message`,
 // unexpected failures exit 70 with their message only (no stack unless AIRLOCK_DEBUG=1).
 import { hasCode } from "@airlock/sdk/errors";
+import { SDK_VERSION } from "@airlock/sdk/manifest";
 import type { CliCommand, CliIO } from "./types.ts";
 
 const HELP_FLAGS = new Set(["--help", "-h"]);
@@ -18,7 +19,10 @@ export function commandList(commands: readonly CliCommand[], prefix: readonly st
   const width = Math.max(...shown.map((c) => c.path.join(" ").length)) + 3;
   const lines = shown.map((c) => `  airlock ${pad(c.path.join(" "), width)}${c.summary}`);
   return [
+    `airlock ${SDK_VERSION}`,
+    "",
     "Usage: airlock <command> [options]",
+    "       airlock --version",
     "",
     "Commands:",
     ...lines,
@@ -48,6 +52,10 @@ export async function runCli(
   if (first === undefined || HELP_FLAGS.has(first) || first === "help") {
     (first === undefined ? io.stderr : io.stdout)(commandList(commands));
     return first === undefined ? 2 : 0;
+  }
+  if (first === "--version" || first === "-v") {
+    io.stdout(`${SDK_VERSION}\n`);
+    return 0;
   }
   const command = findCommand(commands, argv);
   if (command === undefined) {

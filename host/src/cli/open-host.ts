@@ -19,9 +19,23 @@ export const HOST_OPTIONS = {
   registry: { type: "string" },
 } as const satisfies ParseArgsOptionsConfig;
 
-export const HOST_OPTIONS_HELP = [
+/** The --data-dir lines of `airlock start`/`serve`, which start a host rather than follow one. */
+export const START_DATA_DIR_HELP = [
   "  --data-dir DIR     Data directory (SQLite store, vault key, plugins).",
-  "                     Default: $AIRLOCK_DATA_DIR or ./.airlock-data",
+  "                     Default: $AIRLOCK_DATA_DIR or ./.airlock-data. While it runs, the host",
+  "                     records where it is in <data-dir>/host.json and",
+  "                     ~/.local/state/airlock/host.json, so `airlock` commands find it.",
+].join("\n");
+
+const DATA_DIR_HELP = [
+  "  --data-dir DIR     Data directory (SQLite store, vault key, plugins).",
+  "                     Default: $AIRLOCK_DATA_DIR, else the host you started last while it",
+  "                     runs (~/.local/state/airlock/host.json), else ./.airlock-data.",
+  "                     A command on a running host goes through its admin API.",
+].join("\n");
+
+export const HOST_OPTIONS_HELP = [
+  DATA_DIR_HELP,
   "  --sandbox MODE     workers (isolates in worker processes) or in-process.",
   "                     Default: $AIRLOCK_SANDBOX or workers",
   "  --registry URL     Plugin registry for `name@range` installs. Default: $AIRLOCK_REGISTRY_URL",
@@ -29,11 +43,20 @@ export const HOST_OPTIONS_HELP = [
 
 export type SandboxMode = "workers" | "in-process";
 
-/** HostOptions from the shared options; `sandbox` overrides the mode (admin-only commands). */
-export function hostOptionsFrom(parsed: Parsed, io: CliIO, sandbox?: SandboxMode): HostOptions {
+/**
+ * HostOptions from the shared options; `sandbox` overrides the mode (admin-only commands).
+ * Without --data-dir the data dir follows the running host (see dataDirOption), except for the
+ * commands that start one (`followRunning` false).
+ */
+export function hostOptionsFrom(
+  parsed: Parsed,
+  io: CliIO,
+  sandbox?: SandboxMode,
+  followRunning = true,
+): HostOptions {
   const envMode = io.env.AIRLOCK_SANDBOX === "in-process" ? "in-process" : "workers";
   const mode = sandbox ?? enumOption(parsed, "sandbox", ["workers", "in-process"] as const, envMode);
-  const options: HostOptions = { dataDir: dataDirOption(parsed, io), sandbox: { mode } };
+  const options: HostOptions = { dataDir: dataDirOption(parsed, io, followRunning), sandbox: { mode } };
   const store = storeOption(parsed, io);
   if (store !== undefined) options.store = store;
   const registry = stringOption(parsed, "registry") ?? io.env.AIRLOCK_REGISTRY_URL;
@@ -55,7 +78,7 @@ export async function withHost<T>(options: HostOptions, body: (host: AirlockHost
   }
 }
 
-export async function requireAgent(host: AirlockHost, slug: string): Promise<void> {
+export async function requireAgent(host: Pick<AirlockHost, "getAgent">, slug: string): Promise<void> {
   if ((await host.getAgent(slug)) === null) {
     throw cliError(
       "AIRLOCK_CLI_UNKNOWN_AGENT",

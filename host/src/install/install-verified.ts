@@ -16,6 +16,7 @@ import type { LifecycleContext } from "./context.ts";
 import { installError } from "./errors.ts";
 import { commitStaged, removeVersionDir, stageFiles } from "./files.ts";
 import { withNamespaceLock } from "./lock.ts";
+import { explainUnknownSigner, rememberSigner, trustFor } from "./namespace-trust.ts";
 import { checkVersionOrder } from "./ordering.ts";
 import { keepPackage } from "./packages.ts";
 import { activateAndPrune, toolIds } from "./records.ts";
@@ -35,6 +36,8 @@ export interface VerifiedInstallInput {
   prereleaseAsked: boolean;
   /** What was resolved from a registry; absent for a file. */
   expected?: { name: string; version: string; integrity: string };
+  /** Keys the operator trusts for this operation (namespace-trust.ts remembers the signer's). */
+  trustKeys?: readonly string[];
 }
 
 /** `file` for every local file, else the registry base URL. Plugins of one namespace share one. */
@@ -63,13 +66,19 @@ async function verify(
       },
     );
   }
-  const signer = decideSigner({
-    integrity,
-    signatures: input.signatures,
-    trusted: loadTrustKeys(ctx.trust),
-    allowUnsigned: input.allowUnsigned || sourceAllowsUnsigned(ctx.trust, input.origin),
-    source: input.source,
-  });
+  const namespace = input.expected?.name;
+  let signer: string | null;
+  try {
+    signer = decideSigner({
+      integrity,
+      signatures: input.signatures,
+      trusted: loadTrustKeys(trustFor(ctx.trust, ctx.dataDir, namespace, input.trustKeys)),
+      allowUnsigned: input.allowUnsigned || sourceAllowsUnsigned(ctx.trust, input.origin),
+      source: input.source,
+    });
+  } catch (error) {
+    throw explainUnknownSigner(error, ctx.dataDir, namespace);
+  }
   const tarball = await readPluginTarball(input.bytes, ctx.limits);
   const { manifest } = tarball;
   if (
@@ -112,7 +121,8 @@ export async function installVerified(
     if (active !== undefined && active.signer !== null && active.signer !== signer) {
       throw installError(
         "AIRLOCK_INSTALL_SIGNER_CHANGED",
-        `${namespace}@${active.version} is signed by ${active.signer ?? "nobody"}; ${version} by ${signer ?? "nobody"}`,
+        `${namespace}@${active.version} is signed by ${active.signer ?? "nobody"}; ${version} by ${signer ?? "nobody"}. ` +
+          "A plugin keeps its signer: if the publisher really moved to the new key, uninstall the plugin and install it again with --trust-key <new key.pub>",
         { namespace, installedSigner: active.signer, newSigner: signer },
       );
     }
@@ -146,6 +156,7 @@ export async function installVerified(
       });
     }
     const after = await activateAndPrune(ctx, record);
+    await rememberSigner(ctx.dataDir, namespace, signer, input.trustKeys);
     return { namespace, version, previous: after.previous, tools: toolIds(record), signer };
   });
 }

@@ -120,6 +120,7 @@ export function createPluginLifecycle(options: PluginLifecycleOptions): ManagedP
       allowUnsigned: opts.allowUnsigned === true,
       allowDowngrade: opts.allowDowngrade === true,
       prereleaseAsked: opts.allowPrerelease === true || rangeNamesPrerelease(range),
+      ...(opts.trustKeys === undefined ? {} : { trustKeys: opts.trustKeys }),
       expected: { name, version, integrity: dist.integrity },
     });
   };
@@ -149,6 +150,7 @@ export function createPluginLifecycle(options: PluginLifecycleOptions): ManagedP
           origin: `file:${path}`,
           signatures: readSidecarSignatures(path),
           ...fileOrdering(opts),
+          ...(opts.trustKeys === undefined ? {} : { trustKeys: opts.trustKeys }),
         });
       }
       const { name, range } = parseNameRange(spec);
@@ -167,6 +169,7 @@ export function createPluginLifecycle(options: PluginLifecycleOptions): ManagedP
         origin,
         signatures: opts.signatures ?? [],
         ...fileOrdering(opts),
+        ...(opts.trustKeys === undefined ? {} : { trustKeys: opts.trustKeys }),
       });
     },
 

@@ -92,7 +92,8 @@ export function decideSigner(input: {
   }
   throw installError(
     "AIRLOCK_INSTALL_UNKNOWN_SIGNER",
-    `${input.source} is signed by ${signatures.map((s) => s.keyid).join(", ")}, none of them a trusted key`,
+    `${input.source} is signed by ${signatures.map((s) => s.keyid).join(", ")}, none of them a trusted key; ` +
+      "if that is your publisher's key, pass its public key: --trust-key <file.pub>",
     { keyids: signatures.map((s) => s.keyid) },
   );
 }

@@ -1,4 +1,5 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { list } from "tar";
@@ -8,6 +9,9 @@ import { FIXTURES } from "../../test/support/fixtures.ts";
 import { parseManifest } from "../manifest.ts";
 import { integrityOf, keyIdOf } from "../signing.ts";
 import { COMMANDS } from "./main.ts";
+
+const ROOT = join(import.meta.dirname, "../../..");
+const SDK_DIR = join(ROOT, "sdk");
 
 let work: string;
 beforeAll(async () => {
@@ -54,6 +58,34 @@ describe("airlock-plugin as a new user runs it", () => {
     const manifest = parseManifest(JSON.parse(manifestText));
     expect(manifest.tools.map((t) => t.name)).toEqual(["greet"]);
     expect(manifest.namespace).toBe("my-plugin");
+  });
+});
+
+describe("the scaffold, in a folder outside any repository", () => {
+  it("links the SDK it came from, ignores keys/, and formats, type-checks and tests as generated", async () => {
+    const init = spawnCli(["init", "outside", "--namespace", "outside"], work);
+    expect(init.code, init.stderr).toBe(0);
+    const dir = join(work, "outside");
+    const pkg = JSON.parse(await readFile(join(dir, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    expect(pkg.dependencies["@airlock/sdk"]).toBe(`file:${SDK_DIR}`);
+    expect(pkg.devDependencies["@airlock/host"]).toBe(`file:${join(ROOT, "host")}`);
+    expect((await readFile(join(dir, ".gitignore"), "utf8")).split("\n")).toContain("keys/");
+    // What `npm install` would link: this workspace's modules.
+    await symlink(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
+    const format = spawnSync(join(ROOT, "node_modules/.bin/biome"), ["format", "--config-path", ROOT, dir], {
+      encoding: "utf8",
+    });
+    expect(format.status, format.stdout + format.stderr).toBe(0);
+    const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", dir], {
+      encoding: "utf8",
+    });
+    expect(tsc.status, tsc.stdout + tsc.stderr).toBe(0);
+    const test = spawnCli(["test"], dir);
+    expect(test.code, test.stdout + test.stderr).toBe(0);
+    expect(test.stdout).toContain("2 passed");
   });
 });
 

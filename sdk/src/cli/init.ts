@@ -7,6 +7,7 @@ import { sdkError } from "../error-codes.ts";
 import { NAMESPACE_PATTERN, RESERVED_NAMESPACES, TOOL_NAME_PATTERN } from "../names.ts";
 import { parse, reportError, stringOption } from "./args.ts";
 import { scaffoldFiles } from "./scaffold.ts";
+import { scaffoldLinks } from "./scaffold-links.ts";
 import { EXIT, type PluginCliCommand } from "./types.ts";
 
 /** A namespace derived from a folder name: lowercase, `[a-z0-9-]`, starting with a letter. */
@@ -25,12 +26,14 @@ export const initCommand: PluginCliCommand = {
   help: `Usage: airlock-plugin init <dir> [--namespace <ns>] [--tool <name>]
 
 Creates <dir> (it must not exist or be empty) with:
-  package.json        depends on @airlock/sdk and zod; scripts build/check/pack/test
-  tsconfig.json
+  package.json        @airlock/sdk and @airlock/host as file: dependencies on the Airlock
+                      installation running this command (npm install needs no registry for
+                      them), zod, vitest, typescript and node pinned to its versions
+  tsconfig.json, vitest.config.ts
   src/index.ts        definePlugin({...}) with one tool
   test/<tool>.test.ts a test using testTool from @airlock/sdk/testing
-  README.md, .gitignore
-The result builds, checks and packs as generated.
+  README.md, .gitignore (node_modules/, dist/, *.tgz, keys/)
+The result builds, checks, packs, type-checks and tests as generated, in any folder.
 
 Options:
   --namespace <ns>  plugin namespace, ^[a-z][a-z0-9-]{1,31}$, not reserved
@@ -71,14 +74,18 @@ Example:
           `${dir} is not empty; init writes only into a new or empty directory`,
         );
       }
-      for (const [file, content] of Object.entries(scaffoldFiles({ namespace, tool }))) {
+      const links = scaffoldLinks();
+      for (const [file, content] of Object.entries(scaffoldFiles({ namespace, tool, links }))) {
         const path = join(dir, file);
         await mkdir(dirname(path), { recursive: true });
         await writeFile(path, content);
       }
       const where = relative(io.cwd, dir) || ".";
       io.stdout(`created ${namespace} in ${where} with tool ${namespace}:${tool}\n`);
-      io.stdout(`next: cd ${where} && npm install && npx airlock-plugin build && npx airlock-plugin pack\n`);
+      io.stdout(`  @airlock/sdk from ${links.sdk} (file: dependency, no registry needed)\n`);
+      if (links.host === undefined)
+        io.stdout("  note: no @airlock/host beside this SDK; `airlock-plugin test` and `dev` need it\n");
+      io.stdout(`next: cd ${where} && npm install && npx airlock-plugin build && npx airlock-plugin test\n`);
       return EXIT.OK;
     } catch (err) {
       return reportError(err, io);

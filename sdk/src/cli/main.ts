@@ -9,12 +9,20 @@ import { initCommand } from "./init.ts";
 import { keygenCommand } from "./keygen.ts";
 import { packCommand } from "./pack.ts";
 import { publishCommand } from "./publish.ts";
+import { testCommand } from "./test.ts";
 import { type CliIO, EXIT, type PluginCliCommand } from "./types.ts";
 
 export const COMMANDS: ReadonlyMap<string, PluginCliCommand> = new Map(
-  [initCommand, buildCommand, checkCommand, packCommand, keygenCommand, publishCommand, devCommand].map(
-    (c) => [c.name, c],
-  ),
+  [
+    initCommand,
+    buildCommand,
+    checkCommand,
+    packCommand,
+    keygenCommand,
+    publishCommand,
+    devCommand,
+    testCommand,
+  ].map((c) => [c.name, c]),
 );
 
 export function usage(commands: ReadonlyMap<string, PluginCliCommand> = COMMANDS): string {

@@ -22,11 +22,13 @@ function installOptions(given: {
   allowUnsigned?: boolean | undefined;
   allowDowngrade?: boolean | undefined;
   allowPrerelease?: boolean | undefined;
+  trustKeys?: string[] | undefined;
 }): InstallOptions {
   const options: InstallOptions = {};
   if (given.allowUnsigned !== undefined) options.allowUnsigned = given.allowUnsigned;
   if (given.allowDowngrade !== undefined) options.allowDowngrade = given.allowDowngrade;
   if (given.allowPrerelease !== undefined) options.allowPrerelease = given.allowPrerelease;
+  if (given.trustKeys !== undefined) options.trustKeys = given.trustKeys;
   return options;
 }
 

@@ -58,10 +58,13 @@ describe("first-party bootstrap parts", () => {
     expect(doc.versions["1.0.0"]?.dist.signatures.map((s) => s.keyid)).toEqual([key.keyId]);
   });
 
-  it("restarts the registry on the same data dir with the same publish token and packages", async () => {
+  it("restarts the registry on the same data dir with the same URL, publish token and packages", async () => {
     const token = registry!.token;
+    const url = registry!.url;
     await registry!.close();
     registry = await startLocalRegistry({ dir, owner: "airlock" });
+    // Installed plugins record this URL and upgrade from it: the port must not move.
+    expect(registry.url).toBe(url);
     expect(registry.token).toBe(token);
     expect((await readFile(join(dir, "publish-token"), "utf8")).trim()).toBe(token);
     const res = await fetch(`${registry.url}/notes`);

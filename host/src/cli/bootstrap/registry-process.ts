@@ -1,5 +1,7 @@
 // Runs the local registry for `airlock start` as a child process (host/ never imports
-// registry/: they talk over HTTP), on a loopback port the OS picks, with its own data dir.
+// registry/: they talk over HTTP), on a loopback port, with its own data dir. The first start
+// lets the OS pick the port and keeps it in `<dir>/registry-port`; later starts reuse it, so the
+// registry URL that installed plugins record (and upgrade from) stays valid across restarts.
 // Contract: `startLocalRegistry` resolves once the child prints its URL, with a publish token
 // for the first-party owner (created once and kept, mode 0600, in the bootstrap dir); close()
 // stops the child with SIGTERM and waits for it. A child that dies early rejects with
@@ -77,16 +79,35 @@ function waitForUrl(child: ChildProcess): Promise<string> {
   });
 }
 
+export const PORT_FILE = "registry-port";
+
 export async function startLocalRegistry(options: { dir: string; owner: string }): Promise<LocalRegistry> {
   const registryDir = join(options.dir, "registry");
   await mkdir(registryDir, { recursive: true });
   const token = await publishToken(registryDir, join(options.dir, "publish-token"), options.owner);
+  const portFile = join(options.dir, PORT_FILE);
+  const kept = existsSync(portFile) ? (await readFile(portFile, "utf8")).trim() : "0";
   const child = spawn(
     process.execPath,
-    [...NODE_ARGS, "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", registryDir],
+    [...NODE_ARGS, "serve", "--port", kept, "--host", "127.0.0.1", "--data-dir", registryDir],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
-  const url = await waitForUrl(child);
+  let url: string;
+  try {
+    url = await waitForUrl(child);
+  } catch (error) {
+    const stderr = String((error as { details?: { stderr?: string } }).details?.stderr ?? "");
+    if (kept !== "0" && stderr.includes("EADDRINUSE")) {
+      throw bootstrapError(
+        "AIRLOCK_BOOTSTRAP_REGISTRY_FAILED",
+        `the local registry's port ${kept} is in use; installed plugins upgrade from that URL, so free the port ` +
+          `(or delete ${portFile} to pick a new one, then reinstall them)`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+  await writeFile(portFile, `${new URL(url).port}\n`);
   const exited = new Promise<void>((resolve) => {
     if (child.exitCode !== null) resolve();
     else child.once("exit", () => resolve());

@@ -1,13 +1,21 @@
 // `airlock agents …`: list and create agents, show and change what each is served, set its
 // knowledge level. Works directly on a data directory (no running server needed).
 import type { AgentKnowledgeLevel } from "../../store/types.ts";
-import { parseOptions, requiredPositional } from "../args.ts";
+import type { CliHost } from "../admin-client.ts";
+import { type Parsed, parseOptions, requiredPositional } from "../args.ts";
 import { ensureAgentToken } from "../credentials.ts";
 import { cliError } from "../errors.ts";
 import { HOST_OPTIONS, HOST_OPTIONS_HELP, hostOptionsFrom, requireAgent, withHost } from "../open-host.ts";
+import { resolveTarget, TARGET_OPTIONS, TARGET_OPTIONS_HELP, withCliHost } from "../target.ts";
 import type { CliCommand, CliIO } from "../types.ts";
 
-const OPTIONS = { ...HOST_OPTIONS, json: { type: "boolean" } } as const;
+const OPTIONS = { ...HOST_OPTIONS, ...TARGET_OPTIONS, json: { type: "boolean" } } as const;
+const OPTIONS_HELP = `${HOST_OPTIONS_HELP}\n${TARGET_OPTIONS_HELP}`;
+
+/** The target host: the running one through its admin API, else the data dir itself. */
+function withTarget<T>(parsed: Parsed, io: CliIO, body: (host: CliHost) => Promise<T>): Promise<T> {
+  return withCliHost(resolveTarget(parsed, io), hostOptionsFrom(parsed, io, "in-process"), io, body);
+}
 const LEVELS: readonly AgentKnowledgeLevel[] = ["none", "read", "write", "manage"];
 
 function print(io: CliIO, json: boolean, data: unknown, text: () => string): number {
@@ -16,7 +24,7 @@ function print(io: CliIO, json: boolean, data: unknown, text: () => string): num
 }
 
 function usage(path: string, args: string, what: string, example: string): string {
-  return `Usage: airlock agents ${path}${args} [options]\n\n${what}\n\nOptions:\n${HOST_OPTIONS_HELP}\n  --json             Print JSON.\n\nExample:\n  airlock agents ${path} ${example}\n`;
+  return `Usage: airlock agents ${path}${args} [options]\n\n${what}\n\nOptions:\n${OPTIONS_HELP}\n  --json             Print JSON.\n\nExample:\n  airlock agents ${path} ${example}\n`;
 }
 
 const listCommand: CliCommand = {
@@ -25,7 +33,7 @@ const listCommand: CliCommand = {
   help: usage("list", "", "Lists every agent with its knowledge level.", "--data-dir ./airlock-data"),
   async run(args, io) {
     const parsed = parseOptions(args, OPTIONS);
-    const agents = await withHost(hostOptionsFrom(parsed, io, "in-process"), (host) => host.listAgents());
+    const agents = await withTarget(parsed, io, (host) => host.listAgents());
     return print(io, parsed.values.json === true, agents, () =>
       agents.length === 0
         ? "No agents. Create one with `airlock agents create <slug>`.\n"
@@ -46,6 +54,11 @@ const createCommand: CliCommand = {
   async run(args, io) {
     const parsed = parseOptions(args, OPTIONS, 1);
     const slug = requiredPositional(parsed, 0, "<slug>");
+    if (parsed.values["admin-url"] !== undefined)
+      throw cliError(
+        "AIRLOCK_CLI_USAGE",
+        "agents create works on a data dir (it keeps the token there); use --data-dir",
+      );
     const options = hostOptionsFrom(parsed, io, "in-process");
     const out = await withHost(options, async (host) => {
       const agent = await host.createAgent(slug);
@@ -68,7 +81,7 @@ const toolsCommand: CliCommand = {
   async run(args, io) {
     const parsed = parseOptions(args, OPTIONS, 1);
     const slug = requiredPositional(parsed, 0, "<slug>");
-    const tools = await withHost(hostOptionsFrom(parsed, io, "in-process"), async (host) => {
+    const tools = await withTarget(parsed, io, async (host) => {
       await requireAgent(host, slug);
       return host.listAgentTools(slug);
     });
@@ -105,7 +118,7 @@ function toggleCommand(enable: boolean): CliCommand {
       if (tools.length === 0)
         throw cliError("AIRLOCK_CLI_USAGE", "name at least one tool (<namespace>:<tool>)");
       const changes = Object.fromEntries(tools.map((t) => [t.replace("__", ":"), enable]));
-      const view = await withHost(hostOptionsFrom(parsed, io, "in-process"), async (host) => {
+      const view = await withTarget(parsed, io, async (host) => {
         await requireAgent(host, slug);
         return host.setToolsEnabled(slug, changes);
       });
@@ -134,7 +147,7 @@ const levelCommand: CliCommand = {
     const level = requiredPositional(parsed, 1, "<level>") as AgentKnowledgeLevel;
     if (!LEVELS.includes(level))
       throw cliError("AIRLOCK_CLI_USAGE", `the level is one of ${LEVELS.join(", ")}`);
-    await withHost(hostOptionsFrom(parsed, io, "in-process"), async (host) => {
+    await withTarget(parsed, io, async (host) => {
       await requireAgent(host, slug);
       await host.setKnowledgeLevel(slug, level);
     });
@@ -159,7 +172,7 @@ const secretsCommand: CliCommand = {
   async run(args, io) {
     const parsed = parseOptions(args, OPTIONS, 1);
     const slug = requiredPositional(parsed, 0, "<slug>");
-    const secrets = await withHost(hostOptionsFrom(parsed, io, "in-process"), async (host) => {
+    const secrets = await withTarget(parsed, io, async (host) => {
       await requireAgent(host, slug);
       return host.listSecrets(slug);
     });
@@ -182,7 +195,7 @@ when sensitive. Prefer --from-env to keep the value out of your shell history.
 Options:
   --value TEXT       The value.
   --from-env VAR     Read the value from environment variable VAR.
-${HOST_OPTIONS_HELP}
+${OPTIONS_HELP}
   --json             Print JSON.
 
 Example:
@@ -204,7 +217,7 @@ Example:
     const value = typeof direct === "string" ? direct : io.env[String(envName)];
     if (value === undefined)
       throw cliError("AIRLOCK_CLI_USAGE", `environment variable ${String(envName)} is not set`);
-    const secrets = await withHost(hostOptionsFrom(parsed, io, "in-process"), async (host) => {
+    const secrets = await withTarget(parsed, io, async (host) => {
       await requireAgent(host, slug);
       return host.setSecrets(slug, { [key]: value });
     });

@@ -2,8 +2,7 @@
 // verifies (integrity, signature against the trust roots, the tarball's contents, engine and
 // SDK ranges) and installs a plugin into the data directory through the host's lifecycle.
 import { resolve } from "node:path";
-import { parseOptions, requiredPositional } from "../args.ts";
-import { withHost } from "../open-host.ts";
+import { parseOptions, requiredPositional, stringOption } from "../args.ts";
 import type { CliCommand } from "../types.ts";
 import {
   INSTALL_DECISION_OPTIONS,
@@ -11,8 +10,9 @@ import {
   installDecisionsHelp,
   PLUGIN_OPTIONS,
   PLUGIN_OPTIONS_HELP,
-  pluginHostOptions,
   printJsonOr,
+  trustKeysOf,
+  withPluginHost,
 } from "./plugin-options.ts";
 
 export const installCommand: CliCommand = {
@@ -45,9 +45,18 @@ Examples:
     const given = requiredPositional(parsed, 0, "<name>@<range> or a path to a .tgz");
     // A file path is relative to the CLI's cwd (io.cwd), not the host process's.
     const isFile = !/^https?:\/\//.test(given) && (given.endsWith(".tgz") || /^\.{0,2}\//.test(given));
-    const spec = isFile ? resolve(io.cwd, given.replace(/^file:/, "")) : given;
-    const report = await withHost(pluginHostOptions(parsed, io), (host) =>
-      host.plugins.install(spec, installDecisions(parsed)),
+    // `--registry` travels in the spec (`<registry URL>/name@range`), so a running host asked
+    // through its admin API installs from that registry, not from its own default.
+    const registry = stringOption(parsed, "registry") ?? io.env.AIRLOCK_REGISTRY_URL;
+    const isUrl = /^https?:\/\//.test(given);
+    const spec = isFile
+      ? resolve(io.cwd, given.replace(/^file:/, ""))
+      : !isUrl && registry !== undefined
+        ? `${registry.replace(/\/+$/, "")}/${given}`
+        : given;
+    const trustKeys = trustKeysOf(parsed, io);
+    const report = await withPluginHost(parsed, io, (host) =>
+      host.plugins.install(spec, { ...installDecisions(parsed), trustKeys }),
     );
     printJsonOr(io, parsed, report, () =>
       [

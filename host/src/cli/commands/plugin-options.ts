@@ -4,25 +4,31 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ParseArgsOptionsConfig } from "node:util";
 import type { HostOptions } from "../../config.ts";
+import type { CliHost } from "../admin-client.ts";
 import { listOption, type Parsed } from "../args.ts";
 import { cliError } from "../errors.ts";
 import { HOST_OPTIONS, HOST_OPTIONS_HELP, hostOptionsFrom } from "../open-host.ts";
+import { resolveTarget, TARGET_OPTIONS, TARGET_OPTIONS_HELP, withCliHost } from "../target.ts";
 import type { CliIO } from "../types.ts";
 
 export const PLUGIN_OPTIONS = {
   ...HOST_OPTIONS,
+  ...TARGET_OPTIONS,
   "trust-key": { type: "string", multiple: true },
   json: { type: "boolean" },
 } as const satisfies ParseArgsOptionsConfig;
 
 export const PLUGIN_OPTIONS_HELP = `${HOST_OPTIONS_HELP}
-  --trust-key FILE   An ed25519 public key (PEM) whose signatures are trusted; repeatable.
+${TARGET_OPTIONS_HELP}
+  --trust-key FILE   An ed25519 public key (PEM) trusted for this install; repeatable. The
+                     key that signed it is remembered for the namespace (under
+                     <data-dir>/trust/namespaces/), so upgrades need no flag.
                      Always trusted too: every <data-dir>/trust/*.pub
   --json             Print JSON.`;
 
-export function pluginHostOptions(parsed: Parsed, io: CliIO): HostOptions {
-  const options = hostOptionsFrom(parsed, io, "in-process");
-  const keys = listOption(parsed, "trust-key").map((file) => {
+/** The `--trust-key` files' PEMs, trusted for this one operation (and remembered for its namespace). */
+export function trustKeysOf(parsed: Parsed, io: CliIO): string[] {
+  return listOption(parsed, "trust-key").map((file) => {
     const path = resolve(io.cwd, file);
     try {
       return readFileSync(path, "utf8");
@@ -33,7 +39,11 @@ export function pluginHostOptions(parsed: Parsed, io: CliIO): HostOptions {
       );
     }
   });
-  options.trust = { keys, keysDir: join(options.dataDir ?? ".airlock-data", "trust") };
+}
+
+export function pluginHostOptions(parsed: Parsed, io: CliIO): HostOptions {
+  const options = hostOptionsFrom(parsed, io, "in-process");
+  options.trust = { keysDir: join(options.dataDir ?? ".airlock-data", "trust") };
   return options;
 }
 
@@ -63,6 +73,15 @@ export function installDecisions(parsed: Parsed): {
     allowDowngrade: parsed.values["allow-downgrade"] === true,
     allowPrerelease: parsed.values["allow-prerelease"] === true,
   };
+}
+
+/** Runs `body` on the target host (the running one through its admin API, else the data dir). */
+export function withPluginHost<T>(
+  parsed: Parsed,
+  io: CliIO,
+  body: (host: CliHost) => Promise<T>,
+): Promise<T> {
+  return withCliHost(resolveTarget(parsed, io), pluginHostOptions(parsed, io), io, body);
 }
 
 export function printJsonOr(io: CliIO, parsed: Parsed, value: unknown, text: () => string): void {

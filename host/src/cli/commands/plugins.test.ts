@@ -1,7 +1,7 @@
 // `airlock install` and `airlock plugins …` through the real dispatcher (runCli) on a real
 // data directory, trust roots from <data-dir>/trust/*.pub; plus `airlock registry token create`
 // through the registry bin in a child process.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -10,7 +10,7 @@ import {
   samplePluginTarball,
   sha512Integrity,
 } from "@airlock/sdk/package";
-import { generateKeyPair, signIntegrity } from "@airlock/sdk/signing";
+import { generateKeyPair, keyIdOf, signIntegrity } from "@airlock/sdk/signing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startLocalRegistry } from "../bootstrap/registry-process.ts";
 import { runCli } from "../main.ts";
@@ -127,6 +127,47 @@ describe("airlock install from a registry", () => {
       out = [];
       expect(await run("plugins", "upgrade", "weather", "^1.0.0")).toBe(0);
       expect(out.join("")).toContain("already at 1.1.0");
+    } finally {
+      await registry.close();
+    }
+  });
+});
+
+describe("a key trusted at install is remembered for its namespace", () => {
+  it("upgrades with the key given to install, and explains an unknown signer with the fix", async () => {
+    rmSync(join(dir, "data", "trust", "publisher.pub"));
+    const pub = join(dir, "me.pub");
+    writeFileSync(pub, key.publicKeyPem);
+    const other = generateKeyPair();
+    const registry = await startLocalRegistry({ dir: join(dir, "reg"), owner: "acme" });
+    const publish = async (version: string, privateKeyPem: string) => {
+      const bytes = samplePluginTarball({ namespace: "weather", version });
+      const doc = publishDocument(bytes, samplePluginFiles({ namespace: "weather", version }).parsed, [
+        signIntegrity(sha512Integrity(bytes), privateKeyPem),
+      ]);
+      const res = await fetch(`${registry.url}/weather`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${registry.token}`, "content-type": "application/json" },
+        body: JSON.stringify(doc),
+      });
+      expect(res.status).toBe(201);
+    };
+    try {
+      await publish("1.0.0", key.privateKeyPem);
+      expect(await run("install", "weather@1.0.0", "--registry", registry.url, "--trust-key", pub)).toBe(0);
+      await publish("1.1.0", key.privateKeyPem);
+      expect(await run("plugins", "upgrade", "weather")).toBe(0);
+      expect(out.join("")).toContain("Upgraded weather from 1.0.0 to 1.1.0");
+      // The key was trusted for weather only, not for the whole host.
+      expect(readdirSync(join(dir, "data", "trust"))).toEqual(["namespaces"]);
+
+      await publish("1.2.0", other.privateKeyPem);
+      err = [];
+      expect(await run("plugins", "upgrade", "weather")).toBe(1);
+      const message = err.join("");
+      expect(message).toContain("error: AIRLOCK_INSTALL_UNKNOWN_SIGNER: weather: this version is signed by ");
+      expect(message).toContain(`${keyIdOf(other.publicKeyPem)}, and it trusts ${keyIdOf(key.publicKeyPem)}`);
+      expect(message).toContain("--trust-key <file.pub>");
     } finally {
       await registry.close();
     }

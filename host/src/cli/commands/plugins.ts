@@ -1,7 +1,6 @@
 // `airlock plugins list | upgrade | rollback | uninstall`: the installed-plugin lifecycle of a
 // data directory, each a thin layer over host.plugins (the library API).
 import { parseOptions, requiredPositional } from "../args.ts";
-import { withHost } from "../open-host.ts";
 import type { CliCommand } from "../types.ts";
 import {
   INSTALL_DECISION_OPTIONS,
@@ -9,8 +8,9 @@ import {
   installDecisionsHelp,
   PLUGIN_OPTIONS,
   PLUGIN_OPTIONS_HELP,
-  pluginHostOptions,
   printJsonOr,
+  trustKeysOf,
+  withPluginHost,
 } from "./plugin-options.ts";
 
 const listCommand: CliCommand = {
@@ -29,7 +29,7 @@ Example:
 `,
   async run(args, io) {
     const parsed = parseOptions(args, PLUGIN_OPTIONS);
-    const plugins = await withHost(pluginHostOptions(parsed, io), (host) => host.plugins.list());
+    const plugins = await withPluginHost(parsed, io, (host) => host.plugins.list());
     printJsonOr(io, parsed, plugins, () =>
       plugins.length === 0
         ? "No plugins installed.\n"
@@ -56,6 +56,7 @@ A version lower than the active one is refused unless --allow-downgrade.
 
 Options:
 ${installDecisionsHelp("upgrade")}
+  (the key remembered for the namespace at install is trusted; --trust-key adds one)
 ${PLUGIN_OPTIONS_HELP}
 
 Example:
@@ -64,10 +65,14 @@ Example:
   async run(args, io) {
     const parsed = parseOptions(args, { ...PLUGIN_OPTIONS, ...INSTALL_DECISION_OPTIONS }, 2);
     const namespace = requiredPositional(parsed, 0, "<namespace>");
-    const range = parsed.positionals[1] ?? "";
-    const { before, report } = await withHost(pluginHostOptions(parsed, io), async (host) => {
+    const range = parsed.positionals[1];
+    const trustKeys = trustKeysOf(parsed, io);
+    const { before, report } = await withPluginHost(parsed, io, async (host) => {
       const active = (await host.plugins.list()).find((p) => p.namespace === namespace)?.active ?? null;
-      const upgraded = await host.plugins.upgrade(namespace, range, installDecisions(parsed));
+      const upgraded = await host.plugins.upgrade(namespace, range, {
+        ...installDecisions(parsed),
+        trustKeys,
+      });
       return { before: active, report: upgraded };
     });
     printJsonOr(io, parsed, report, () =>
@@ -96,7 +101,7 @@ Example:
   async run(args, io) {
     const parsed = parseOptions(args, PLUGIN_OPTIONS, 1);
     const namespace = requiredPositional(parsed, 0, "<namespace>");
-    const report = await withHost(pluginHostOptions(parsed, io), (host) => host.plugins.rollback(namespace));
+    const report = await withPluginHost(parsed, io, (host) => host.plugins.rollback(namespace));
     printJsonOr(
       io,
       parsed,
@@ -127,7 +132,7 @@ Example:
   async run(args, io) {
     const parsed = parseOptions(args, { ...PLUGIN_OPTIONS, purge: { type: "boolean" } }, 1);
     const namespace = requiredPositional(parsed, 0, "<namespace>");
-    const report = await withHost(pluginHostOptions(parsed, io), (host) =>
+    const report = await withPluginHost(parsed, io, (host) =>
       host.plugins.uninstall(namespace, { purge: parsed.values.purge === true }),
     );
     printJsonOr(io, parsed, report, () => {

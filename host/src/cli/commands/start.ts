@@ -5,14 +5,28 @@
 // to that list, in one place. `serve` runs none of them.
 // Invariants: shutdown closes the server, then runs registered cleanups in reverse, then closes
 // the host; a failing step stops startup with its error (nothing keeps listening).
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { hasCode } from "@airlock/sdk/errors";
 import type { AdminServer } from "../../api/server.ts";
 import { startAdminServer } from "../../api/server.ts";
 import type { HostOptions } from "../../config.ts";
 import type { AirlockHost } from "../../host-types.ts";
 import { listOption, type Parsed, parseOptions, portOption, stringOption } from "../args.ts";
 import { createFirstPartyStep } from "../bootstrap/index.ts";
-import { ensureAgentToken, ensureOperatorToken } from "../credentials.ts";
-import { HOST_OPTIONS, HOST_OPTIONS_HELP, hostOptionsFrom, openHost } from "../open-host.ts";
+import { CREDENTIALS_FILE, ensureAgentToken, ensureOperatorToken } from "../credentials.ts";
+import { cliError } from "../errors.ts";
+import { LOCATION_FILE, publishLocation, userStateDir } from "../host-location.ts";
+import {
+  HOST_OPTIONS,
+  HOST_OPTIONS_HELP,
+  hostOptionsFrom,
+  openHost,
+  START_DATA_DIR_HELP,
+} from "../open-host.ts";
+
+const DATA_DIR_LINES = HOST_OPTIONS_HELP.split("\n").slice(0, 4).join("\n");
+
 import type { CliCommand, CliIO } from "../types.ts";
 
 export const DEFAULT_PORT = 4480;
@@ -72,7 +86,7 @@ Prints the admin API URL, the operator token, and each agent's MCP URL and token
 Runs until interrupted (Ctrl+C / SIGTERM).
 
 Options:
-${HOST_OPTIONS_HELP}
+${HOST_OPTIONS_HELP.replace(DATA_DIR_LINES, START_DATA_DIR_HELP)}
   --port N           Port to listen on (0 = any free port). Default: ${DEFAULT_PORT}
   --host ADDR        Address to listen on. Default: 127.0.0.1
   --allowed-host H   Also accept this host:port in Host/Origin headers (a proxy); repeatable.
@@ -102,6 +116,7 @@ async function banner(ctx: RunningContext): Promise<string> {
     `  Admin API:       ${ctx.server.url}/api  (OpenAPI: ${ctx.server.url}/api/openapi.json)`,
     `  Admin page:      ${ctx.server.url}/admin`,
     `  Operator token:  ${operator.token}`,
+    `  Tokens kept in:  ${join(ctx.dataDir, CREDENTIALS_FILE)} (mode 0600, for the CLI; see docs/api.md)`,
   ];
   for (const agent of await ctx.host.listAgents()) {
     const token = await ensureAgentToken(ctx.host, ctx.dataDir, agent.slug);
@@ -110,7 +125,27 @@ async function banner(ctx: RunningContext): Promise<string> {
       `    agent token:     ${token.token}`,
     );
   }
-  return [...lines, ...ctx.notes, "Press Ctrl+C to stop.", ""].join("\n");
+  const where = join(userStateDir(ctx.io.env), LOCATION_FILE);
+  const cli = `  CLI:             \`airlock\` commands from any folder act on this host (${where})`;
+  return [...lines, ...ctx.notes, cli, "Press Ctrl+C to stop.", ""].join("\n");
+}
+
+/** Throws AIRLOCK_CLI_PORT_IN_USE when `port` cannot be bound on `hostname` (0 is always free). */
+export async function ensurePortFree(hostname: string, port: number): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", (error) => {
+      if (!hasCode(error, "EADDRINUSE")) return reject(error);
+      reject(
+        cliError(
+          "AIRLOCK_CLI_PORT_IN_USE",
+          `${hostname}:${port} is already in use (another \`airlock start\`?); stop it or pass --port N (0 = any free port)`,
+        ),
+      );
+    });
+    probe.listen(port, hostname, () => probe.close(() => resolve()));
+  });
 }
 
 function describe(error: unknown): string {
@@ -126,8 +161,10 @@ export async function runServer(
   until: () => Promise<unknown> = waitForSignal,
 ): Promise<number> {
   const parsed = parseOptions(args, OPTIONS);
-  const hostOptions = hostOptionsFrom(parsed, io);
+  const hostOptions = hostOptionsFrom(parsed, io, undefined, false);
   if (parsed.values["auto-approve"] === true) hostOptions.autoApprove = true;
+  // Keys the operator trusts on this host (`airlock install --trust-key` remembers them below it).
+  hostOptions.trust = { ...hostOptions.trust, keysDir: join(hostOptions.dataDir as string, "trust") };
   const cleanups: Array<() => Promise<void>> = [];
   const ctx: StartContext = {
     io,
@@ -141,6 +178,8 @@ export async function runServer(
   const hostname = stringOption(parsed, "host") ?? "127.0.0.1";
   let host: AirlockHost | undefined;
   let server: AdminServer | undefined;
+  // Refuse a busy port before anything starts (workers, a registry child): one line, a hint.
+  await ensurePortFree(hostname, port);
   try {
     for (const step of steps) await step.beforeHost?.(ctx);
     host = await openHost(ctx.hostOptions);
@@ -157,6 +196,17 @@ export async function runServer(
     }
     const running: RunningContext = { ...ctx, host, server };
     for (const step of steps) await step.afterHost?.(running);
+    // Tell the other `airlock` commands where this host is (host-location.ts).
+    cleanups.push(
+      await publishLocation(io.env, {
+        dataDir: ctx.dataDir,
+        adminUrl: server.url,
+        registryUrl: ctx.hostOptions.registryUrl ?? null,
+        pid: process.pid,
+        version: host.version,
+        startedAt: new Date().toISOString(),
+      }),
+    );
     // Listen for the stop signal before the banner tells anyone we are up.
     const stopped = until();
     io.stdout(await banner(running));

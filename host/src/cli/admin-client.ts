@@ -1,0 +1,145 @@
+// The part of the host a CLI command uses (CliHost), and that part over a running host's admin
+// API, so a command changes a running host through the host itself and never behind its back.
+// Contract: every method is one admin API request with the operator token the CLI keeps in
+// `<data-dir>/credentials.json`; an API error `{error: {code, message}}` is rethrown as an
+// AirlockError with the same code (the CLI prints it as it would a local one); a host that
+// does not answer is AIRLOCK_CLI_HOST_UNREACHABLE.
+import { AirlockError } from "@airlock/sdk/errors";
+import type { AirlockHost, InstallOptions } from "../host-types.ts";
+import { cliError } from "./errors.ts";
+
+/** What `airlock` commands need of a host, local or running. */
+export interface CliHost
+  extends Pick<
+    AirlockHost,
+    | "version"
+    | "createAgent"
+    | "getAgent"
+    | "listAgents"
+    | "setKnowledgeLevel"
+    | "listAgentTools"
+    | "setToolsEnabled"
+    | "listSecrets"
+    | "setSecrets"
+  > {
+  readonly plugins: Pick<AirlockHost["plugins"], "list" | "install" | "upgrade" | "rollback" | "uninstall">;
+}
+
+function installBody(options: InstallOptions | undefined): Record<string, unknown> {
+  return {
+    ...(options?.allowUnsigned === undefined ? {} : { allowUnsigned: options.allowUnsigned }),
+    ...(options?.allowDowngrade === undefined ? {} : { allowDowngrade: options.allowDowngrade }),
+    ...(options?.allowPrerelease === undefined ? {} : { allowPrerelease: options.allowPrerelease }),
+    ...(options?.trustKeys === undefined || options.trustKeys.length === 0
+      ? {}
+      : { trustKeys: options.trustKeys }),
+  };
+}
+
+export function adminClient(adminUrl: string, token: string, version: string): CliHost {
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    let response: Response;
+    try {
+      response = await fetch(`${adminUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (cause) {
+      throw new AirlockError(
+        "AIRLOCK_CLI_HOST_UNREACHABLE",
+        `the host at ${adminUrl} did not answer (${(cause as Error).message}); is it still running?`,
+        { status: 503, cause },
+      );
+    }
+    const text = await response.text();
+    const json = text === "" ? {} : (JSON.parse(text) as Record<string, unknown>);
+    if (!response.ok) {
+      const error = json.error as { code?: string; message?: string; details?: unknown } | undefined;
+      if (typeof error?.code === "string") {
+        throw new AirlockError(error.code, error.message ?? error.code, {
+          status: response.status,
+          ...(error.details === undefined ? {} : { details: error.details as Record<string, unknown> }),
+        });
+      }
+      throw cliError(
+        "AIRLOCK_CLI_HOST_UNREACHABLE",
+        `the host at ${adminUrl} answered HTTP ${response.status}`,
+      );
+    }
+    return json as T;
+  }
+  const agent = (slug: string) => `/api/instances/${encodeURIComponent(slug)}`;
+  const plugin = (ns: string) => `/api/plugins/${encodeURIComponent(ns)}`;
+  return {
+    version,
+    createAgent: async (slug) =>
+      (
+        await call<{ agent: Awaited<ReturnType<AirlockHost["createAgent"]>> }>("POST", "/api/instances", {
+          slug,
+        })
+      ).agent,
+    async getAgent(slug) {
+      const { agents } = await call<{ agents: Awaited<ReturnType<AirlockHost["listAgents"]>> }>(
+        "GET",
+        "/api/instances",
+      );
+      return agents.find((a) => a.slug === slug) ?? null;
+    },
+    listAgents: async () =>
+      (await call<{ agents: Awaited<ReturnType<AirlockHost["listAgents"]>> }>("GET", "/api/instances"))
+        .agents,
+    async setKnowledgeLevel(slug, level) {
+      await call("PUT", `${agent(slug)}/knowledge`, { level });
+    },
+    listAgentTools: async (slug) =>
+      (
+        await call<{ tools: Awaited<ReturnType<AirlockHost["listAgentTools"]>> }>(
+          "GET",
+          `${agent(slug)}/tools`,
+        )
+      ).tools,
+    setToolsEnabled: async (slug, enabled) =>
+      (
+        await call<{ tools: Awaited<ReturnType<AirlockHost["setToolsEnabled"]>> }>(
+          "PATCH",
+          `${agent(slug)}/tools`,
+          { enabled },
+        )
+      ).tools,
+    listSecrets: async (slug) =>
+      (
+        await call<{ secrets: Awaited<ReturnType<AirlockHost["listSecrets"]>> }>(
+          "GET",
+          `${agent(slug)}/secrets`,
+        )
+      ).secrets,
+    setSecrets: async (slug, values) =>
+      (
+        await call<{ secrets: Awaited<ReturnType<AirlockHost["setSecrets"]>> }>(
+          "PUT",
+          `${agent(slug)}/secrets`,
+          {
+            values,
+          },
+        )
+      ).secrets,
+    plugins: {
+      list: async () =>
+        (await call<{ plugins: Awaited<ReturnType<AirlockHost["plugins"]["list"]>> }>("GET", "/api/plugins"))
+          .plugins,
+      install: (spec, options) => call("POST", "/api/plugins", { spec, ...installBody(options) }),
+      upgrade: (ns, range, options) =>
+        call("POST", `${plugin(ns)}/upgrade`, {
+          ...(range === undefined ? {} : { range }),
+          ...installBody(options),
+        }),
+      rollback: (ns) => call("POST", `${plugin(ns)}/rollback`),
+      uninstall: (ns, options) =>
+        call("DELETE", `${plugin(ns)}${options?.purge === true ? "?purge=true" : ""}`),
+    },
+  };
+}
