@@ -24,6 +24,7 @@ import { jsonRpcError, readJsonBody } from "./http-support.ts";
 import { LegacyMcpHttp, type StreamLimits } from "./legacy-http.ts";
 import { ListChangeHub } from "./list-changes.ts";
 import { mountProtectedResource } from "./protected-resource.ts";
+import { RunCache } from "./run-cache.ts";
 import { createAgentMcpServer, type McpServerOptions } from "./server.ts";
 
 export const MCP_PATH = "/mcp/:slug";
@@ -51,17 +52,19 @@ export class McpHttpEndpoint {
   readonly #modern = new Map<string, { handler: McpHttpHandler; bus: InMemoryServerEventBus }>();
   readonly #hub: ListChangeHub;
   readonly #legacy: LegacyMcpHttp;
+  readonly #runs: RunCache;
 
   constructor(host: AirlockHost, options: McpHttpOptions = {}) {
     const { streams, endpoint: _e, ...serverOptions } = options;
     this.#host = host;
     this.#options = serverOptions;
+    this.#runs = new RunCache(host);
     this.#hub = new ListChangeHub(host, (agent) => {
       if (agent === null)
         for (const { bus } of this.#modern.values()) bus.publish({ kind: "tools_list_changed" });
       else this.#modern.get(agent)?.bus.publish({ kind: "tools_list_changed" });
     });
-    this.#legacy = new LegacyMcpHttp(host, serverOptions, this.#hub, streams ?? {});
+    this.#legacy = new LegacyMcpHttp(host, serverOptions, this.#hub, streams ?? {}, this.#runs);
   }
 
   async handle(c: Context): Promise<Response> {
@@ -99,6 +102,7 @@ export class McpHttpEndpoint {
         return createAgentMcpServer(this.#host, agent, this.#options, {
           era,
           conversationId: extra?.conversationId ?? `mcp-${agent}`,
+          runs: this.#runs,
         });
       },
       {
@@ -115,6 +119,7 @@ export class McpHttpEndpoint {
 
   async close(): Promise<void> {
     this.#hub.close();
+    this.#runs.close();
     await this.#legacy.close();
     await Promise.allSettled([...this.#modern.values()].map(({ handler }) => handler.close()));
     this.#modern.clear();

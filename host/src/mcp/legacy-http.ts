@@ -18,6 +18,7 @@ import type { TokenRecord } from "../store/types.ts";
 import { ExchangeTransport } from "./exchange-transport.ts";
 import { jsonRpcError } from "./http-support.ts";
 import type { ListChangeHub } from "./list-changes.ts";
+import type { RunCache } from "./run-cache.ts";
 import { createAgentMcpServer, type McpServerOptions } from "./server.ts";
 
 export interface StreamLimits {
@@ -75,14 +76,17 @@ export class LegacyMcpHttp {
   readonly #limits: StreamLimits;
   readonly #streams = new Set<OpenStream>();
   readonly #inflight = new Map<string, ExchangeTransport>();
+  readonly #runs: RunCache;
 
   constructor(
     host: AirlockHost,
     options: McpServerOptions,
     hub: ListChangeHub,
     limits: Partial<StreamLimits>,
+    runs: RunCache,
   ) {
     this.#host = host;
+    this.#runs = runs;
     this.#options = options;
     this.#hub = hub;
     this.#limits = { ...DEFAULT_LIMITS, ...limits };
@@ -172,6 +176,7 @@ export class LegacyMcpHttp {
       conversationId: claims.c,
       logLevel: () => this.#logLevel(claims),
       setLogLevel: (level) => this.#setLogLevel(claims, level),
+      runs: this.#runs,
     });
     const transport = new ExchangeTransport({ headers });
     await server.connect(transport);

@@ -50,6 +50,8 @@ export interface McpCallerContext {
   logLevel?: () => Promise<LoggingLevel | undefined>;
   /** 2025 era: remember the level a session chose (logging/setLevel). */
   setLogLevel?: (level: LoggingLevel) => Promise<void>;
+  /** Where runs come from (a RunCache shared by the endpoint); default a new run per request. */
+  runs?: { get(options: RunOptions): Promise<Run> };
 }
 
 export function createAgentMcpServer(
@@ -75,7 +77,7 @@ export function createAgentMcpServer(
     if (options.tools !== undefined) runOptions.tools = options.tools;
     if (options.groups !== undefined) runOptions.groups = options.groups;
     if (options.harness !== undefined) runOptions.harness = options.harness;
-    return host.startRun(runOptions);
+    return caller.runs === undefined ? host.startRun(runOptions) : caller.runs.get(runOptions);
   };
 
   if (caller.era === "legacy") {
@@ -145,7 +147,7 @@ export function createAgentMcpServer(
     };
     // A call that waits for an operator's approval says so (and where), instead of silence.
     const offApproval = host.on("permission.required", (event) => {
-      if (event.runId !== run.id) return;
+      if (event.runId !== run.id || event.toolName !== tool.id) return;
       const message = `waiting for an operator's approval of ${name} (approval ${event.approvalId}): decide it in the host's console (/admin) or with POST /api/approvals/${event.approvalId}`;
       callOptions.onNotification?.({ type: "log", level: "info", message });
       if (progressToken !== undefined) {

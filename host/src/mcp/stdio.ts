@@ -13,6 +13,7 @@ import type { Readable, Writable } from "node:stream";
 import type { LoggingLevel, Server } from "@modelcontextprotocol/server";
 import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { AirlockHost } from "../host-types.ts";
+import { RunCache } from "./run-cache.ts";
 import { createAgentMcpServer, type McpServerOptions } from "./server.ts";
 
 export interface StdioOptions extends McpServerOptions {
@@ -44,6 +45,7 @@ export async function serveMcpStdio(
   const { stdin, stdout, conversationId, watchMs = 1000, ...serverOptions } = options;
   const conversation = conversationId ?? `mcp-${randomUUID()}`;
   const servers = new Set<Server>();
+  const runs = new RunCache(host);
   let level: LoggingLevel | undefined;
   let last = await servedSignature(host, agent, serverOptions);
   let checking: Promise<void> | undefined;
@@ -52,6 +54,7 @@ export async function serveMcpStdio(
       .then((now) => {
         if (now === last) return;
         last = now;
+        runs.invalidate(agent);
         for (const server of servers) server.sendToolListChanged().catch(() => undefined);
       })
       .catch((error: unknown) => console.error("airlock mcp: watching the tool list:", error))
@@ -78,6 +81,7 @@ export async function serveMcpStdio(
         setLogLevel: async (chosen) => {
           level = chosen;
         },
+        runs,
       });
       servers.add(server);
       server.onclose = () => servers.delete(server);
@@ -90,6 +94,7 @@ export async function serveMcpStdio(
   );
   await ended;
   off();
+  runs.close();
   if (watch !== undefined) clearInterval(watch);
   await checking;
   await handle.close();
