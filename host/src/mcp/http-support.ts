@@ -35,7 +35,8 @@ export async function readJsonBody(
   if (declared > maxBytes) {
     return refuse(jsonRpcError(413, "AIRLOCK_MCP_BAD_REQUEST", `the body is over ${maxBytes} bytes`));
   }
-  const text = await request.clone().text();
+  // Read once, here: the SDK handler is given the parsed body and never reads the stream.
+  const text = await request.text();
   if (Buffer.byteLength(text) > maxBytes) {
     return refuse(jsonRpcError(413, "AIRLOCK_MCP_BAD_REQUEST", `the body is over ${maxBytes} bytes`));
   }

@@ -12,7 +12,7 @@
 // later request needs: what a session remembers (its conversation, its log level) is handed in.
 import { hasCode } from "@airlock/sdk/errors";
 import { type LoggingLevel, ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
-import type { AirlockHost, CallOptions, Run, RunOptions } from "../host-types.ts";
+import type { AirlockHost, CallOptions, ModelTool, Run, RunOptions } from "../host-types.ts";
 import { decodeCursor, encodeCursor, PAGE_SIZE } from "./cursor.ts";
 import {
   errorResult,
@@ -54,6 +54,20 @@ export interface McpCallerContext {
   runs?: { get(options: RunOptions): Promise<Run> };
 }
 
+/**
+ * A run's served tools, read once per run: `Run.tools()` hands out a fresh copy each time, and a
+ * run is reused across requests (run-cache.ts). Nothing here mutates the list.
+ */
+const servedByRun = new WeakMap<Run, ModelTool[]>();
+function served(run: Run): ModelTool[] {
+  let tools = servedByRun.get(run);
+  if (tools === undefined) {
+    tools = run.tools();
+    servedByRun.set(run, tools);
+  }
+  return tools;
+}
+
 export function createAgentMcpServer(
   host: AirlockHost,
   agent: string,
@@ -92,8 +106,7 @@ export function createAgentMcpServer(
     if (offset === undefined) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, "invalid cursor: list again without one");
     }
-    const tools = (await startRun())
-      .tools()
+    const tools = served(await startRun())
       .map((tool) => toMcpTool(tool, naming))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const page = tools.slice(offset, offset + pageSize);
@@ -104,14 +117,14 @@ export function createAgentMcpServer(
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const run = await startRun();
     const name = request.params.name;
-    const served = run.tools();
-    const tool = served.find((t) => mcpToolName(t, naming) === name);
+    const tools = served(run);
+    const tool = tools.find((t) => mcpToolName(t, naming) === name);
     if (tool === undefined) {
       return errorResult(
         "AIRLOCK_MCP_UNKNOWN_TOOL",
         unknownToolMessage(
           name,
-          served.map((t) => mcpToolName(t, naming)),
+          tools.map((t) => mcpToolName(t, naming)),
         ),
       );
     }
