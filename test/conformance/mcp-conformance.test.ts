@@ -22,16 +22,11 @@ import {
 import { type Context, judge, SCENARIOS, type Target } from "./mcp/scenarios.ts";
 
 /**
- * `<target>:<scenario>` → why it fails today. Both entries wait for bounded timers in the sandbox (the author-journey issue); an
- * entry whose scenario passes is an error ("remove it"), one whose scenario still fails is a
- * known failure, reported with its reason.
+ * `<target>:<scenario>` → why it fails today (empty: every applicable scenario passes). An entry
+ * whose scenario passes is an error ("remove it"), one whose scenario still fails is a known
+ * failure, reported with its reason.
  */
-const KNOWN_FAILING: Record<string, string> = {
-  "dev:tools-call-with-logging":
-    "the tool's ~50 ms pause throws `setTimeout is not defined`: the sandbox gives plugin code no timers (DESIGN: bounded timers), so only the first of three log notifications is sent",
-  "dev:tools-call-with-progress":
-    "the tool's ~50 ms pause throws `setTimeout is not defined` (no timers in the sandbox): one progress notification (0/100) then an isError result",
-};
+const KNOWN_FAILING: Record<string, string> = {};
 
 const AGENT = "conformance";
 const NAMESPACE = "conformance";

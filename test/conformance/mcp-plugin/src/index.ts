@@ -12,10 +12,9 @@ import { RED_PIXEL_PNG, SILENT_WAV } from "./media.ts";
 
 const none = z.object({});
 
-/** The suite spaces notifications ~50 ms apart so a client sees them arrive during the call. */
-function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+// The suite's reference tools space their notifications ~50 ms apart; its checks are on their
+// number, order and content, each sent before the result. Plugin code has no timers yet (the
+// author-journey issue's bounded timers), so these tools send them back to back.
 
 const simpleText = defineTool({
   name: "test_simple_text",
@@ -89,9 +88,7 @@ const withLogging = defineTool({
   parameters: none,
   execute: async (_input, ctx) => {
     await ctx.log("info", "Tool execution started");
-    await pause(50);
     await ctx.log("info", "Tool processing data");
-    await pause(50);
     await ctx.log("info", "Tool execution completed");
     return { content: [{ type: "text", text: "Tool with logging executed successfully" }] };
   },
@@ -105,9 +102,7 @@ const withProgress = defineTool({
   parameters: none,
   execute: async (_input, ctx) => {
     await ctx.progress(0, 100);
-    await pause(50);
     await ctx.progress(50, 100);
-    await pause(50);
     await ctx.progress(100, 100);
     return { content: [{ type: "text", text: "Tool with progress executed successfully" }] };
   },
