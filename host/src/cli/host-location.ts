@@ -94,6 +94,8 @@ export async function publishLocation(
 ): Promise<() => Promise<void>> {
   const stateDir = userStateDir(env);
   await mkdir(stateDir, { recursive: true, mode: 0o700 });
+  // A host on a shared PostgreSQL store may not have needed its data dir yet.
+  await mkdir(location.dataDir, { recursive: true, mode: 0o700 });
   const paths = [join(location.dataDir, LOCATION_FILE), join(stateDir, LOCATION_FILE)];
   for (const path of paths) await writeAtomic(path, location);
   return async () => {
