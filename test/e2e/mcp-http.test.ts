@@ -221,6 +221,18 @@ const envelope = {
   "io.modelcontextprotocol/clientCapabilities": {},
 };
 
+/** A raw 2025 initialize with `token`; its answer (the session id is a header). */
+const initialize = (token: string) =>
+  post(
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    },
+    { authorization: `Bearer ${token}` },
+  );
+
 describe("the HTTP exchange", () => {
   test("401 names the protected-resource metadata, which names no authorization server yet", async () => {
     const res = await post({ jsonrpc: "2.0", id: 1, method: "tools/list" });
@@ -270,19 +282,7 @@ describe("the HTTP exchange", () => {
   });
 
   test("a 2025 session opens only for the agent and token that initialized it", async () => {
-    const init = await post(
-      {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "raw", version: "1" },
-        },
-      },
-      { authorization: `Bearer ${f.agentToken}` },
-    );
+    const init = await initialize(f.agentToken);
     expect(init.status).toBe(200);
     expect(init.headers.get("content-type")).toContain("application/json");
     const session = init.headers.get("mcp-session-id") as string;
@@ -306,19 +306,7 @@ describe("the HTTP exchange", () => {
 
   test("caps a token's notification streams with a code, leaving other tokens theirs", async () => {
     const init = async (token: string) => {
-      const res = await post(
-        {
-          jsonrpc: "2.0",
-          id: 1,
-          method: "initialize",
-          params: {
-            protocolVersion: "2025-11-25",
-            capabilities: {},
-            clientInfo: { name: "raw", version: "1" },
-          },
-        },
-        { authorization: `Bearer ${token}` },
-      );
+      const res = await initialize(token);
       await res.text();
       return res.headers.get("mcp-session-id") as string;
     };

@@ -43,12 +43,15 @@ function transport(agent: string, extra: string[] = [], sandbox = "in-process"):
 }
 
 /**
- * Calls kit__slow with a progress token and returns what arrived on the wire before its result:
- * the progress values in order. Read from the transport, because the SDK's Client runs
- * notification handlers a microtask late but a response at once, so `onprogress` can miss a
- * last notification that the server did send before the result.
+ * Runs `call` (kit__slow with a progress token) and returns what arrived on the wire before its
+ * result: the progress values in order. Read from the transport, because the SDK clients handle
+ * a response at once but a notification later, so `onprogress` can miss a last notification
+ * that the server did send before the result.
  */
-async function progressBeforeResult(client: Client, t: StdioClientTransport): Promise<number[]> {
+/** What the helper needs of a client transport (the v1 and v2 SDKs type their messages apart). */
+type Wire = { onmessage?: ((message: JSONRPCMessage) => void) | undefined };
+
+async function progressBeforeResult(t: Wire, call: () => Promise<unknown>): Promise<number[]> {
   const seen: number[] = [];
   let resultSeen = false;
   const inner = t.onmessage;
@@ -58,12 +61,13 @@ async function progressBeforeResult(client: Client, t: StdioClientTransport): Pr
     if (m.result !== undefined) resultSeen = true;
     inner?.(message);
   };
-  const slow = (await client.callTool({ name: "kit__slow", arguments: {} }, undefined, {
-    onprogress: () => undefined,
-  })) as CallToolResult;
+  const slow = (await call()) as CallToolResult;
   expect(slow.content).toEqual([{ type: "text", text: "slow done" }]);
   return seen;
 }
+
+const slowV1 = (client: Client) => () =>
+  client.callTool({ name: "kit__slow", arguments: {} }, undefined, { onprogress: () => undefined });
 
 test("serves the agent's tools over stdio: list, call, isError, progress", async () => {
   const client = new Client({ name: "e2e-stdio", version: "1.0.0" });
@@ -75,7 +79,7 @@ test("serves the agent's tools over stdio: list, call, isError, progress", async
   expect(echo.content).toEqual([{ type: "text", text: "echo: stdio" }]);
   const failed = (await client.callTool({ name: "kit__fail", arguments: {} })) as CallToolResult;
   expect(failed.isError).toBe(true);
-  expect(await progressBeforeResult(client, t)).toEqual([1, 2]);
+  expect(await progressBeforeResult(t, slowV1(client))).toEqual([1, 2]);
   await client.close();
 });
 
@@ -114,7 +118,7 @@ test("runs tools in the worker-process sandbox without corrupting the stdio stre
     arguments: { text: "in a worker" },
   })) as CallToolResult;
   expect(echo.content).toEqual([{ type: "text", text: "echo: in a worker" }]);
-  expect(await progressBeforeResult(client, t)).toEqual([1, 2]);
+  expect(await progressBeforeResult(t, slowV1(client))).toEqual([1, 2]);
   await client.close();
 });
 
@@ -165,18 +169,9 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("sdk v2 client, %s, over st
       isError: true,
       _meta: { "airlock/errorCode": "AIRLOCK_MCP_UNKNOWN_TOOL" },
     });
-    // Read off the wire: the client drops a progress notification that arrives in the same chunk
-    // as the result (it handles the response first); the server sent both before it.
-    const progress: number[] = [];
-    let answered = false;
-    const inner = t.onmessage;
-    t.onmessage = (message: JSONRPCMessage) => {
-      const m = message as { method?: string; params?: { progress?: number }; result?: unknown };
-      if (m.method === "notifications/progress" && !answered) progress.push(m.params?.progress ?? Number.NaN);
-      if (m.result !== undefined) answered = true;
-      inner?.(message);
-    };
-    await client.callTool({ name: "kit__slow", arguments: {} }, { onprogress: () => undefined });
+    const progress = await progressBeforeResult(t as unknown as Wire, () =>
+      client.callTool({ name: "kit__slow", arguments: {} }, { onprogress: () => undefined }),
+    );
     expect(progress).toEqual([1, 2]);
     await client.close();
   });
