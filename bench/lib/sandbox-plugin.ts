@@ -6,13 +6,17 @@ import { resolveLimits } from "../../host/src/sandbox/limits.ts";
 import type { SandboxCall, SandboxPlugin } from "../../host/src/sandbox/types.ts";
 import type { BenchPlugin } from "./plugin.ts";
 
+/** The key that authenticates the run's code cache files (a host keeps one of its own). */
+const CODE_CACHE_KEY = randomBytes(32).toString("base64");
+
 export function sandboxPluginOf(plugin: BenchPlugin, key: string, codeCachePath?: string): SandboxPlugin {
   return {
     key,
     manifest: plugin.manifest,
     code: readFileSync(plugin.bundlePath, "utf8"),
     limits: resolveLimits({}, {}),
-    ...(codeCachePath === undefined ? {} : { codeCachePath }),
+    // A cache file is used only under a key that authenticates it (bundle-compiler.ts).
+    ...(codeCachePath === undefined ? {} : { codeCachePath, codeCacheKey: CODE_CACHE_KEY }),
   };
 }
 
