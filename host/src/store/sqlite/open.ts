@@ -42,6 +42,24 @@ function cacheStatements(db: DatabaseSync): void {
   };
 }
 
+/**
+ * Switches the file to WAL. The switch can answer SQLITE_BUSY without calling the busy handler
+ * when another process opens the same new file at the same moment (seen with two writers
+ * starting together), so a busy answer is retried for up to BUSY_TIMEOUT_MS.
+ */
+async function walMode(db: DatabaseSync): Promise<void> {
+  const until = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      db.exec("PRAGMA journal_mode = WAL");
+      return;
+    } catch (error) {
+      if ((error as { errcode?: number }).errcode !== 5 || Date.now() > until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+}
+
 export async function openSqliteStore(
   dataDir: string,
   options: { durability?: SqliteDurability } = {},
@@ -62,7 +80,7 @@ export async function openSqliteStore(
     // Owner-only, whatever the umask: the file holds secret ciphertext, knowledge and artifacts.
     if (created) chmodSync(file, 0o600);
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    db.exec("PRAGMA journal_mode = WAL");
+    await walMode(db);
     db.exec(`PRAGMA synchronous = ${durability === "full" ? "FULL" : "NORMAL"}`);
     cacheStatements(db);
   } catch (err) {
