@@ -34,8 +34,16 @@ const DATA_DIR_HELP = [
   "                     A command on a running host goes through its admin API.",
 ].join("\n");
 
+/** The --store lines: a shared PostgreSQL store instead of SQLite in the data dir. */
+export const STORE_HELP = [
+  "  --store URL        The store: a postgres:// URL (?schema=NAME picks the schema) for replicas",
+  "                     sharing one PostgreSQL (docs/deploy.md). Default: $AIRLOCK_STORE_URL, else",
+  "                     SQLite in the data directory.",
+].join("\n");
+
 export const HOST_OPTIONS_HELP = [
   DATA_DIR_HELP,
+  STORE_HELP,
   "  --sandbox MODE     workers (isolates in worker processes) or in-process.",
   "                     Default: $AIRLOCK_SANDBOX or workers",
   "  --registry URL     Plugin registry for `name@range` installs. Default: $AIRLOCK_REGISTRY_URL",
