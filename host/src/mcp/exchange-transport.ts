@@ -6,15 +6,13 @@
 // Invariants: single use; the Response promise always settles (an early close answers 503 with
 // a JSON-RPC error); messages for other request ids are dropped (there is no standalone stream
 // here: server-initiated notifications travel on the session's GET stream, list-changes.ts).
-import type { AuthInfo, JSONRPCMessage, Transport, TransportSendOptions } from "@modelcontextprotocol/server";
+import type { JSONRPCMessage, Transport, TransportSendOptions } from "@modelcontextprotocol/server";
 
 type Id = string | number;
 
 export interface ExchangeOptions {
   /** Response headers added to every answer (e.g. the Mcp-Session-Id of an initialize). */
   headers?: Record<string, string>;
-  authInfo?: AuthInfo;
-  request?: Request;
 }
 
 const encoder = new TextEncoder();
@@ -26,7 +24,6 @@ export class ExchangeTransport implements Transport {
   sessionId?: string;
 
   readonly #headers: Record<string, string>;
-  readonly #options: ExchangeOptions;
   #requestId: Id | undefined;
   #resolve: ((response: Response) => void) | undefined;
   #stream: ReadableStreamDefaultController<Uint8Array> | undefined;
@@ -38,7 +35,6 @@ export class ExchangeTransport implements Transport {
   });
 
   constructor(options: ExchangeOptions = {}) {
-    this.#options = options;
     this.#headers = options.headers ?? {};
   }
 
@@ -48,13 +44,9 @@ export class ExchangeTransport implements Transport {
 
   /** Delivers the message and resolves with the HTTP answer to it. */
   handle(message: JSONRPCMessage): Promise<Response> {
-    const extra = {
-      ...(this.#options.authInfo === undefined ? {} : { authInfo: this.#options.authInfo }),
-      ...(this.#options.request === undefined ? {} : { request: this.#options.request }),
-    };
     if (!("method" in message) || !("id" in message)) {
       // A notification or a response to a server request: acknowledged, nothing comes back here.
-      this.onmessage?.(message, extra);
+      this.onmessage?.(message);
       this.#end();
       return Promise.resolve(new Response(null, { status: 202, headers: this.#headers }));
     }
@@ -62,7 +54,7 @@ export class ExchangeTransport implements Transport {
     const answer = new Promise<Response>((resolve) => {
       this.#resolve = resolve;
     });
-    this.onmessage?.(message, extra);
+    this.onmessage?.(message);
     return answer;
   }
 

@@ -20,7 +20,7 @@ import { apiError, toWireError } from "../api/errors.ts";
 import type { ExtraPath } from "../api/openapi.ts";
 import type { AirlockHost } from "../host-types.ts";
 import type { TokenRecord } from "../store/types.ts";
-import { jsonRpcError, readJsonBody } from "./http-support.ts";
+import { readJsonBody } from "./http-support.ts";
 import { LegacyMcpHttp, type StreamLimits } from "./legacy-http.ts";
 import { ListChangeHub } from "./list-changes.ts";
 import { mountProtectedResource } from "./protected-resource.ts";
@@ -158,8 +158,6 @@ export function mountMcpHttp(app: Hono, host: AirlockHost, options: McpHttpOptio
 function wwwAuthenticate(url: URL): string {
   return `Bearer realm="airlock", resource_metadata="${url.origin}/.well-known/oauth-protected-resource${url.pathname}"`;
 }
-
-export { jsonRpcError };
 
 /** The OpenAPI description of the MCP endpoint (added to the admin API's document). */
 export const MCP_OPENAPI_PATH: ExtraPath = {

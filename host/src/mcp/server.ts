@@ -11,7 +11,13 @@
 // unexpected host failure, whose details stay in the host log; nothing here holds state a
 // later request needs: what a session remembers (its conversation, its log level) is handed in.
 import { hasCode } from "@airlock/sdk/errors";
-import { type LoggingLevel, ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
+import {
+  type LoggingLevel,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type Tool,
+} from "@modelcontextprotocol/server";
 import type { AirlockHost, CallOptions, ModelTool, Run, RunOptions } from "../host-types.ts";
 import { decodeCursor, encodeCursor, PAGE_SIZE } from "./cursor.ts";
 import {
@@ -55,17 +61,33 @@ export interface McpCallerContext {
 }
 
 /**
- * A run's served tools, read once per run: `Run.tools()` hands out a fresh copy each time, and a
- * run is reused across requests (run-cache.ts). Nothing here mutates the list.
+ * A run's served tools and their MCP listing (in name order, per naming), worked out once per
+ * run: `Run.tools()` hands out a fresh copy each time, and a run is reused across requests
+ * (run-cache.ts). Nothing here mutates them.
  */
-const servedByRun = new WeakMap<Run, ModelTool[]>();
-function served(run: Run): ModelTool[] {
-  let tools = servedByRun.get(run);
-  if (tools === undefined) {
-    tools = run.tools();
-    servedByRun.set(run, tools);
+interface Served {
+  tools: ModelTool[];
+  listings: Map<ToolNaming, Tool[]>;
+}
+const servedByRun = new WeakMap<Run, Served>();
+function servedOf(run: Run): Served {
+  let served = servedByRun.get(run);
+  if (served === undefined) {
+    served = { tools: run.tools(), listings: new Map() };
+    servedByRun.set(run, served);
   }
-  return tools;
+  return served;
+}
+function listingOf(run: Run, naming: ToolNaming): Tool[] {
+  const served = servedOf(run);
+  let listing = served.listings.get(naming);
+  if (listing === undefined) {
+    listing = served.tools
+      .map((tool) => toMcpTool(tool, naming))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    served.listings.set(naming, listing);
+  }
+  return listing;
 }
 
 export function createAgentMcpServer(
@@ -106,9 +128,7 @@ export function createAgentMcpServer(
     if (offset === undefined) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, "invalid cursor: list again without one");
     }
-    const tools = served(await startRun())
-      .map((tool) => toMcpTool(tool, naming))
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const tools = listingOf(await startRun(), naming);
     const page = tools.slice(offset, offset + pageSize);
     const next = offset + pageSize < tools.length ? { nextCursor: encodeCursor(offset + pageSize) } : {};
     return { tools: page, ...next };
@@ -117,7 +137,7 @@ export function createAgentMcpServer(
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const run = await startRun();
     const name = request.params.name;
-    const tools = served(run);
+    const { tools } = servedOf(run);
     const tool = tools.find((t) => mcpToolName(t, naming) === name);
     if (tool === undefined) {
       return errorResult(
@@ -162,14 +182,9 @@ export function createAgentMcpServer(
     const offApproval = host.on("permission.required", (event) => {
       if (event.runId !== run.id || event.toolName !== tool.id) return;
       const message = `waiting for an operator's approval of ${name} (approval ${event.approvalId}): decide it in the host's console (/admin) or with POST /api/approvals/${event.approvalId}`;
+      // Through the same mapping as the tool's own: progress only with a token, the log by level.
+      callOptions.onNotification?.({ type: "progress", progress: 0, message });
       callOptions.onNotification?.({ type: "log", level: "info", message });
-      if (progressToken !== undefined) {
-        sending.push(
-          ctx.mcpReq
-            .notify({ method: "notifications/progress", params: { progressToken, progress: 0, message } })
-            .catch(log),
-        );
-      }
     });
     try {
       const outcome = await run.call(tool.id, request.params.arguments ?? {}, callOptions);
