@@ -157,6 +157,12 @@ export interface FetchInit {
   body?: string | Uint8Array;
   /** Per-request timeout in ms, capped by the host. */
   timeoutMs?: number;
+  /**
+   * A declared OAuth provider: the host adds `Authorization: Bearer <token>` on its side, only
+   * toward that provider's `apiHosts` (the token never enters the sandbox). Call
+   * `ctx.oauth.requireToken(provider)` first; without a connection the request is refused.
+   */
+  oauth?: string;
 }
 
 export interface FetchResponse {
@@ -173,6 +179,52 @@ export interface FetchResponse {
 /** Outbound HTTP, only to hosts the manifest declares and the operator allows. */
 export type FetchFunction = (url: string, init?: FetchInit) => Promise<FetchResponse>;
 
+/** What `ctx.oauth.requireToken` answers: connected, or a result telling the person how to connect. */
+export type OAuthRequirement = { ok: true } | { ok: false; result: ToolResult };
+
+/** Host-brokered OAuth for the providers the plugin declares (definePlugin `oauth`). */
+export interface OAuthAccessor {
+  /**
+   * Whether the agent (or the calling end user) has connected `provider`; when not, `result` is a
+   * tool result with the connect link, to return as it is. A token near expiry is refreshed.
+   */
+  requireToken(provider: string): Promise<OAuthRequirement>;
+  /**
+   * The raw access token — only for a provider whose manifest entry says why (`rawToken`) and
+   * only where the operator allowed it for the agent; otherwise `undefined`.
+   */
+  token(provider: string): Promise<string | undefined>;
+}
+
+export interface ModelMessage {
+  role: "system" | "user" | "assistant";
+  content: string;
+}
+
+export interface ModelRequest {
+  messages: ModelMessage[];
+  /** Upper bound on generated tokens (the host may cap it). */
+  maxTokens?: number;
+  temperature?: number;
+}
+
+export interface ModelCompletion {
+  text: string;
+  /** The model that answered, as the provider names it. */
+  model: string;
+  finishReason: string | null;
+  usage: { inputTokens: number; outputTokens: number };
+}
+
+/**
+ * Model calls through the host (definePlugin `models`): the host holds the provider key, counts
+ * usage per agent and plugin against the operator's budget, and audits every call. Rejects with
+ * AIRLOCK_MODEL_NOT_GRANTED, AIRLOCK_MODEL_BUDGET_EXHAUSTED, AIRLOCK_MODEL_PROVIDER_FAILED.
+ */
+export interface ModelsAccessor {
+  complete(request: ModelRequest): Promise<ModelCompletion>;
+}
+
 export interface ToolContext {
   /** The agent (instance) slug this call runs for. */
   readonly instanceId: string;
@@ -186,6 +238,8 @@ export interface ToolContext {
   /** Absent when the agent grants no knowledge access (the "no access" signal). */
   readonly knowledge?: KnowledgeAccessor;
   readonly fetch: FetchFunction;
+  readonly oauth: OAuthAccessor;
+  readonly models: ModelsAccessor;
   /** Recent messages of the conversation, read-only, as the caller supplied them. */
   readonly conversation: readonly ConversationMessage[];
   readonly attachments: readonly Attachment[];

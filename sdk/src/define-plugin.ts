@@ -2,7 +2,9 @@
 // namespace (pattern, not reserved, every `<namespace>__<tool>` within 64 characters),
 // semver version, engine range present, at least one tool and no duplicate names, knowledge
 // level, egress rules (host names; bound secrets declared by some tool), requested limits,
-// `runtimeZod` (a boolean; false unless set). Bundle-safe. The build reads the result to generate `airlock.json`.
+// `runtimeZod` (a boolean; false unless set), OAuth providers (defineOAuthProvider results,
+// unique names, every apiHost an egress host, no tool declaring a provider's client keys) and
+// the models declaration. Bundle-safe. The build reads the result to generate `airlock.json`.
 
 import { isRecord } from "./define-checks.ts";
 import type { DefinedTool } from "./define-tool.ts";
@@ -10,6 +12,15 @@ import { isDefinedTool } from "./define-tool.ts";
 import { sdkError } from "./error-codes.ts";
 import type { EgressRule, RequestedLimits } from "./manifest.ts";
 import { MAX_WIRE_NAME_LENGTH, NAMESPACE_PATTERN, namespaceRefusal, wireName } from "./names.ts";
+import {
+  type DefinedOAuthProvider,
+  hostPatternCovers,
+  isOAuthClientKey,
+  type ModelsDeclaration,
+  OAUTH_PROVIDER_KIND,
+  type OAuthProviderSpec,
+  providerManifest,
+} from "./oauth.ts";
 
 export type KnowledgeRequest = "read" | "write" | "manage" | null;
 
@@ -34,6 +45,10 @@ export interface PluginDefinitionInput {
    * and the build refuses schema rules JSON Schema cannot carry). See the SDK README.
    */
   runtimeZod?: boolean;
+  /** OAuth providers the tools use (defineOAuthProvider results); the host brokers their tokens. */
+  oauth?: readonly DefinedOAuthProvider[];
+  /** Declares that the tools call models through `ctx.models` (the operator grants a connection). */
+  models?: ModelsDeclaration;
 }
 
 export const PLUGIN_KIND = "airlock.plugin";
@@ -49,6 +64,8 @@ export interface DefinedPlugin {
   readonly egress: readonly EgressRule[];
   readonly limits: RequestedLimits;
   readonly runtimeZod: boolean;
+  readonly oauth: readonly OAuthProviderSpec[];
+  readonly models: ModelsDeclaration | null;
 }
 
 const SEMVER = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
@@ -72,6 +89,8 @@ const KNOWN_KEYS = [
   "egress",
   "limits",
   "runtimeZod",
+  "oauth",
+  "models",
 ];
 
 function fail(
@@ -142,6 +161,46 @@ function checkEgress(value: unknown, tools: readonly DefinedTool[]): EgressRule[
   });
 }
 
+function checkOAuth(value: unknown, egress: readonly EgressRule[], tools: readonly DefinedTool[]) {
+  for (const tool of tools) {
+    for (const s of tool.requiredSecrets) {
+      if (isOAuthClientKey(s.key))
+        fail(
+          "tools",
+          `tool "${tool.name}" declares secret "${s.key}": keys ending in _oauth_client_id / _oauth_client_secret hold OAuth client credentials, which only the host reads`,
+        );
+    }
+  }
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) return fail("oauth", "must be a list of defineOAuthProvider() results");
+  const names = new Set<string>();
+  return value.map((p: unknown, i) => {
+    if (!isRecord(p) || p.kind !== OAUTH_PROVIDER_KIND) fail(`oauth[${i}]`, "is not a defineOAuthProvider() result");
+    const spec = p as unknown as OAuthProviderSpec;
+    if (names.has(spec.name)) fail(`oauth[${i}]`, `duplicates the provider name "${spec.name}"`);
+    names.add(spec.name);
+    for (const host of spec.apiHosts) {
+      if (!egress.some((r) => r.host === host || hostPatternCovers(r.host, host)))
+        fail(`oauth[${i}].apiHosts`, `"${host}" is not an egress host of this plugin (add an egress rule for it)`);
+    }
+    return providerManifest(spec);
+  });
+}
+
+function checkModels(value: unknown): ModelsDeclaration | null {
+  if (value === undefined || value === null) return null;
+  const reason = isRecord(value) ? value.reason : undefined;
+  if (
+    !isRecord(value) ||
+    Object.keys(value).some((k) => k !== "reason") ||
+    typeof reason !== "string" ||
+    reason.trim() === "" ||
+    reason.length > 1000
+  )
+    return fail("models", "must be { reason } with a reason of 1 to 1000 characters");
+  return { reason };
+}
+
 function checkLimits(value: unknown): RequestedLimits {
   if (value === undefined) return {};
   if (!isRecord(value)) return fail("limits", "must be an object");
@@ -187,6 +246,7 @@ export function definePlugin(definition: PluginDefinitionInput): DefinedPlugin {
       );
     }
   });
+  const egress = checkEgress(definition.egress, tools);
   return Object.freeze({
     kind: PLUGIN_KIND,
     namespace,
@@ -195,9 +255,11 @@ export function definePlugin(definition: PluginDefinitionInput): DefinedPlugin {
     engine,
     tools: Object.freeze([...tools]),
     knowledge,
-    egress: Object.freeze(checkEgress(definition.egress, tools)),
+    egress: Object.freeze(egress),
     limits: Object.freeze(checkLimits(definition.limits)),
     runtimeZod,
+    oauth: Object.freeze(checkOAuth(definition.oauth, egress, tools)),
+    models: checkModels(definition.models),
   });
 }
 

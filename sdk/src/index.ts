@@ -8,3 +8,4 @@ export * from "./error-codes.ts";
 export * from "./errors.ts";
 export * from "./names.ts";
 export * from "./result.ts";
+export * from "./oauth.ts";

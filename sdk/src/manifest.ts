@@ -13,6 +13,13 @@ import {
   TOOL_NAME_PATTERN,
   wireName,
 } from "./names.ts";
+import {
+  isOAuthClientKey,
+  type ModelsDeclaration,
+  type OAuthProviderSpec,
+  hostPatternCovers,
+  oauthProviderProblems,
+} from "./oauth.ts";
 import { manifestHostRefusal } from "./special-hosts.ts";
 import { hasLoneSurrogate } from "./strict-json.ts";
 
@@ -122,6 +129,10 @@ export interface PluginManifest {
   knowledge: "read" | "write" | "manage" | null;
   egress: EgressRule[];
   limits: RequestedLimits;
+  /** OAuth providers the host brokers tokens for (absent: none). */
+  oauth?: OAuthProviderSpec[];
+  /** Present when the tools call models through ctx.models, with why. */
+  models?: ModelsDeclaration;
 }
 
 const text = (max: number) => z.string().min(1).max(max);
@@ -244,8 +255,11 @@ const pluginManifest = z
       concurrency: positive.optional(),
       capabilityCalls: positive.optional(),
     }),
+    oauth: z.array(z.record(z.string(), z.unknown())).max(8).optional(),
+    models: z.strictObject({ reason: text(1000) }).optional(),
   })
   .superRefine((m, ctx) => {
+    checkOAuthProviders(m as unknown as PluginManifest, ctx);
     const refusal = namespaceRefusal(m.namespace);
     if (refusal !== null) ctx.addIssue({ code: "custom", path: ["namespace"], message: refusal });
     m.egress.forEach((rule, i) => {
@@ -295,6 +309,50 @@ const pluginManifest = z
     });
   });
 
+/** Providers: each valid, names unique, apiHosts covered by egress rules, client keys undeclarable. */
+function checkOAuthProviders(m: PluginManifest, ctx: z.RefinementCtx): void {
+  m.tools.forEach((t, i) => {
+    t.requiredSecrets.forEach((s, j) => {
+      if (isOAuthClientKey(s.key))
+        ctx.addIssue({
+          code: "custom",
+          path: ["tools", i, "requiredSecrets", j, "key"],
+          message: `"${s.key}" is reserved: keys ending in _oauth_client_id / _oauth_client_secret are read by the host only`,
+        });
+    });
+  });
+  const names = new Set<string>();
+  (m.oauth ?? []).forEach((p, i) => {
+    for (const [field, problem] of oauthProviderProblems(p, false)) {
+      ctx.addIssue({ code: "custom", path: ["oauth", i, field], message: problem });
+    }
+    if (typeof p.name === "string") {
+      if (names.has(p.name))
+        ctx.addIssue({ code: "custom", path: ["oauth", i, "name"], message: `duplicate provider "${p.name}"` });
+      names.add(p.name);
+    }
+    if (Array.isArray(p.apiHosts))
+      p.apiHosts.forEach((host, j) => {
+        if (typeof host === "string" && !m.egress.some((r) => hostPatternCovers(r.host, host)))
+          ctx.addIssue({
+            code: "custom",
+            path: ["oauth", i, "apiHosts", j],
+            message: `"${host}" is not an egress host of this plugin`,
+          });
+      });
+    for (const field of ["authorizationUrl", "tokenUrl", "revocationUrl"] as const) {
+      const raw = p[field];
+      if (typeof raw !== "string") continue;
+      try {
+        const why = manifestHostRefusal(new URL(raw).hostname.replace(/^\[|\]$/g, ""));
+        if (why !== null) ctx.addIssue({ code: "custom", path: ["oauth", i, field], message: why });
+      } catch {
+        // not a URL: oauthProviderProblems reported it
+      }
+    }
+  });
+}
+
 function formatPath(path: ReadonlyArray<PropertyKey>): string {
   return path.reduce<string>(
     (acc, seg) => (typeof seg === "number" ? `${acc}[${seg}]` : `${acc}.${String(seg)}`),
@@ -323,7 +381,7 @@ export function parseManifest(data: unknown): PluginManifest {
     });
   }
   const result = pluginManifest.safeParse(data);
-  if (result.success) return result.data as PluginManifest;
+  if (result.success) return result.data as unknown as PluginManifest;
   const issues = result.error.issues.map((i) => ({ path: formatPath(i.path), message: i.message }));
   throw new AirlockError(
     "AIRLOCK_MANIFEST_INVALID",

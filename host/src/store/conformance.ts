@@ -6,6 +6,7 @@
 import type { PluginManifest } from "@airlock/sdk/manifest";
 import { beforeEach, expect, it } from "vitest";
 import { artifactConformance } from "./conformance-artifacts.ts";
+import { brokerConformance } from "./conformance-broker.ts";
 import { doc, knowledgeConformance } from "./conformance-knowledge.ts";
 import type { InstalledPluginRecord, Store } from "./types.ts";
 
@@ -268,4 +269,5 @@ export function storeConformance(factory: StoreFactory): void {
 
   artifactConformance(s);
   knowledgeConformance(s);
+  brokerConformance(s);
 }

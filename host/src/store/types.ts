@@ -5,6 +5,7 @@
 // produced by host/src/secrets (the store never sees a master key or a plaintext secret).
 import type { KnowledgeLevel } from "@airlock/sdk";
 import type { PluginManifest } from "@airlock/sdk/manifest";
+import type { BrokerStore } from "./broker-types.ts";
 import type { ClusterStore } from "./cluster-types.ts";
 
 export type AgentKnowledgeLevel = KnowledgeLevel | "none";
@@ -133,7 +134,7 @@ export interface AuditQuery {
   before?: number;
 }
 
-export interface Store {
+export interface Store extends BrokerStore {
   readonly kind: "sqlite" | "postgres";
   /** Applies pending migrations; idempotent. Called by the factory before the store is returned. */
   migrate(): Promise<void>;

@@ -118,6 +118,8 @@ export async function composeRawManifest(
     knowledge: described.knowledge,
     egress: described.egress,
     limits: described.limits,
+    ...(described.oauth.length === 0 ? {} : { oauth: described.oauth }),
+    ...(described.models === null ? {} : { models: described.models }),
   };
   return { raw, bundle, pkg };
 }

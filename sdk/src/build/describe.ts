@@ -9,6 +9,7 @@ import type { DefinedTool } from "../define-tool.ts";
 import { sdkError } from "../error-codes.ts";
 import { hasCode } from "../errors.ts";
 import type { EgressRule, RequestedLimits, ToolManifest } from "../manifest.ts";
+import { type ModelsDeclaration, type OAuthProviderSpec, providerManifest } from "../oauth.ts";
 import { assertHostEnforceable } from "./enforceable.ts";
 import { toJsonSchema } from "./json-schema.ts";
 
@@ -23,6 +24,8 @@ export interface DescribedPlugin {
   tools: ToolManifest[];
   /** definePlugin's `runtimeZod`: bundle real Zod (true) or the stand-in (false). */
   runtimeZod: boolean;
+  oauth: OAuthProviderSpec[];
+  models: ModelsDeclaration | null;
 }
 
 function issuePath(path: ReadonlyArray<PropertyKey>): string {
@@ -102,5 +105,8 @@ export function describePlugin(plugin: unknown): DescribedPlugin {
     limits: { ...plugin.limits },
     tools: plugin.tools.map((tool) => describeTool(tool, plugin.runtimeZod === true)),
     runtimeZod: plugin.runtimeZod === true,
+    // plugins built by an older SDK copy have neither field
+    oauth: (plugin.oauth ?? []).map(providerManifest),
+    models: plugin.models === undefined || plugin.models === null ? null : { reason: plugin.models.reason },
   };
 }

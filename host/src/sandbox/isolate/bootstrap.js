@@ -408,6 +408,13 @@
         take: (handle) => call("artifacts", "take", [handle]),
       }),
       fetch: async (url, init) => response(await call("fetch", "request", [url, init ?? {}])),
+      oauth: freeze({
+        requireToken: (provider) => call("oauth", "requireToken", [provider]),
+        token: (provider) => call("oauth", "token", [provider]),
+      }),
+      models: freeze({
+        complete: (request) => call("models", "complete", [request]),
+      }),
       progress: async (progress, total, message) => {
         await call("progress", "report", [progress, total, message]);
       },

@@ -155,6 +155,58 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: "brokered credentials: OAuth flows and tokens, model connections, grants and usage",
+    sql: `
+      CREATE TABLE oauth_flows (
+        state text PRIMARY KEY,
+        agent text NOT NULL,
+        subject text NOT NULL,
+        provider text NOT NULL,
+        plugin text NOT NULL,
+        verifier text NOT NULL,
+        redirect_uri text NOT NULL,
+        expires_at bigint NOT NULL
+      );
+      CREATE TABLE oauth_tokens (
+        agent text NOT NULL,
+        subject text NOT NULL,
+        provider text NOT NULL,
+        plugin text NOT NULL,
+        ciphertext text NOT NULL,
+        scopes text NOT NULL,
+        expires_at bigint,
+        updated_at text NOT NULL,
+        PRIMARY KEY (agent, subject, provider)
+      );
+      CREATE TABLE model_connections (
+        name text PRIMARY KEY,
+        base_url text NOT NULL,
+        model text NOT NULL,
+        key_ciphertext text NOT NULL,
+        updated_at text NOT NULL
+      );
+      CREATE TABLE model_grants (
+        agent text NOT NULL,
+        plugin text NOT NULL,
+        connection text NOT NULL,
+        max_tokens bigint,
+        max_calls bigint,
+        period text NOT NULL,
+        updated_at text NOT NULL,
+        PRIMARY KEY (agent, plugin)
+      );
+      CREATE TABLE model_usage (
+        agent text NOT NULL,
+        plugin text NOT NULL,
+        period text NOT NULL,
+        calls bigint NOT NULL,
+        tokens bigint NOT NULL,
+        PRIMARY KEY (agent, plugin, period)
+      );
+    `,
+  },
 ];
 
 /** Applies pending migrations in `schema` (created if missing) under an advisory lock. */

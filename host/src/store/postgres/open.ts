@@ -6,6 +6,7 @@ import pg from "pg";
 import { storeError } from "../errors.ts";
 import type { Store } from "../types.ts";
 import { postgresAudit } from "./audit.ts";
+import { postgresBroker } from "./broker.ts";
 import { postgresCluster } from "./cluster.ts";
 import { postgresData } from "./data.ts";
 import { createDb } from "./db.ts";
@@ -63,6 +64,7 @@ export async function openPostgresStore(config: PostgresStoreConfig): Promise<St
     ...postgresData(db),
     ...postgresKnowledge(db),
     ...postgresAudit(db),
+    ...postgresBroker(db),
     cluster: postgresCluster(db, { connectionString: config.url, ...searchPath }, schema),
   };
   try {

@@ -33,6 +33,10 @@ const AGENT_TABLES = [
   "artifacts",
   "knowledge_docs",
   "tokens",
+  "oauth_flows",
+  "oauth_tokens",
+  "model_grants",
+  "model_usage",
 ];
 
 export function postgresRegistry(db: Db): RegistryPart {

@@ -116,6 +116,58 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX audit_at ON audit (at);
     `,
   },
+  {
+    version: 2,
+    name: "brokered credentials: OAuth flows and tokens, model connections, grants and usage",
+    sql: `
+      CREATE TABLE oauth_flows (
+        state TEXT PRIMARY KEY,
+        agent TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        plugin TEXT NOT NULL,
+        verifier TEXT NOT NULL,
+        redirect_uri TEXT NOT NULL,
+        expires_at INTEGER NOT NULL
+      );
+      CREATE TABLE oauth_tokens (
+        agent TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        plugin TEXT NOT NULL,
+        ciphertext TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        expires_at INTEGER,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (agent, subject, provider)
+      );
+      CREATE TABLE model_connections (
+        name TEXT PRIMARY KEY,
+        base_url TEXT NOT NULL,
+        model TEXT NOT NULL,
+        key_ciphertext TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE TABLE model_grants (
+        agent TEXT NOT NULL,
+        plugin TEXT NOT NULL,
+        connection TEXT NOT NULL,
+        max_tokens INTEGER,
+        max_calls INTEGER,
+        period TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (agent, plugin)
+      );
+      CREATE TABLE model_usage (
+        agent TEXT NOT NULL,
+        plugin TEXT NOT NULL,
+        period TEXT NOT NULL,
+        calls INTEGER NOT NULL,
+        tokens INTEGER NOT NULL,
+        PRIMARY KEY (agent, plugin, period)
+      );
+    `,
+  },
 ];
 
 /** Applies every pending migration, each atomically; refuses a database newer than this build. */

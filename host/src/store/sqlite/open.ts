@@ -14,6 +14,7 @@ import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { storeError } from "../errors.ts";
 import type { Store } from "../types.ts";
 import { sqliteAudit } from "./audit.ts";
+import { sqliteBroker } from "./broker.ts";
 import { sqliteData } from "./data.ts";
 import { sqliteKnowledge } from "./knowledge.ts";
 import { migrateSqlite } from "./migrations.ts";
@@ -100,6 +101,7 @@ export async function openSqliteStore(
     ...sqliteData(db),
     ...sqliteKnowledge(db),
     ...sqliteAudit(db),
+    ...sqliteBroker(db),
   };
   try {
     await store.migrate();

@@ -52,7 +52,16 @@ const activation = (r: Row): PluginActivation => ({
 });
 
 /** Tables holding rows owned by one agent, cleared when the agent is deleted (audit is kept). */
-const AGENT_TABLES = ["tool_enablement", "secrets", "conversation_state", "artifacts"] as const;
+const AGENT_TABLES = [
+  "tool_enablement",
+  "secrets",
+  "conversation_state",
+  "artifacts",
+  "oauth_flows",
+  "oauth_tokens",
+  "model_grants",
+  "model_usage",
+] as const;
 
 export function sqliteRegistry(db: DatabaseSync): RegistryPart {
   const getAgentSync = (slug: string): AgentRecord | null => {
