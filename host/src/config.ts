@@ -65,6 +65,11 @@ export interface HostOptions {
   resolver?: Resolver;
   /** The clock (ms since the epoch) artifact TTLs and their sweeper read. Default `Date.now`. */
   clock?: () => number;
+  /**
+   * The URL people's browsers reach this host at, for OAuth connect links and the callback
+   * (`https://airlock.example.com`). Default $AIRLOCK_PUBLIC_URL, else the admin server's own URL.
+   */
+  publicUrl?: string;
 }
 
 /** One version for the whole product: the SDK's (every package.json says the same, checked by a test). */
@@ -87,6 +92,7 @@ export interface ResolvedHostOptions {
   replica: ReplicaSettings;
   resolver: Resolver | undefined;
   clock: () => number;
+  publicUrl: string | undefined;
 }
 
 function reportToStderr(what: string, error: unknown): void {
@@ -116,6 +122,7 @@ export function resolveHostOptions(options: HostOptions = {}): ResolvedHostOptio
     },
     resolver: options.resolver,
     clock: options.clock ?? Date.now,
+    publicUrl: options.publicUrl ?? (process.env.AIRLOCK_PUBLIC_URL || undefined),
   };
 }
 

@@ -20,6 +20,7 @@ import { deleteSecret, listSecrets, type SecretCodec, setSecrets } from "./catal
 import { joinCluster } from "./cluster/membership.ts";
 import type { ResolvedHostOptions } from "./config.ts";
 import type { AirlockHost, PluginLifecycle, RunOptions, ToolsChangeReason } from "./host-types.ts";
+import type { ModelsAdmin, OAuthAdmin } from "./oauth/admin.ts";
 import { tracedRun } from "./observability/tracing.ts";
 import { createAgentStateCache, trackAgentWrites } from "./pipeline/agent-states.ts";
 import type { GrantIssuer, PipelineDeps } from "./pipeline/deps.ts";
@@ -49,6 +50,8 @@ export interface HostParts {
   locatePlugin?: (plugin: InstalledPluginRecord) => Promise<string>;
   /** Closes what the parts opened besides the sandbox and the store (bridge sweepers, pools). */
   closeExtras?: () => Promise<void>;
+  /** OAuth connections and model access (host/src/oauth/wiring.ts). */
+  brokered: { oauth: OAuthAdmin; models: ModelsAdmin };
 }
 
 const AGENT_SLUG = /^[a-z0-9][a-z0-9-]{0,63}$/;
@@ -327,6 +330,8 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     stats: () => ({ sandbox: sandbox.stats(), streams: membership.events.streams() }),
 
     queryAudit: (query) => store.queryAudit(query),
+    oauth: parts.brokered.oauth,
+    models: parts.brokered.models,
     seal: (purpose, value) => parts.codec.encrypt(JSON.stringify({ p: purpose, v: value })),
     unseal(purpose, sealed) {
       let opened: { p?: unknown; v?: unknown };

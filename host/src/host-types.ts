@@ -3,10 +3,12 @@
 // surface never reaches the store or the sandbox by itself for something this API offers.
 // Invariants: operations validate their input and throw AirlockError with a stable code;
 // a tool failure is a ToolCallOutcome with isError, never a thrown error.
+
 import type { Attachment, ConversationMessage, KnowledgeLevel, ToolResult } from "@airlock/sdk";
 import type { JsonSchema, Presentation, SecretSpec, ToolAnnotations } from "@airlock/sdk/manifest";
 import type { CallNotification } from "./bridge/types.ts";
 import type { StreamEventType, StreamListener } from "./cluster/events.ts";
+import type { ModelsAdmin, OAuthAdmin } from "./oauth/admin.ts";
 import type { SandboxStats } from "./sandbox/types.ts";
 import type {
   AgentKnowledgeLevel,
@@ -300,6 +302,11 @@ export interface AirlockHost {
   stats(): { sandbox: SandboxStats; streams: number };
 
   queryAudit(query: AuditQuery): Promise<AuditRecord[]>;
+
+  /** OAuth connections the host brokers for plugins' declared providers (docs/oauth.md). */
+  readonly oauth: OAuthAdmin;
+  /** Model connections, their grants to agents' plugins and the usage against each budget (docs/oauth.md). */
+  readonly models: ModelsAdmin;
 
   /**
    * Seals a small JSON value for `purpose` under the host's master key (encrypted and

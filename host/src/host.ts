@@ -19,6 +19,7 @@ import { assembleHost } from "./host-api.ts";
 import type { AirlockHost } from "./host-types.ts";
 import { localPluginDir } from "./install/packages.ts";
 import { createPluginLifecycleFor } from "./lifecycle-wiring.ts";
+import { createBrokered } from "./oauth/wiring.ts";
 import { createAuditWriter, withAuditWriter } from "./pipeline/audit-writer.ts";
 import { bridgeGrantIssuer } from "./pipeline/grants.ts";
 import { createSandbox, type Sandbox } from "./sandbox/index.ts";
@@ -81,6 +82,7 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
     const vault = openHostVault(resolved);
     const secrets = createSecretSource({ store, vault });
     const audit = (entry: AuditInput) => store.appendAudit(entry);
+    const brokered = createBrokered({ store, vault, secrets, audit, options: resolved });
     const bridge = createBridge({
       audit,
       capabilities: [
@@ -95,7 +97,9 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
           policy: resolved.egress,
           audit,
           ...(resolved.resolver === undefined ? {} : { resolver: resolved.resolver }),
+          bearer: brokered.bearer,
         }),
+        ...brokered.capabilities,
       ],
     });
     sandbox = openSandbox(resolved);
@@ -112,6 +116,7 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
       sandbox,
       grants: bridgeGrantIssuer(bridge, resolved.egress),
       codec: vault,
+      brokered: brokered.admin,
       lifecycle: createPluginLifecycleFor({ store, options: resolved }),
       locatePlugin: (plugin) =>
         localPluginDir({ store, dataDir: resolved.dataDir, trust: resolved.trust }, plugin),

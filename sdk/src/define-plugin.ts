@@ -175,13 +175,17 @@ function checkOAuth(value: unknown, egress: readonly EgressRule[], tools: readon
   if (!Array.isArray(value)) return fail("oauth", "must be a list of defineOAuthProvider() results");
   const names = new Set<string>();
   return value.map((p: unknown, i) => {
-    if (!isRecord(p) || p.kind !== OAUTH_PROVIDER_KIND) fail(`oauth[${i}]`, "is not a defineOAuthProvider() result");
+    if (!isRecord(p) || p.kind !== OAUTH_PROVIDER_KIND)
+      fail(`oauth[${i}]`, "is not a defineOAuthProvider() result");
     const spec = p as unknown as OAuthProviderSpec;
     if (names.has(spec.name)) fail(`oauth[${i}]`, `duplicates the provider name "${spec.name}"`);
     names.add(spec.name);
     for (const host of spec.apiHosts) {
       if (!egress.some((r) => r.host === host || hostPatternCovers(r.host, host)))
-        fail(`oauth[${i}].apiHosts`, `"${host}" is not an egress host of this plugin (add an egress rule for it)`);
+        fail(
+          `oauth[${i}].apiHosts`,
+          `"${host}" is not an egress host of this plugin (add an egress rule for it)`,
+        );
     }
     return providerManifest(spec);
   });

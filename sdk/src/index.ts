@@ -7,5 +7,5 @@ export * from "./define-tool.ts";
 export * from "./error-codes.ts";
 export * from "./errors.ts";
 export * from "./names.ts";
-export * from "./result.ts";
 export * from "./oauth.ts";
+export * from "./result.ts";

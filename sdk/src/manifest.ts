@@ -14,10 +14,10 @@ import {
   wireName,
 } from "./names.ts";
 import {
+  hostPatternCovers,
   isOAuthClientKey,
   type ModelsDeclaration,
   type OAuthProviderSpec,
-  hostPatternCovers,
   oauthProviderProblems,
 } from "./oauth.ts";
 import { manifestHostRefusal } from "./special-hosts.ts";
@@ -328,7 +328,11 @@ function checkOAuthProviders(m: PluginManifest, ctx: z.RefinementCtx): void {
     }
     if (typeof p.name === "string") {
       if (names.has(p.name))
-        ctx.addIssue({ code: "custom", path: ["oauth", i, "name"], message: `duplicate provider "${p.name}"` });
+        ctx.addIssue({
+          code: "custom",
+          path: ["oauth", i, "name"],
+          message: `duplicate provider "${p.name}"`,
+        });
       names.add(p.name);
     }
     if (Array.isArray(p.apiHosts))

@@ -7,6 +7,7 @@
 // (readable) and `<provider>_oauth_client_secret` (sensitive); no tool may declare either key,
 // so plugin code can never read them. Pure data and checks: bundle-safe, no node:* imports.
 import { sdkError } from "./error-codes.ts";
+import type { SecretSpec } from "./manifest.ts";
 import { SECRET_KEY_PATTERN } from "./names.ts";
 
 /** `^[a-z][a-z0-9]*(_[a-z0-9]+)*$`, at most 32 characters: e.g. `github`, `google_drive`. */
@@ -15,6 +16,8 @@ export const MAX_OAUTH_PROVIDER_LENGTH = 32;
 /** Suffixes of the secret keys that hold a provider's client credentials (never declarable by a tool). */
 export const OAUTH_CLIENT_ID_SUFFIX = "_oauth_client_id";
 export const OAUTH_CLIENT_SECRET_SUFFIX = "_oauth_client_secret";
+/** Suffix of the operator's per-agent switch ("allow" / "deny") for ctx.oauth.token. */
+export const OAUTH_RAW_TOKEN_SUFFIX = "_oauth_raw_token";
 
 export interface OAuthProviderSpec {
   /** The provider's name in this plugin: `ctx.oauth.requireToken(name)`, `ctx.fetch(url, { oauth: name })`. */
@@ -53,16 +56,65 @@ const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]{1,200}$/; // RFC 6749 scope-token
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 /** The secret keys of a provider's client credentials. */
-export function oauthSecretKeys(provider: string): { clientId: string; clientSecret: string } {
+export function oauthSecretKeys(provider: string): {
+  clientId: string;
+  clientSecret: string;
+  rawToken: string;
+} {
   return {
     clientId: `${provider}${OAUTH_CLIENT_ID_SUFFIX}`,
     clientSecret: `${provider}${OAUTH_CLIENT_SECRET_SUFFIX}`,
+    rawToken: `${provider}${OAUTH_RAW_TOKEN_SUFFIX}`,
   };
 }
 
-/** True for a secret key that belongs to some provider's client credentials. */
+/**
+ * The secrets an operator fills in for a provider, per agent: the client id (readable), the
+ * client secret (sensitive; optional for a public client, which PKCE protects) and, when the
+ * provider declares `rawToken`, the allow/deny switch of ctx.oauth.token. No tool can declare them.
+ */
+export function providerSecretSpecs(p: OAuthProviderSpec): SecretSpec[] {
+  const keys = oauthSecretKeys(p.name);
+  return [
+    {
+      key: keys.clientId,
+      type: "text",
+      label: `${p.name} OAuth client id`,
+      description: `The client id of the OAuth app registered with ${p.name}; its redirect URI is this host's /oauth/callback.`,
+      optional: false,
+      sensitive: false,
+    },
+    {
+      key: keys.clientSecret,
+      type: "text",
+      label: `${p.name} OAuth client secret`,
+      description: `The OAuth app's client secret (leave empty for a public client). Only the host reads it.`,
+      optional: true,
+      sensitive: true,
+    },
+    ...(p.rawToken === undefined
+      ? []
+      : [
+          {
+            key: keys.rawToken,
+            type: "select" as const,
+            label: `Let tools read the raw ${p.name} token`,
+            description: `The plugin says: ${p.rawToken.reason}`,
+            choices: ["deny", "allow"],
+            optional: true,
+            sensitive: false,
+          },
+        ]),
+  ];
+}
+
+/** True for a secret key the host keeps for a provider (client credentials, the raw-token switch). */
 export function isOAuthClientKey(key: string): boolean {
-  return key.endsWith(OAUTH_CLIENT_ID_SUFFIX) || key.endsWith(OAUTH_CLIENT_SECRET_SUFFIX);
+  return (
+    key.endsWith(OAUTH_CLIENT_ID_SUFFIX) ||
+    key.endsWith(OAUTH_CLIENT_SECRET_SUFFIX) ||
+    key.endsWith(OAUTH_RAW_TOKEN_SUFFIX)
+  );
 }
 
 /** Why an endpoint URL is not acceptable, or null: https, or http on a loopback host only. */
@@ -86,11 +138,27 @@ export function oauthProviderProblems(spec: unknown, marked = true): Array<[stri
   const problems: Array<[string, string]> = [];
   if (typeof spec !== "object" || spec === null) return [["", "must be an object"]];
   const s = spec as Record<string, unknown>;
-  const known = [...(marked ? ["kind"] : []), "name", "authorizationUrl", "tokenUrl", "revocationUrl", "scopes", "apiHosts", "rawToken"];
+  const known = [
+    ...(marked ? ["kind"] : []),
+    "name",
+    "authorizationUrl",
+    "tokenUrl",
+    "revocationUrl",
+    "scopes",
+    "apiHosts",
+    "rawToken",
+  ];
   for (const k of Object.keys(s)) if (!known.includes(k)) problems.push([k, "is not a provider field"]);
   const name = s.name;
-  if (typeof name !== "string" || !OAUTH_PROVIDER_PATTERN.test(name) || name.length > MAX_OAUTH_PROVIDER_LENGTH)
-    problems.push(["name", `must match ${OAUTH_PROVIDER_PATTERN} (at most ${MAX_OAUTH_PROVIDER_LENGTH} characters)`]);
+  if (
+    typeof name !== "string" ||
+    !OAUTH_PROVIDER_PATTERN.test(name) ||
+    name.length > MAX_OAUTH_PROVIDER_LENGTH
+  )
+    problems.push([
+      "name",
+      `must match ${OAUTH_PROVIDER_PATTERN} (at most ${MAX_OAUTH_PROVIDER_LENGTH} characters)`,
+    ]);
   else if (!SECRET_KEY_PATTERN.test(oauthSecretKeys(name).clientSecret))
     problems.push(["name", "does not make valid secret keys"]);
   for (const field of ["authorizationUrl", "tokenUrl"] as const) {
@@ -102,7 +170,11 @@ export function oauthProviderProblems(spec: unknown, marked = true): Array<[stri
     if (why !== null) problems.push(["revocationUrl", why]);
   }
   const scopes = s.scopes;
-  if (!Array.isArray(scopes) || scopes.length > 64 || !scopes.every((x) => typeof x === "string" && SCOPE.test(x)))
+  if (
+    !Array.isArray(scopes) ||
+    scopes.length > 64 ||
+    !scopes.every((x) => typeof x === "string" && SCOPE.test(x))
+  )
     problems.push(["scopes", "must be a list of at most 64 OAuth scope tokens (no spaces or quotes)"]);
   const hosts = s.apiHosts;
   if (

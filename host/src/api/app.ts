@@ -22,6 +22,7 @@ import { catalogueRoutes } from "./routes/catalogue.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { instanceRoutes } from "./routes/instances.ts";
 import { metaRoutes } from "./routes/meta.ts";
+import { oauthRoutes } from "./routes/oauth.ts";
 import { operationsRoutes } from "./routes/operations.ts";
 import { pluginRoutes } from "./routes/plugins.ts";
 
@@ -58,6 +59,7 @@ export function adminRoutes(options: AdminApiOptions = {}): RouteSpec[] {
     ...pluginRoutes,
     ...auditRoutes,
     ...callRoutes,
+    ...oauthRoutes,
     ...operationsRoutes({
       accepting: options.accepting ?? (() => true),
       log: options.log ?? ((error: unknown) => console.error("airlock admin API:", error)),

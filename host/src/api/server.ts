@@ -88,6 +88,7 @@ export async function startAdminServer(
   allowed = allowedHostsFor(hostname, port, extraAllowedHosts);
   const urlHost = hostname.includes(":") ? `[${hostname}]` : hostname;
   const url = `http://${urlHost}:${port}`;
+  host.oauth.adoptPublicUrl(url);
   let closing: Promise<void> | undefined;
   return {
     url,

@@ -4,7 +4,7 @@
 // Invariants: a key can be set only when an active tool declares it; a select secret only to
 // one of its choices; a batch is validated whole before anything is written; a sensitive
 // value is never returned in clear (masked: "••••" plus at most its last 2 characters).
-import { hasCode } from "@airlock/sdk";
+import { hasCode, providerSecretSpecs } from "@airlock/sdk";
 import type { SecretSpec } from "@airlock/sdk/manifest";
 import type { SecretView } from "../host-types.ts";
 import {
@@ -30,12 +30,20 @@ interface Declared {
 export function declaredSecrets(catalogue: Catalogue): Map<string, Declared> {
   const map = new Map<string, Declared>();
   const entries = [...catalogue.tools(), ...catalogue.harnessGroups().flatMap((g) => catalogue.harness(g))];
+  const add = (spec: SecretSpec, tool: string) => {
+    const d = map.get(spec.key) ?? { specs: [], tools: [] };
+    d.specs.push(spec);
+    if (!d.tools.includes(tool)) d.tools.push(tool);
+    map.set(spec.key, d);
+  };
   for (const entry of entries) {
-    for (const spec of entry.tool.requiredSecrets) {
-      const d = map.get(spec.key) ?? { specs: [], tools: [] };
-      d.specs.push(spec);
-      d.tools.push(entry.id);
-      map.set(spec.key, d);
+    for (const spec of entry.tool.requiredSecrets) add(spec, entry.id);
+  }
+  // A provider's client credentials are the operator's to set, for every tool of the plugin.
+  for (const plugin of catalogue.plugins().values()) {
+    const tools = plugin.manifest.tools.map((t) => `${plugin.manifest.namespace}:${t.name}`);
+    for (const provider of plugin.manifest.oauth ?? []) {
+      for (const spec of providerSecretSpecs(provider)) for (const tool of tools) add(spec, tool);
     }
   }
   return map;

@@ -46,6 +46,20 @@ export const FETCH_ERRORS = defineErrorCodes({
     description:
       "The response echoes a secret the host injected into the request (raw, URL-encoded, JSON-escaped or base64, in a header or the body); it is refused before it reaches the plugin.",
   },
+  AIRLOCK_FETCH_OAUTH_NOT_DECLARED: {
+    status: 403,
+    description: "init.oauth names a provider the plugin's manifest does not declare.",
+  },
+  AIRLOCK_FETCH_OAUTH_HOST_NOT_ALLOWED: {
+    status: 403,
+    description:
+      "init.oauth was given for a host that is not among the provider's apiHosts (the bearer goes only there, redirects included).",
+  },
+  AIRLOCK_FETCH_OAUTH_NOT_CONNECTED: {
+    status: 409,
+    description:
+      "init.oauth names a declared provider the agent has not connected (or whose token was revoked); call ctx.oauth.requireToken first.",
+  },
   AIRLOCK_FETCH_REDIRECT_REFUSED: {
     status: 403,
     description:
@@ -105,5 +119,7 @@ export const REFUSAL_CODES: ReadonlySet<string> = new Set<FetchErrorCode>([
   "AIRLOCK_FETCH_ADDRESS_REFUSED",
   "AIRLOCK_FETCH_SECRET_NOT_BOUND",
   "AIRLOCK_FETCH_SECRET_ECHOED",
+  "AIRLOCK_FETCH_OAUTH_NOT_DECLARED",
+  "AIRLOCK_FETCH_OAUTH_HOST_NOT_ALLOWED",
   "AIRLOCK_FETCH_REDIRECT_REFUSED",
 ]);

@@ -9,17 +9,28 @@ import { STATUS_CODES } from "node:http";
 import { AirlockError, hasCode } from "@airlock/sdk/errors";
 import type { CallGrant } from "../bridge/types.ts";
 import type { PrivateAllowance } from "./address.ts";
-import { checkDestination, type Destination, type DestinationContext, parseUrl } from "./destination.ts";
+import {
+  checkDestination,
+  type Destination,
+  type DestinationContext,
+  hostMatches,
+  parseUrl,
+} from "./destination.ts";
 import { fetchError } from "./errors.ts";
 import { followRedirect, type RedirectedRequest, redirectLocation } from "./redirects.ts";
-import { prepareRequest } from "./request-init.ts";
+import { isValidHeaderValue, prepareRequest } from "./request-init.ts";
 import { resolveChecked } from "./resolve.ts";
 import { assertSecretsBound, injectedHeaders, loadSecrets, type Redactor, redactor } from "./secrets.ts";
 import { classifyFailure, openHop } from "./transport.ts";
 import type { FetchLimits, FetchResult, HostPolicy, Resolver, SecretSource } from "./types.ts";
 
+/** The host's OAuth broker as the gate sees it: a fresh access token, or undefined when not connected. */
+export type BearerSource = (grant: CallGrant, provider: string) => Promise<string | undefined>;
+
 export interface ExchangeDeps {
   readonly secrets: SecretSource;
+  /** Answers init.oauth; without it every init.oauth is refused as not connected. */
+  readonly bearer?: BearerSource;
   readonly resolver: Resolver;
   readonly allowance: PrivateAllowance;
   readonly hosts: HostPolicy | undefined;
@@ -36,6 +47,8 @@ export interface ExchangeTrace {
   bytes: number;
   redirects: number;
   finalHost: string | null;
+  /** The OAuth provider whose bearer was asked for (init.oauth). */
+  oauth: string | null;
 }
 
 export const USER_AGENT = "airlock-fetch/1";
@@ -86,6 +99,47 @@ function scrubbed(err: unknown, redact: Redactor): unknown {
   });
 }
 
+/** The provider init.oauth names, checked against the manifest and the destination. */
+function oauthProvider(grant: CallGrant, name: string, dest: Destination) {
+  const provider = (grant.manifest.oauth ?? []).find((p) => p.name === name);
+  if (provider === undefined) {
+    throw fetchError(
+      "AIRLOCK_FETCH_OAUTH_NOT_DECLARED",
+      `OAuth provider "${name}" is not declared by plugin ${grant.namespace}`,
+      { provider: name },
+    );
+  }
+  assertOAuthHost(provider.apiHosts, name, dest);
+  return provider;
+}
+
+function assertOAuthHost(apiHosts: readonly string[], name: string, dest: Destination): void {
+  if (!apiHosts.some((h) => hostMatches(h, dest.hostname))) {
+    throw fetchError(
+      "AIRLOCK_FETCH_OAUTH_HOST_NOT_ALLOWED",
+      `the ${name} token goes only to ${apiHosts.join(", ")}, not ${dest.hostname}`,
+      { provider: name, host: dest.hostname },
+    );
+  }
+}
+
+async function loadBearer(grant: CallGrant, name: string, deps: ExchangeDeps): Promise<string> {
+  const token = await deps.bearer?.(grant, name);
+  if (token === undefined || token === "") {
+    throw fetchError(
+      "AIRLOCK_FETCH_OAUTH_NOT_CONNECTED",
+      `agent ${grant.agent} has not connected ${name}; call ctx.oauth.requireToken("${name}") first`,
+      { provider: name },
+    );
+  }
+  if (!isValidHeaderValue(`Bearer ${token}`)) {
+    throw fetchError("AIRLOCK_FETCH_BAD_REQUEST", `the ${name} token cannot be sent in a header`, {
+      provider: name,
+    });
+  }
+  return token;
+}
+
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
@@ -123,8 +177,11 @@ export async function runExchange(
   trace.host = trace.finalHost = dest.hostname;
   trace.port = dest.port;
   assertSecretsBound(req.secretHeaders, dest, grant.declaredSecrets, req.method);
+  trace.oauth = req.oauth ?? null;
+  const provider = req.oauth === undefined ? undefined : oauthProvider(grant, req.oauth, dest);
   const values = await loadSecrets(req.secretHeaders, deps.secrets, grant.agent);
-  const redact = redactor(values.values());
+  const bearer = provider === undefined ? undefined : await loadBearer(grant, provider.name, deps);
+  const redact = redactor(bearer === undefined ? values.values() : [...values.values(), bearer]);
   const budget = Math.max(
     1,
     Math.ceil(Math.min(limits.timeoutMs, req.timeoutMs ?? Number.POSITIVE_INFINITY)),
@@ -148,6 +205,7 @@ export async function runExchange(
         ...Object.fromEntries(state.headers),
       };
       for (const [name, value] of injectedHeaders(req.secretHeaders, values)) headers[name] = value;
+      if (bearer !== undefined) headers.authorization = `Bearer ${bearer}`;
       headers["accept-encoding"] = "identity";
       const hop = await openHop({
         dest,
@@ -192,6 +250,7 @@ export async function runExchange(
         next = checkDestination(target, ctx);
         const following = followRedirect(hop.status, dest.url, next.url, state);
         assertSecretsBound(req.secretHeaders, next, grant.declaredSecrets, following.method);
+        if (provider !== undefined) assertOAuthHost(provider.apiHosts, provider.name, next);
         state = following;
       } catch (err) {
         throw redirectRefused(err, target);

@@ -71,6 +71,7 @@ function auditEntry(grant: CallGrant, trace: ExchangeTrace, durationMs: number, 
       durationMs,
       redirects: trace.redirects,
       finalHost: trace.finalHost,
+      ...(trace.oauth === null ? {} : { oauth: trace.oauth }),
       ...(refused ? { refused: code } : {}),
       ...(reason === undefined ? {} : { reason }),
     },
@@ -85,6 +86,7 @@ export function createFetchCapability(options: FetchCapabilityOptions): Capabili
     hosts: options.policy.hosts,
     limits: resolveLimits(options.limits),
     ca: resolveCa(options.tls?.ca),
+    ...(options.bearer === undefined ? {} : { bearer: options.bearer }),
   };
   const audit = options.audit;
 
@@ -98,6 +100,7 @@ export function createFetchCapability(options: FetchCapabilityOptions): Capabili
       bytes: 0,
       redirects: 0,
       finalHost: null,
+      oauth: null,
     };
     let failure: unknown;
     try {

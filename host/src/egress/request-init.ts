@@ -3,7 +3,7 @@
 // Invariants: forbidden headers are REFUSED, never silently dropped (the author learns at once);
 // header names are RFC 9110 tokens, values carry no CR, LF or NUL; GET/HEAD carry no body; the
 // body is bytes within maxRequestBytes. Nothing here reads a secret value.
-import { SECRET_KEY_PATTERN } from "@airlock/sdk";
+import { OAUTH_PROVIDER_PATTERN, SECRET_KEY_PATTERN } from "@airlock/sdk";
 import { fetchError } from "./errors.ts";
 
 export const ALLOWED_METHODS: ReadonlySet<string> = new Set([
@@ -54,6 +54,8 @@ export interface PreparedRequest {
   secretHeaders: SecretHeader[];
   body: Uint8Array | null;
   timeoutMs: number | undefined;
+  /** The declared OAuth provider whose bearer the host adds (init.oauth), or undefined. */
+  oauth: string | undefined;
 }
 
 function bad(message: string, details?: Record<string, unknown>): never {
@@ -144,7 +146,12 @@ export function prepareRequest(raw: unknown, maxRequestBytes: number): PreparedR
   if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || !(timeoutMs > 0))) {
     bad("init.timeoutMs must be a positive number of milliseconds");
   }
+  const oauth = init.oauth;
+  if (oauth !== undefined && (typeof oauth !== "string" || !OAUTH_PROVIDER_PATTERN.test(oauth))) {
+    bad("init.oauth must be the name of an OAuth provider the plugin declares");
+  }
   const prepared: PreparedRequest = {
+    oauth,
     method: method.toUpperCase(),
     headers: new Map(),
     secretHeaders: [],
@@ -155,5 +162,11 @@ export function prepareRequest(raw: unknown, maxRequestBytes: number): PreparedR
     bad(`a ${prepared.method} request cannot have a body`);
   }
   parseHeaders(init.headers, prepared);
+  if (
+    oauth !== undefined &&
+    (prepared.headers.has("authorization") || prepared.secretHeaders.some((h) => h.name === "authorization"))
+  ) {
+    bad("init.oauth sets the authorization header itself; do not send one too", { header: "authorization" });
+  }
   return prepared;
 }

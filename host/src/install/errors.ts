@@ -72,6 +72,11 @@ export const INSTALL_ERRORS = defineErrorCodes({
     description:
       "The namespace folds to the same confusable skeleton as an installed one (1/l/i, 0/o, rn/m, hyphens); pick another.",
   },
+  AIRLOCK_INSTALL_OAUTH_PROVIDER_CONFLICT: {
+    status: 409,
+    description:
+      "The plugin declares an OAuth provider name that an installed plugin declares differently (endpoints, scopes or API hosts).",
+  },
   AIRLOCK_INSTALL_SIGNER_CHANGED: {
     status: 409,
     description:

@@ -6,7 +6,8 @@
 // the previously active version stays active until `activatePlugin` (the last step), so an
 // interrupted install leaves it in place and calls keep being served by it.
 import { rmSync } from "node:fs";
-import { confusableSkeleton } from "@airlock/sdk";
+import { confusableSkeleton, sameProvider } from "@airlock/sdk";
+import type { PluginManifest } from "@airlock/sdk/manifest";
 import { type PluginTarball, readPluginTarball, sha512Integrity } from "@airlock/sdk/package";
 import type { IntegritySignature } from "@airlock/sdk/signing";
 import type { InstallReport } from "../host-types.ts";
@@ -115,6 +116,7 @@ export async function installVerified(
       );
     }
     await refuseLookalike(ctx, namespace);
+    await refuseProviderConflict(ctx, tarball.manifest);
     const activation = await ctx.store.getActivation(namespace);
     const active = installed.find((r) => r.version === activation?.active);
     // A signed plugin stays with its signer; an unsigned one (allowed by the operator) may move to a trusted signer.
@@ -177,6 +179,31 @@ async function refuseLookalike(ctx: LifecycleContext, namespace: string): Promis
       `namespace "${namespace}" looks like the installed "${twin.namespace}" (same skeleton "${skeleton}")`,
       { namespace, installed: twin.namespace },
     );
+  }
+}
+
+/**
+ * An OAuth provider name is one provider on this host: its tokens are kept per (agent,
+ * provider), so a second plugin may declare it only exactly as the installed ones do (same
+ * endpoints, scopes and API hosts); otherwise it could be handed a token granted for another
+ * plugin's endpoints, or send one to hosts the first never declared.
+ */
+async function refuseProviderConflict(ctx: LifecycleContext, manifest: PluginManifest): Promise<void> {
+  const mine = manifest.oauth ?? [];
+  if (mine.length === 0) return;
+  for (const activation of await ctx.store.listActivations()) {
+    if (activation.namespace === manifest.namespace) continue;
+    const other = await ctx.store.getInstalledPlugin(activation.namespace, activation.active);
+    for (const theirs of other?.manifest.oauth ?? []) {
+      const ours = mine.find((p) => p.name === theirs.name);
+      if (ours !== undefined && !sameProvider(ours, theirs)) {
+        throw installError(
+          "AIRLOCK_INSTALL_OAUTH_PROVIDER_CONFLICT",
+          `OAuth provider "${ours.name}" is declared differently by the installed plugin ${activation.namespace} (endpoints, scopes or API hosts differ); one provider name is one provider on this host`,
+          { provider: ours.name, installed: activation.namespace },
+        );
+      }
+    }
   }
 }
 

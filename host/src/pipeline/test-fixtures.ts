@@ -5,6 +5,7 @@
 // parseManifest, so a fixture cannot be something a real build would refuse.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { OAuthProviderSpec } from "@airlock/sdk";
 import {
   BUNDLE_FILE,
   type EgressRule,
@@ -29,6 +30,8 @@ export interface FixturePlugin {
   tools: FixtureTool[];
   egress?: EgressRule[];
   limits?: RequestedLimits;
+  oauth?: OAuthProviderSpec[];
+  models?: { reason: string };
 }
 
 export function bundleSource(plugin: FixturePlugin): string {
@@ -62,6 +65,8 @@ export function fixtureManifest(plugin: FixturePlugin, code: string): PluginMani
     knowledge: null,
     egress: plugin.egress ?? [],
     limits: plugin.limits ?? {},
+    ...(plugin.oauth === undefined ? {} : { oauth: plugin.oauth }),
+    ...(plugin.models === undefined ? {} : { models: plugin.models }),
   });
 }
 

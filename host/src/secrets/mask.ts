@@ -4,6 +4,7 @@
 // A key no installed tool declares is treated as sensitive (fail closed).
 // Invariant: a mask reveals at most the last 2 characters, and only of values long enough
 // (≥ 12 chars) that 2 characters do not meaningfully narrow the value.
+import { providerSecretSpecs } from "@airlock/sdk";
 import type { PluginManifest, SecretSpec } from "@airlock/sdk/manifest";
 
 export const MASK = "••••";
@@ -29,6 +30,10 @@ export function secretSensitivity(
       for (const spec of tool.requiredSecrets) {
         out.set(spec.key, (out.get(spec.key) ?? false) || spec.sensitive !== false);
       }
+    }
+    for (const provider of ("oauth" in m ? m.oauth : undefined) ?? []) {
+      for (const spec of providerSecretSpecs(provider))
+        out.set(spec.key, (out.get(spec.key) ?? false) || spec.sensitive);
     }
   }
   return out;

@@ -45,7 +45,9 @@ export function brokerConformance(s: () => Store): void {
     await s().putOAuthToken(token());
     await s().putOAuthToken(token({ subject: "user-7", ciphertext: "av1.u7" }));
     await s().putOAuthToken(token({ ciphertext: "av1.newer", expiresAt: null }));
-    expect(await s().getOAuthToken("a", "", "github")).toEqual(token({ ciphertext: "av1.newer", expiresAt: null }));
+    expect(await s().getOAuthToken("a", "", "github")).toEqual(
+      token({ ciphertext: "av1.newer", expiresAt: null }),
+    );
     expect((await s().listOAuthTokens("a")).map((t) => [t.subject, t.ciphertext])).toEqual([
       ["", "av1.newer"],
       ["user-7", "av1.u7"],
@@ -60,7 +62,13 @@ export function brokerConformance(s: () => Store): void {
     await s().ensureAgent("a");
     await s().putOAuthToken(token());
     await s().putOAuthFlow(flow("f"));
-    await s().putModelConnection({ name: "m", baseUrl: "https://x/v1", model: "m1", keyCiphertext: "k", updatedAt: "t" });
+    await s().putModelConnection({
+      name: "m",
+      baseUrl: "https://x/v1",
+      model: "m1",
+      keyCiphertext: "k",
+      updatedAt: "t",
+    });
     await s().putModelGrant({
       agent: "a",
       plugin: "gh",
@@ -77,12 +85,26 @@ export function brokerConformance(s: () => Store): void {
   });
 
   it("stores model connections and drops their grants with them", async () => {
-    const c = { name: "local", baseUrl: "http://127.0.0.1:1/v1", model: "small", keyCiphertext: "av1.k", updatedAt: "t" };
+    const c = {
+      name: "local",
+      baseUrl: "http://127.0.0.1:1/v1",
+      model: "small",
+      keyCiphertext: "av1.k",
+      updatedAt: "t",
+    };
     await s().putModelConnection(c);
     await s().putModelConnection({ ...c, model: "large" });
     expect(await s().getModelConnection("local")).toEqual({ ...c, model: "large" });
     expect((await s().listModelConnections()).map((x) => x.name)).toEqual(["local"]);
-    const g = { agent: "a", plugin: "p", connection: "local", maxTokens: null, maxCalls: 3, period: "month" as const, updatedAt: "t" };
+    const g = {
+      agent: "a",
+      plugin: "p",
+      connection: "local",
+      maxTokens: null,
+      maxCalls: 3,
+      period: "month" as const,
+      updatedAt: "t",
+    };
     await s().putModelGrant(g);
     expect(await s().getModelGrant("a", "p")).toEqual(g);
     expect(await s().listModelGrants("a")).toEqual([g]);

@@ -29,7 +29,16 @@ export function postgresBroker(db: Db): BrokerStore {
          ON CONFLICT (agent, subject, provider) DO UPDATE SET plugin = EXCLUDED.plugin,
            ciphertext = EXCLUDED.ciphertext, scopes = EXCLUDED.scopes, expires_at = EXCLUDED.expires_at,
            updated_at = EXCLUDED.updated_at`,
-        [t.agent, t.subject, t.provider, t.plugin, t.ciphertext, JSON.stringify(t.scopes), t.expiresAt, t.updatedAt],
+        [
+          t.agent,
+          t.subject,
+          t.provider,
+          t.plugin,
+          t.ciphertext,
+          JSON.stringify(t.scopes),
+          t.expiresAt,
+          t.updatedAt,
+        ],
       );
     },
     async getOAuthToken(agent, subject, provider) {
@@ -41,9 +50,10 @@ export function postgresBroker(db: Db): BrokerStore {
     },
     async listOAuthTokens(agent) {
       return (
-        await db.query('SELECT * FROM oauth_tokens WHERE agent = $1 ORDER BY provider COLLATE "C", subject COLLATE "C"', [
-          agent,
-        ])
+        await db.query(
+          'SELECT * FROM oauth_tokens WHERE agent = $1 ORDER BY provider COLLATE "C", subject COLLATE "C"',
+          [agent],
+        )
       ).map(tokenFromRow);
     },
     async deleteOAuthToken(agent, subject, provider) {
@@ -69,7 +79,9 @@ export function postgresBroker(db: Db): BrokerStore {
       return r === undefined ? null : connectionFromRow(r);
     },
     async listModelConnections() {
-      return (await db.query('SELECT * FROM model_connections ORDER BY name COLLATE "C"')).map(connectionFromRow);
+      return (await db.query('SELECT * FROM model_connections ORDER BY name COLLATE "C"')).map(
+        connectionFromRow,
+      );
     },
     async deleteModelConnection(name) {
       return db.tx(async (q) => {
@@ -88,7 +100,10 @@ export function postgresBroker(db: Db): BrokerStore {
       );
     },
     async getModelGrant(agent, plugin) {
-      const [r] = await db.query("SELECT * FROM model_grants WHERE agent = $1 AND plugin = $2", [agent, plugin]);
+      const [r] = await db.query("SELECT * FROM model_grants WHERE agent = $1 AND plugin = $2", [
+        agent,
+        plugin,
+      ]);
       return r === undefined ? null : grantFromRow(r);
     },
     async listModelGrants(agent) {
@@ -97,7 +112,9 @@ export function postgresBroker(db: Db): BrokerStore {
       ).map(grantFromRow);
     },
     async deleteModelGrant(agent, plugin) {
-      return (await db.exec("DELETE FROM model_grants WHERE agent = $1 AND plugin = $2", [agent, plugin])) > 0;
+      return (
+        (await db.exec("DELETE FROM model_grants WHERE agent = $1 AND plugin = $2", [agent, plugin])) > 0
+      );
     },
     async reserveModelCall(agent, plugin, period, maxCalls, maxTokens) {
       if (maxCalls === 0 || maxTokens === 0) return false;
@@ -117,12 +134,13 @@ export function postgresBroker(db: Db): BrokerStore {
       );
     },
     async getModelUsage(agent, plugin, period) {
-      const [r] = await db.query("SELECT * FROM model_usage WHERE agent = $1 AND plugin = $2 AND period = $3", [
-        agent,
-        plugin,
-        period,
-      ]);
-      return r === undefined ? null : { agent, plugin, period, calls: Number(r.calls), tokens: Number(r.tokens) };
+      const [r] = await db.query(
+        "SELECT * FROM model_usage WHERE agent = $1 AND plugin = $2 AND period = $3",
+        [agent, plugin, period],
+      );
+      return r === undefined
+        ? null
+        : { agent, plugin, period, calls: Number(r.calls), tokens: Number(r.tokens) };
     },
   };
 }

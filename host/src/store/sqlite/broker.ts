@@ -97,7 +97,9 @@ export function sqliteBroker(db: DatabaseSync): BrokerStore {
     },
     async listOAuthTokens(agent) {
       return (
-        db.prepare("SELECT * FROM oauth_tokens WHERE agent = ? ORDER BY provider, subject").all(agent) as Row[]
+        db
+          .prepare("SELECT * FROM oauth_tokens WHERE agent = ? ORDER BY provider, subject")
+          .all(agent) as Row[]
       ).map(tokenFromRow);
     },
     async deleteOAuthToken(agent, subject, provider) {
@@ -122,7 +124,9 @@ export function sqliteBroker(db: DatabaseSync): BrokerStore {
       return r === undefined ? null : connectionFromRow(r);
     },
     async listModelConnections() {
-      return (db.prepare("SELECT * FROM model_connections ORDER BY name").all() as Row[]).map(connectionFromRow);
+      return (db.prepare("SELECT * FROM model_connections ORDER BY name").all() as Row[]).map(
+        connectionFromRow,
+      );
     },
     async deleteModelConnection(name) {
       return immediate(db, () => {
@@ -146,13 +150,15 @@ export function sqliteBroker(db: DatabaseSync): BrokerStore {
       return r === undefined ? null : grantFromRow(r);
     },
     async listModelGrants(agent) {
-      return (db.prepare("SELECT * FROM model_grants WHERE agent = ? ORDER BY plugin").all(agent) as Row[]).map(
-        grantFromRow,
-      );
+      return (
+        db.prepare("SELECT * FROM model_grants WHERE agent = ? ORDER BY plugin").all(agent) as Row[]
+      ).map(grantFromRow);
     },
     async deleteModelGrant(agent, plugin) {
       return (
-        Number(db.prepare("DELETE FROM model_grants WHERE agent = ? AND plugin = ?").run(agent, plugin).changes) > 0
+        Number(
+          db.prepare("DELETE FROM model_grants WHERE agent = ? AND plugin = ?").run(agent, plugin).changes,
+        ) > 0
       );
     },
     async reserveModelCall(agent, plugin, period, maxCalls, maxTokens) {

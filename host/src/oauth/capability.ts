@@ -1,0 +1,99 @@
+// ctx.oauth on the host side, and the bearer source the egress gate asks for ctx.fetch's
+// `oauth` option. `requireToken(provider)` answers `{ok: true}` when the agent has a usable
+// token (refreshed if near expiry), else `{ok: false, result}` with a connect link the tool
+// returns as it is; `token(provider)` hands out the raw access token only when the provider's
+// manifest entry declares `rawToken` (why) and the operator set `<provider>_oauth_raw_token` to
+// "allow" for the agent — otherwise it reads `undefined` and a denial is audited.
+// Invariants: the provider must be declared by the calling plugin's manifest (else
+// AIRLOCK_OAUTH_PROVIDER_UNDECLARED, audited as a denial); a token is looked up for the grant's
+// agent only; nothing but requireToken's answer and, where allowed, token() crosses into the isolate.
+
+import type { ToolResult } from "@airlock/sdk";
+import { oauthSecretKeys } from "@airlock/sdk";
+import { denied } from "../bridge/denials.ts";
+import type { CallGrant, Capability } from "../bridge/types.ts";
+import type { SecretSource } from "../secrets/index.ts";
+import { LINK_TTL_MS, type OAuthBroker } from "./broker.ts";
+import { brokerError } from "./errors.ts";
+
+function declared(grant: CallGrant, name: unknown) {
+  const provider =
+    typeof name === "string" ? (grant.manifest.oauth ?? []).find((p) => p.name === name) : undefined;
+  if (provider === undefined) {
+    throw brokerError(
+      "AIRLOCK_OAUTH_PROVIDER_UNDECLARED",
+      `plugin ${grant.namespace} declares no OAuth provider ${JSON.stringify(String(name)).slice(0, 80)}`,
+    );
+  }
+  return provider;
+}
+
+const target = (grant: CallGrant, provider: string) => ({
+  agent: grant.agent,
+  subject: "",
+  plugin: grant.namespace,
+  provider,
+});
+
+/** The bearer for ctx.fetch(url, {oauth}); the gate has already checked declaration and host. */
+export function bearerSource(broker: OAuthBroker) {
+  return async (grant: CallGrant, name: string) =>
+    broker.accessToken(target(grant, name), declared(grant, name));
+}
+
+function notConnected(provider: string, text: string, link: string | null): ToolResult {
+  return {
+    isError: true,
+    content: [
+      { type: "text", text },
+      ...(link === null
+        ? []
+        : [
+            { type: "resource_link" as const, uri: link, name: `Connect ${provider}`, mimeType: "text/html" },
+          ]),
+    ],
+  };
+}
+
+export function createOAuthCapability(options: { broker: OAuthBroker; secrets: SecretSource }): Capability {
+  const { broker, secrets } = options;
+  return {
+    name: "oauth",
+    methods: {
+      async requireToken(grant, args) {
+        const provider = declared(grant, args[0]);
+        const who = target(grant, provider.name);
+        if ((await broker.accessToken(who, provider)) !== undefined) return { ok: true };
+        const clientId = await secrets.get(grant.agent, oauthSecretKeys(provider.name).clientId);
+        if (clientId === undefined || clientId === "") {
+          return {
+            ok: false,
+            result: notConnected(
+              provider.name,
+              `${grant.toolId} needs a ${provider.name} account, and this host cannot connect one yet: the operator must first set the secret ${oauthSecretKeys(provider.name).clientId} (and ${oauthSecretKeys(provider.name).clientSecret}) for agent ${grant.agent}. [AIRLOCK_OAUTH_CLIENT_MISSING]`,
+              null,
+            ),
+          };
+        }
+        const link = broker.connectLink(who);
+        return {
+          ok: false,
+          result: notConnected(
+            provider.name,
+            `${grant.toolId} needs access to ${provider.name} (scopes: ${provider.scopes.join(" ") || "none"}). Open this link to connect it, then try again (the link is valid for ${LINK_TTL_MS / 60_000} minutes): ${link} [AIRLOCK_OAUTH_NOT_CONNECTED]`,
+            link,
+          ),
+        };
+      },
+      async token(grant, args) {
+        const provider = declared(grant, args[0]);
+        if (provider.rawToken === undefined)
+          return denied(undefined, "AIRLOCK_OAUTH_RAW_TOKEN_REFUSED", "raw_token_not_declared");
+        const allowed = await secrets.get(grant.agent, oauthSecretKeys(provider.name).rawToken);
+        if (allowed !== "allow")
+          return denied(undefined, "AIRLOCK_OAUTH_RAW_TOKEN_REFUSED", "not_allowed_by_operator");
+        return broker.accessToken(target(grant, provider.name), provider);
+      },
+    },
+  };
+}
