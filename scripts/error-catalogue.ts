@@ -3,6 +3,7 @@
 // Invariants (checked by test/conformance/error-catalogue.test.ts): a code is defined once,
 // in one area; every AIRLOCK_* code the source throws is in the catalogue; docs/errors.md is
 // exactly what this file generates.
+
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ErrorCatalogue } from "@airlock/sdk/errors";
@@ -15,6 +16,7 @@ import { CLI_ERRORS } from "../host/src/cli/errors.ts";
 import { FETCH_ERRORS } from "../host/src/egress/errors.ts";
 import { INSTALL_ERRORS } from "../host/src/install/errors.ts";
 import { MCP_ERRORS } from "../host/src/mcp/errors.ts";
+import { BROKER_ERRORS } from "../host/src/oauth/errors.ts";
 import { PIPELINE_ERRORS } from "../host/src/pipeline/errors.ts";
 import { SANDBOX_ERRORS } from "../host/src/sandbox/errors.ts";
 import { SECRETS_ERRORS } from "../host/src/secrets/errors.ts";
@@ -40,6 +42,7 @@ export const AREAS: ReadonlyArray<{ area: string; file: string; codes: ErrorCata
   { area: "Store, artifacts, knowledge", file: "host/src/store/errors.ts", codes: STORE_ERRORS },
   { area: "Secrets", file: "host/src/secrets/errors.ts", codes: SECRETS_ERRORS },
   { area: "Outbound HTTP (ctx.fetch)", file: "host/src/egress/errors.ts", codes: FETCH_ERRORS },
+  { area: "OAuth broker and model access", file: "host/src/oauth/errors.ts", codes: BROKER_ERRORS },
   { area: "Catalogue", file: "host/src/catalogue/errors.ts", codes: CATALOGUE_ERRORS },
   { area: "Invocation pipeline", file: "host/src/pipeline/errors.ts", codes: PIPELINE_ERRORS },
   { area: "Tokens", file: "host/src/auth/errors.ts", codes: AUTH_ERRORS },

@@ -26,6 +26,7 @@ const ENV_VARS = new Set([
   "AIRLOCK_STORE_URL",
   "AIRLOCK_REPLICA_ID",
   "AIRLOCK_SCALE_LOAD_SECONDS",
+  "AIRLOCK_PUBLIC_URL",
 ]);
 
 function codesInSource(): Set<string> {

@@ -23,6 +23,11 @@ export interface CliHost
     | "setSecrets"
   > {
   readonly plugins: Pick<AirlockHost["plugins"], "list" | "install" | "upgrade" | "rollback" | "uninstall">;
+  readonly oauth: Pick<AirlockHost["oauth"], "connections" | "connectLink" | "disconnect">;
+  readonly models: Pick<
+    AirlockHost["models"],
+    "setConnection" | "connections" | "removeConnection" | "grant" | "revoke" | "grants"
+  >;
 }
 
 function installBody(options: InstallOptions | undefined): Record<string, unknown> {
@@ -140,6 +145,52 @@ export function adminClient(adminUrl: string, token: string, version: string): C
       rollback: (ns) => call("POST", `${plugin(ns)}/rollback`),
       uninstall: (ns, options) =>
         call("DELETE", `${plugin(ns)}${options?.purge === true ? "?purge=true" : ""}`),
+    },
+    oauth: {
+      connections: async (slug) =>
+        (
+          await call<{ connections: Awaited<ReturnType<AirlockHost["oauth"]["connections"]>> }>(
+            "GET",
+            `${agent(slug)}/oauth`,
+          )
+        ).connections,
+      connectLink: async (slug, ns, provider, subject) =>
+        (
+          await call<{ url: string }>("POST", `${agent(slug)}/oauth/${encodeURIComponent(provider)}/link`, {
+            plugin: ns,
+            ...(subject === undefined ? {} : { subject }),
+          })
+        ).url,
+      disconnect: async (slug, provider, subject) =>
+        (
+          await call<{ disconnected: boolean }>(
+            "DELETE",
+            `${agent(slug)}/oauth/${encodeURIComponent(provider)}${subject === undefined ? "" : `?subject=${encodeURIComponent(subject)}`}`,
+          )
+        ).disconnected,
+    },
+    models: {
+      setConnection: ({ name, ...body }) => call("PUT", `/api/models/${encodeURIComponent(name)}`, body),
+      connections: async () =>
+        (
+          await call<{ connections: Awaited<ReturnType<AirlockHost["models"]["connections"]>> }>(
+            "GET",
+            "/api/models",
+          )
+        ).connections,
+      removeConnection: async (name) =>
+        (await call<{ removed: boolean }>("DELETE", `/api/models/${encodeURIComponent(name)}`)).removed,
+      grant: (slug, ns, body) => call("PUT", `${agent(slug)}/models/${encodeURIComponent(ns)}`, body),
+      revoke: async (slug, ns) =>
+        (await call<{ revoked: boolean }>("DELETE", `${agent(slug)}/models/${encodeURIComponent(ns)}`))
+          .revoked,
+      grants: async (slug) =>
+        (
+          await call<{ grants: Awaited<ReturnType<AirlockHost["models"]["grants"]>> }>(
+            "GET",
+            `${agent(slug)}/models`,
+          )
+        ).grants,
     },
   };
 }

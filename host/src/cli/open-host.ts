@@ -69,6 +69,9 @@ export function hostOptionsFrom(
   if (store !== undefined) options.store = store;
   const registry = stringOption(parsed, "registry") ?? io.env.AIRLOCK_REGISTRY_URL;
   if (registry !== undefined) options.registryUrl = registry;
+  // OAuth connect links made with no host running point where the operator says browsers go.
+  const publicUrl = io.env.AIRLOCK_PUBLIC_URL;
+  if (publicUrl !== undefined && publicUrl !== "") options.publicUrl = publicUrl;
   return options;
 }
 

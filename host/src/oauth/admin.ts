@@ -229,6 +229,8 @@ export function createBrokerAdmin(deps: AdminDeps): { oauth: OAuthAdmin; models:
     async grant(agent, plugin, input) {
       return audited("model.grant", agent, plugin, { connection: input?.connection ?? null }, async () => {
         if ((await store.getAgent(agent)) === null) invalid(`there is no agent ${agent}`);
+        if (!/^[a-z][a-z0-9-]{1,31}$/.test(plugin))
+          invalid(`"${plugin.slice(0, 40)}" is not a plugin namespace`);
         if ((await store.getModelConnection(String(input?.connection))) === null)
           invalid(`there is no model connection ${JSON.stringify(String(input?.connection)).slice(0, 80)}`);
         const period = input.period ?? "day";

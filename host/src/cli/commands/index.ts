@@ -2,6 +2,7 @@
 // its CliCommand (one file under commands/) and add it to this list; main.ts does the rest.
 import type { CliCommand } from "../types.ts";
 import { agentsCommands } from "./agents.ts";
+import { brokerCommands } from "./broker.ts";
 import { installCommand } from "./install.ts";
 import { mcpCommand } from "./mcp.ts";
 import { pluginsCommands } from "./plugins.ts";
@@ -17,5 +18,6 @@ export const COMMANDS: CliCommand[] = [
   ...pluginsCommands,
   ...agentsCommands,
   ...tokensCommands,
+  ...brokerCommands,
   ...registryCommands,
 ];

@@ -72,6 +72,7 @@ const OPTIONS = {
   host: { type: "string" },
   "allowed-host": { type: "string", multiple: true },
   "auto-approve": { type: "boolean" },
+  "public-url": { type: "string" },
 } as const;
 
 function help(name: "start" | "serve"): string {
@@ -91,6 +92,8 @@ ${HOST_OPTIONS_HELP.replace(DATA_DIR_LINES, START_DATA_DIR_HELP)}
   --host ADDR        Address to listen on. Default: 127.0.0.1
   --allowed-host H   Also accept this host:port in Host/Origin headers (a proxy); repeatable.
   --auto-approve     Run tools that are not read-only without an approval (development only).
+  --public-url URL   Where people's browsers reach this host (OAuth connect links and the
+                     callback, docs/oauth.md). Default: $AIRLOCK_PUBLIC_URL, else the listen URL.
 
 Example:
   airlock ${name} --data-dir ./airlock-data --port 4480
@@ -163,6 +166,15 @@ export async function runServer(
   const parsed = parseOptions(args, OPTIONS);
   const hostOptions = hostOptionsFrom(parsed, io, undefined, false);
   if (parsed.values["auto-approve"] === true) hostOptions.autoApprove = true;
+  const publicUrl = stringOption(parsed, "public-url");
+  if (publicUrl !== undefined) {
+    if (!/^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(publicUrl))
+      throw cliError(
+        "AIRLOCK_CLI_USAGE",
+        `--public-url must be an http(s) URL (got ${JSON.stringify(publicUrl)})`,
+      );
+    hostOptions.publicUrl = publicUrl.replace(/\/+$/, "");
+  }
   // Keys the operator trusts on this host (`airlock install --trust-key` remembers them below it).
   hostOptions.trust = { ...hostOptions.trust, keysDir: join(hostOptions.dataDir as string, "trust") };
   const cleanups: Array<() => Promise<void>> = [];
