@@ -14,7 +14,10 @@ export function useFeedbackState() {
     setState({ kind: "busy", text: `${label}…` });
     try {
       const message = await action();
-      setState({ kind: "ok", text: typeof message === "string" ? message : `${label}: done.` });
+      // An action may answer {warn: text}: it worked, but something still needs the operator.
+      if (typeof message === "object" && message !== null && typeof message.warn === "string")
+        setState({ kind: "warn", text: message.warn });
+      else setState({ kind: "ok", text: typeof message === "string" ? message : `${label}: done.` });
       return true;
     } catch (error) {
       const code = error?.code ? ` (${error.code})` : "";

@@ -20,9 +20,21 @@ function outcomeOf(e) {
   return "ok";
 }
 
+export function toolOf(e) {
+  if (e.tool !== null && e.plugin !== null) return `${e.plugin}:${e.tool}`;
+  return e.tool ?? e.plugin ?? "";
+}
+
 function queryOf(f) {
   const p = new URLSearchParams({ limit: "500" });
-  for (const k of ["agent", "plugin", "tool", "kind"]) if (f[k]) p.set(k, f[k]);
+  for (const k of ["agent", "plugin", "kind"]) if (f[k]) p.set(k, f[k]);
+  // Entries name the tool without its plugin: `ns:tool` (or `ns__tool`) filters on both.
+  const tool = f.tool.trim();
+  const split = /^([a-z][a-z0-9-]*)(?::|__)(.+)$/.exec(tool);
+  if (split !== null) {
+    p.set("plugin", split[1]);
+    p.set("tool", split[2]);
+  } else if (tool !== "") p.set("tool", tool);
   if (f.since) p.set("since", new Date(f.since).toISOString());
   if (f.until) p.set("until", new Date(f.until).toISOString());
   return p.toString();
@@ -70,7 +82,7 @@ export function AuditScreen() {
       <div><label for="f-plugin">Plugin</label><select id="f-plugin" value=${form.plugin} onChange=${field("plugin")}>
         <option value="">All plugins</option>${plugins?.plugins.map((p) => html`<option value=${p.namespace}>${p.namespace}</option>`)}
       </select></div>
-      <div><label for="f-tool">Tool</label><input id="f-tool" placeholder="ns:tool" value=${form.tool} onInput=${field("tool")} /></div>
+      <div><label for="f-tool">Tool</label><input id="f-tool" placeholder="plugin:tool or tool" value=${form.tool} onInput=${field("tool")} /></div>
       <div><label for="f-kind">Kind</label><select id="f-kind" value=${form.kind} onChange=${field("kind")}>
         <option value="">All kinds</option><option value="tool">Tool calls</option><option value="capability">Capability calls</option><option value="plugin">Plugin log</option><option value="admin">Operator actions</option>
       </select></div>
@@ -100,7 +112,7 @@ export function AuditScreen() {
             <td data-label="Kind">${e.kind}</td>
             <td data-label="What"><code>${e.action}</code></td>
             <td data-label="Agent">${e.agent ?? ""}</td>
-            <td data-label="Tool">${e.tool ?? e.plugin ?? ""}</td>
+            <td data-label="Tool">${toolOf(e)}</td>
             <td data-label="Outcome">${outcomeOf(e) === "denied" ? html`<strong>denied</strong>` : outcomeOf(e)}${e.error ? html` <code>${e.error}</code>` : ""}</td>
             <td data-label="Duration">${typeof e.durationMs === "number" ? `${e.durationMs} ms` : ""}</td>
           </tr>`,

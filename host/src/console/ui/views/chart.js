@@ -2,7 +2,7 @@
 // the slowest tools. Each chart has a text title and description for screen readers.
 import { html } from "../html.js";
 
-const W = 640;
+const W = 720;
 const H = 180;
 const PAD = { l: 36, r: 8, t: 10, b: 28 };
 
@@ -60,9 +60,10 @@ export function slowestTools(entries, limit = 8) {
   const by = new Map();
   for (const e of entries) {
     if (e.kind !== "tool" || e.tool === null || typeof e.durationMs !== "number") continue;
-    const list = by.get(e.tool) ?? [];
+    const id = e.plugin === null ? e.tool : `${e.plugin}:${e.tool}`;
+    const list = by.get(id) ?? [];
     list.push(e.durationMs);
-    by.set(e.tool, list);
+    by.set(id, list);
   }
   return [...by.entries()]
     .map(([tool, ds]) => {
@@ -77,15 +78,15 @@ export function SlowestChart({ entries }) {
   const rows = slowestTools(entries);
   if (rows.length === 0) return null;
   const top = Math.max(1, ...rows.map((r) => r.max));
-  const rowH = 24;
-  const labelW = 200;
+  const rowH = 26;
+  const labelW = 150;
   const h = rows.length * rowH + 8;
   return html`<figure class="chart">
     <svg viewBox="0 0 ${W} ${h}" role="img" aria-labelledby="slow-title">
       <title id="slow-title">Slowest tools: ${rows.map((r) => `${r.tool} ${r.max} ms`).join(", ")}</title>
       ${rows.map((r, i) => {
-        const w = ((W - labelW - 80) * r.max) / top;
-        const m = ((W - labelW - 80) * r.median) / top;
+        const w = ((W - labelW - 230) * r.max) / top;
+        const m = ((W - labelW - 230) * r.median) / top;
         return html`<g>
           <text x=${labelW - 6} y=${i * rowH + 17} text-anchor="end" class="label">${r.tool}</text>
           <rect x=${labelW} y=${i * rowH + 4} width=${Math.max(1, w)} height=${rowH - 8} class="bar-slow" />

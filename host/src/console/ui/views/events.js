@@ -5,6 +5,13 @@ import { html } from "../html.js";
 
 const TYPES = ["tool.started", "tool.completed", "tool.failed", "permission.required", "tool.progress"];
 
+/** The stable code of a failure: the host's, or the one a tool's own error result is reported with. */
+function codeOf(type, d) {
+  if (d.error?.code) return d.error.code;
+  if (type === "tool.completed" && d.isError) return "AIRLOCK_TOOL_REPORTED_ERROR";
+  return "";
+}
+
 function outcome(type, d) {
   if (type === "tool.started") return ["running", ""];
   if (type === "tool.completed") return d.isError ? ["tool error", "warn"] : ["ok", "ok"];
@@ -41,7 +48,7 @@ export function EventsScreen() {
     return () => source.close();
   }, [paused]);
   return html`<h1>Live events</h1>
-    <p class="count"><span class=${`dot ${state}`}></span> ${paused ? "paused" : state} · ${events.length} event(s)
+    <p class="count row"><span class=${`dot ${state}`}></span> ${paused ? "paused" : state} · ${events.length} event(s)
       <button type="button" onClick=${() => setPaused(!paused)}>${paused ? "Resume" : "Pause"}</button>
       <button type="button" onClick=${() => setEvents([])}>Clear</button></p>
     ${events.length === 0 && html`<p class="empty">No events yet. Calls to any agent's tools show up here as they happen.</p>`}
@@ -59,7 +66,7 @@ export function EventsScreen() {
           <td data-label="Tool"><code>${e.data.toolName ?? ""}</code></td>
           <td data-label="Outcome"><span class=${tone}>${text}</span>${e.type === "permission.required" ? html` <a href="#/approvals">decide</a>` : ""}</td>
           <td data-label="Duration">${typeof e.data.durationMs === "number" ? `${e.data.durationMs} ms` : ""}</td>
-          <td data-label="Error code">${e.data.error?.code ? html`<code>${e.data.error.code}</code>` : ""}</td>
+          <td data-label="Error code">${codeOf(e.type, e.data) && html`<code>${codeOf(e.type, e.data)}</code>`}</td>
         </tr>`;
       })}</tbody>
     </table>`

@@ -73,19 +73,26 @@ function SecretField({ slug, secret, spec, onChanged }) {
 function Knowledge({ slug }) {
   const [data, error, reload] = useResource(`/api/instances/${slug}/knowledge`);
   const { run } = useFeedback();
+  // The level just chosen, shown until the host's answer replaces it (a failure reverts it).
+  const [chosen, setChosen] = useState(null);
   if (error) return html`<${LoadError} error=${error} />`;
   if (data === null) return null;
   const set = (level) =>
     run(`Set knowledge level ${level}`, async () => {
-      await api("PUT", `/api/instances/${slug}/knowledge`, { level });
-      await reload();
+      setChosen(level);
+      try {
+        await api("PUT", `/api/instances/${slug}/knowledge`, { level });
+        await reload();
+      } finally {
+        setChosen(null);
+      }
       return `Knowledge level of ${slug} is now ${level}.`;
     });
   return html`<fieldset class="card levels">
     <legend>Knowledge level</legend>
     ${LEVELS.map(
       ([level, line]) => html`<label class="level">
-        <input type="radio" name="level" value=${level} checked=${data.level === level} onChange=${() => set(level)} />
+        <input type="radio" name="level" value=${level} checked=${(chosen ?? data.level) === level} onChange=${() => set(level)} />
         <span><strong>${level}</strong> — ${line}</span>
       </label>`,
     )}

@@ -63,6 +63,8 @@ export function ToolsTab({ slug }) {
   const [plugin, setPlugin] = useState("");
   const [category, setCategory] = useState("");
   const [stateFilter, setStateFilter] = useState("");
+  // What the operator just asked for, shown until the host's answer replaces it (no flicker back).
+  const [pending, setPending] = useState({});
   const tools = data?.tools ?? [];
   const plugins = useMemo(() => [...new Set(tools.map((t) => t.namespace))].sort(), [tools]);
   const categories = useMemo(() => [...new Set(tools.map((t) => t.category))].sort(), [tools]);
@@ -79,13 +81,21 @@ export function ToolsTab({ slug }) {
   );
   const toggle = (tool, enabled) =>
     run(`${enabled ? "Enable" : "Disable"} ${tool.id}`, async () => {
-      const res = await api("PATCH", `/api/instances/${slug}/tools`, { enabled: { [tool.id]: enabled } });
-      await reload();
+      setPending((p) => ({ ...p, [tool.id]: enabled }));
+      let res;
+      try {
+        res = await api("PATCH", `/api/instances/${slug}/tools`, { enabled: { [tool.id]: enabled } });
+        await reload();
+      } finally {
+        setPending(({ [tool.id]: _, ...rest }) => rest);
+      }
       const now = res.tools.find((t) => t.id === tool.id);
       if (!enabled) return `${tool.id} disabled for ${slug}.`;
       return now?.served
         ? `${tool.id} enabled and served to ${slug}.`
-        : `${tool.id} enabled, but not served yet: missing secret ${now?.missingSecrets.join(", ")}.`;
+        : {
+            warn: `${tool.id} enabled, but not served yet: missing secret ${now?.missingSecrets.join(", ")}.`,
+          };
     });
 
   if (error) return html`<${LoadError} error=${error} />`;
@@ -110,7 +120,7 @@ export function ToolsTab({ slug }) {
         (t) => html`<li key=${t.id} class="tool card ${t.served ? "served" : t.enabled ? "blocked" : ""}">
           <div class="tool-head">
             <label class="check switch">
-              <input type="checkbox" checked=${t.enabled} onChange=${(e) => toggle(t, e.currentTarget.checked)} aria-describedby=${`why-${t.namespace}-${t.name}`} />
+              <input type="checkbox" checked=${pending[t.id] ?? t.enabled} onChange=${(e) => toggle(t, e.currentTarget.checked)} aria-describedby=${`why-${t.namespace}-${t.name}`} />
               <span>Enabled</span>
             </label>
             <h3>${t.annotations?.title ?? t.name} <code class="id">${t.id}</code></h3>
