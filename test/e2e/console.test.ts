@@ -4,6 +4,8 @@
 // and charts, approvals, live events, sign out; at 1280 px and at 400 px. Every screen is saved
 // under test/artifacts/console/. A canary secret must never reach a page, a response or storage.
 import { writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
@@ -190,7 +192,7 @@ describe.skipIf(!hasChromium && !required)(
       await waitStatus("Installed kit 1.1.0 (was 1.0.0).");
       const seen = (await page.evaluate("window.progressSeen")) as number[];
       expect(seen.length).toBeGreaterThan(0);
-    expect(Math.max(...seen)).toBeGreaterThan(0);
+      expect(Math.max(...seen)).toBeGreaterThan(0);
       expect((await f.host.plugins.list()).find((p) => p.namespace === "kit")?.active).toBe("1.1.0");
       await page.getByRole("button", { name: "Roll back to 1.0.0" }).click();
       await dialog.getByText("1.1.0 → 1.0.0").waitFor();
@@ -296,6 +298,49 @@ describe.skipIf(!hasChromium && !required)(
         expect(body).not.toContain(MAPS_CANARY);
       }
       for (const c of await context.cookies()) expect(c.value).not.toContain(CANARY);
+    });
+
+    test("a page of another origin can neither frame the console nor change anything with its cookie", async () => {
+      // The attacker's page, served from another port: it frames /admin and fires the requests a
+      // CSRF attack would (a form post and credentialed fetches), with the operator signed in.
+      const target = server.url;
+      const attackerPage = `<!doctype html><body>
+        <iframe id="f" src="${target}/admin" width="600" height="300"></iframe>
+        <form id="x" method="POST" action="${target}/api/instances" enctype="text/plain"><input name='{"slug":"evil-form","x":"' value='"}'></form>
+        <script>
+          window.results = [];
+          const shots = [
+            fetch("${target}/api/instances", { method: "POST", credentials: "include", headers: { "content-type": "text/plain" }, body: JSON.stringify({ slug: "evil-fetch" }) }),
+            fetch("${target}/api/instances/alpha/knowledge", { method: "PUT", credentials: "include", mode: "no-cors", body: JSON.stringify({ level: "manage" }) }),
+            fetch("${target}/admin/session", { credentials: "include" }).then((r) => r.text()),
+          ];
+          Promise.allSettled(shots).then((r) => { window.results = r.map((x) => x.status + ":" + (x.value && typeof x.value === "string" ? x.value : "")); window.done = true; });
+        </script></body>`;
+      const attacker: Server = createServer((_req, res) => {
+        res.writeHead(200, { "content-type": "text/html" });
+        res.end(attackerPage);
+      });
+      await new Promise<void>((resolve) => attacker.listen(0, "127.0.0.1", resolve));
+      try {
+        const evil = await context.newPage();
+        await evil.goto(`http://127.0.0.1:${(attacker.address() as AddressInfo).port}/`);
+        await evil.waitForFunction("window.done === true");
+        const results = (await evil.evaluate("window.results")) as string[];
+        expect(results.join("\n")).not.toMatch(/csrf/);
+        const frame = evil.frames().find((fr) => fr.url().startsWith(target));
+        const framed = frame === undefined ? 0 : await frame.locator("#app").count().catch(() => 0);
+        expect(framed).toBe(0);
+        await shot(evil, "22-attacker-page");
+        await evil.evaluate("document.getElementById('x').submit()");
+        await evil.waitForLoadState();
+        await evil.close();
+        expect(await f.host.getAgent("evil-fetch")).toBeNull();
+        expect((await f.host.listAgents()).some((a) => a.slug.startsWith("evil"))).toBe(false);
+        expect((await f.host.getAgent("alpha"))?.knowledgeLevel).toBe("write");
+        expect((await fetch(`${target}/healthz`)).status).toBe(200);
+      } finally {
+        await new Promise<void>((resolve) => attacker.close(() => resolve()));
+      }
     });
 
     test("signs out: the cookie no longer opens anything", async () => {

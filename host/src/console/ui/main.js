@@ -90,7 +90,7 @@ function Shell({ session, onSignOut }) {
     <header class="top">
       <span class="brand">Airlock</span>
       <nav aria-label="Sections">
-        <ul>
+        <ul class="nav-list">
           ${NAV.map(
             ([id, label]) =>
               html`<li><a href="#/${id}" aria-current=${section === id ? "page" : undefined}>${label}</a></li>`,

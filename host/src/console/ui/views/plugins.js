@@ -42,6 +42,8 @@ function InstallForms({ onInstalled }) {
   const [range, setRange] = useState("");
   const [unsigned, setUnsigned] = useState(false);
   const [file, setFile] = useState(null);
+  // Bumped after an install so the file input is emptied too (its DOM value is not state).
+  const [fileKey, setFileKey] = useState(0);
   const [progress, setProgress] = useState(null);
   const [preview, setPreview] = useState(null);
   const fromRegistry = (e) => {
@@ -76,6 +78,7 @@ function InstallForms({ onInstalled }) {
           setProgress({ label: "Installing", value: v }),
         );
         setFile(null);
+        setFileKey((k) => k + 1);
         await onInstalled();
         return `Installed ${r.namespace} ${r.version}${r.previous ? ` (was ${r.previous})` : ""}.`;
       } finally {
@@ -97,7 +100,7 @@ function InstallForms({ onInstalled }) {
       <h2 id="from-file">Upload a .tgz</h2>
       <label for="pkg-file">Plugin tarball</label>
       <p class="hint" id="file-hint">Made by <code>airlock-plugin pack</code>. An upload carries no signature: installing it is your decision.</p>
-      <input id="pkg-file" type="file" accept=".tgz,application/gzip" aria-describedby="file-hint" onChange=${(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
+      <input key=${fileKey} id="pkg-file" type="file" accept=".tgz,application/gzip" aria-describedby="file-hint" onChange=${(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
       <button type="submit" class="primary" disabled=${file === null}>Preview install</button>
       ${progress && html`<${Progress} value=${progress.value} label=${progress.label} />`}
     </form>
