@@ -328,7 +328,13 @@ describe.skipIf(!hasChromium && !required)(
         const results = (await evil.evaluate("window.results")) as string[];
         expect(results.join("\n")).not.toMatch(/csrf/);
         const frame = evil.frames().find((fr) => fr.url().startsWith(target));
-        const framed = frame === undefined ? 0 : await frame.locator("#app").count().catch(() => 0);
+        const framed =
+          frame === undefined
+            ? 0
+            : await frame
+                .locator("#app")
+                .count()
+                .catch(() => 0);
         expect(framed).toBe(0);
         await shot(evil, "22-attacker-page");
         await evil.evaluate("document.getElementById('x').submit()");
