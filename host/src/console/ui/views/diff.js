@@ -19,7 +19,7 @@ export function DiffView({ diff }) {
   return html`<div class="diff">
     <p><strong>${diff.namespace}</strong> ${diff.from === null ? html`new, version ${diff.to}` : html`${diff.from} → ${diff.to}`}</p>
     ${nothing && html`<p class="muted">No change to tools, secrets, egress hosts or knowledge level.</p>`}
-    <${List} title="Tools added (start disabled for every agent)" items=${diff.toolsAdded} tone="add" />
+    <${List} title="Tools added (a tool an agent never enabled starts disabled)" items=${diff.toolsAdded} tone="add" />
     <${List} title="Tools removed" items=${diff.toolsRemoved} tone="del" />
     <${List}
       title="Tools changed"
