@@ -13,6 +13,7 @@ import { BRIDGE_ERRORS } from "../host/src/bridge/errors.ts";
 import { CATALOGUE_ERRORS } from "../host/src/catalogue/errors.ts";
 import { BOOTSTRAP_ERRORS } from "../host/src/cli/bootstrap/errors.ts";
 import { CLI_ERRORS } from "../host/src/cli/errors.ts";
+import { CONSOLE_ERRORS } from "../host/src/console/errors.ts";
 import { FETCH_ERRORS } from "../host/src/egress/errors.ts";
 import { INSTALL_ERRORS } from "../host/src/install/errors.ts";
 import { MCP_ERRORS } from "../host/src/mcp/errors.ts";
@@ -48,6 +49,7 @@ export const AREAS: ReadonlyArray<{ area: string; file: string; codes: ErrorCata
   { area: "Tokens", file: "host/src/auth/errors.ts", codes: AUTH_ERRORS },
   { area: "HTTP admin API", file: "host/src/api/errors.ts", codes: API_ERRORS },
   { area: "MCP server", file: "host/src/mcp/errors.ts", codes: MCP_ERRORS },
+  { area: "Operator console", file: "host/src/console/errors.ts", codes: CONSOLE_ERRORS },
   { area: "airlock CLI", file: "host/src/cli/errors.ts", codes: CLI_ERRORS },
   { area: "airlock start bootstrap", file: "host/src/cli/bootstrap/errors.ts", codes: BOOTSTRAP_ERRORS },
 ];

@@ -6,6 +6,8 @@
 // `allowedHosts` set, a request whose Host/Origin is not the server's own is refused first.
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { consoleApiRoutes } from "../console/api-routes.ts";
+import { consolePageRoutes } from "../console/page-routes.ts";
 import type { AirlockHost } from "../host-types.ts";
 import type { McpHttpOptions } from "../mcp/http.ts";
 import { MCP_OPENAPI_PATH, mountMcpHttp } from "../mcp/http.ts";
@@ -15,7 +17,6 @@ import { hostGuard } from "./host-guard.ts";
 import { buildOpenApiDocument, type ExtraPath } from "./openapi.ts";
 import { registerRoute } from "./register.ts";
 import { pathMatcher, type RouteSpec } from "./route-table.ts";
-import { adminPageRoutes } from "./routes/admin-page.ts";
 import { auditRoutes } from "./routes/audit.ts";
 import { callRoutes } from "./routes/calls.ts";
 import { catalogueRoutes } from "./routes/catalogue.ts";
@@ -57,6 +58,7 @@ export function adminRoutes(options: AdminApiOptions = {}): RouteSpec[] {
     ...catalogueRoutes,
     ...instanceRoutes,
     ...pluginRoutes,
+    ...consoleApiRoutes,
     ...auditRoutes,
     ...callRoutes,
     ...oauthRoutes,
@@ -81,7 +83,7 @@ export function createAdminApi(host: AirlockHost, options: AdminApiOptions = {})
   const extra: ExtraPath[] =
     options.mcp === false ? [] : [MCP_OPENAPI_PATH, ...PROTECTED_RESOURCE_OPENAPI_PATHS];
   const routes: RouteSpec[] = [...adminRoutes(options)];
-  routes.push(...metaRoutes(() => buildOpenApiDocument(routes, host.version, extra)), ...adminPageRoutes());
+  routes.push(...metaRoutes(() => buildOpenApiDocument(routes, host.version, extra)), ...consolePageRoutes());
   const matchers = routes.map((route) => ({ method: route.method, match: pathMatcher(route.path) }));
 
   app.onError((error, c) => {

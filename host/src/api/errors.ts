@@ -21,6 +21,14 @@ export const API_ERRORS = defineErrorCodes({
   },
   AIRLOCK_API_UNKNOWN_AGENT: { status: 404, description: "No agent (instance) has this slug." },
   AIRLOCK_API_UNKNOWN_APPROVAL: { status: 404, description: "No pending approval has this id." },
+  AIRLOCK_API_UNKNOWN_TOKEN: {
+    status: 404,
+    description: "No token has this id (revoked already, or mistyped).",
+  },
+  AIRLOCK_API_UNKNOWN_PLUGIN: {
+    status: 404,
+    description: "No installed plugin or plugin version has this namespace and version.",
+  },
   AIRLOCK_API_BAD_JSON: { status: 400, description: "The request body is not well-formed JSON." },
   AIRLOCK_API_DUPLICATE_KEY: {
     status: 400,

@@ -5,8 +5,9 @@
 // for routes that declare one; a handler never sees unvalidated input.
 import type { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { authenticateApiCall } from "../console/session.ts";
 import type { AirlockHost } from "../host-types.ts";
-import { authenticateRequest, checkAccess } from "./auth.ts";
+import { checkAccess } from "./auth.ts";
 import { apiError } from "./errors.ts";
 import { mediaType, parseJsonBody, readBodyCapped, validate } from "./request.ts";
 import type { RouteSpec } from "./route-table.ts";
@@ -64,8 +65,8 @@ export function registerRoute(
   defaults: { maxBodyBytes: number },
 ): void {
   app.on(route.method.toUpperCase(), route.path, async (c) => {
-    const token =
-      route.access === "public" ? null : await authenticateRequest(host, c.req.header("authorization"));
+    // A bearer token, or the operator console's session cookie (CSRF-checked): console/session.ts.
+    const token = route.access === "public" ? null : await authenticateApiCall(host, c);
     const rawParams = c.req.param() as Record<string, string>;
     if (token !== null) checkAccess(token, route.access, rawParams.slug);
     const params = route.params === undefined ? {} : validate(route.params, rawParams, "params");

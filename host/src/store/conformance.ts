@@ -94,6 +94,28 @@ export function storeConformance(factory: StoreFactory): void {
     expect(await store.findToken("hash-1")).toBeNull();
   });
 
+  it("lists token records oldest first, without their hashes", async () => {
+    const older = {
+      id: "t2",
+      role: "operator" as const,
+      agent: null,
+      label: "",
+      createdAt: "2026-01-01T00:00:00.000Z",
+    };
+    const newer = {
+      id: "t3",
+      role: "agent" as const,
+      agent: "alpha",
+      label: "ci",
+      createdAt: "2026-01-02T00:00:00.000Z",
+    };
+    await store.putToken(newer, "hash-3");
+    await store.putToken(older, "hash-2");
+    expect((await store.listTokens()).filter((t) => t.id === "t2" || t.id === "t3")).toEqual([older, newer]);
+    await store.deleteToken("t2");
+    expect((await store.listTokens()).some((t) => t.id === "t2")).toBe(false);
+  });
+
   it("records installed plugin versions and round-trips their manifest", async () => {
     await store.putInstalledPlugin(installed("weather", "1.0.0"));
     await store.putInstalledPlugin(installed("weather", "1.1.0"));

@@ -151,6 +151,8 @@ export interface Store extends BrokerStore {
   putToken(record: TokenRecord, tokenHash: string): Promise<void>;
   findToken(tokenHash: string): Promise<TokenRecord | null>;
   deleteToken(id: string): Promise<void>;
+  /** Every token's record (never a hash), oldest first. */
+  listTokens(): Promise<TokenRecord[]>;
 
   // installed plugins
   putInstalledPlugin(record: InstalledPluginRecord): Promise<void>;

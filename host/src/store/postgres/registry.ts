@@ -80,6 +80,9 @@ export function postgresRegistry(db: Db): RegistryPart {
     async deleteToken(id) {
       await db.exec("DELETE FROM tokens WHERE id = $1", [id]);
     },
+    async listTokens() {
+      return (await db.query("SELECT * FROM tokens ORDER BY created_at, id", [])).map(tokenFromRow);
+    },
 
     async putInstalledPlugin(p) {
       await db.exec(

@@ -19,6 +19,7 @@ export type RegistryPart = Pick<
   | "putToken"
   | "findToken"
   | "deleteToken"
+  | "listTokens"
   | "putInstalledPlugin"
   | "getInstalledPlugin"
   | "listInstalledPlugins"
@@ -119,6 +120,10 @@ export function sqliteRegistry(db: DatabaseSync): RegistryPart {
     },
     async deleteToken(id) {
       db.prepare("DELETE FROM tokens WHERE id = ?").run(id);
+    },
+    async listTokens() {
+      const rows = db.prepare("SELECT * FROM tokens ORDER BY created_at, id").all() as Row[];
+      return rows.map(tokenFromRow);
     },
 
     async putInstalledPlugin(p) {

@@ -1,0 +1,136 @@
+// The catalogue as one agent sees it: search and filter by plugin, category and state; each tool
+// with its title, description, annotations and parameters; enable or disable it; and what stops
+// it being served ("missing secret `api_key`").
+import { useMemo, useState } from "preact/hooks";
+import { api } from "../api.js";
+import { LoadError, useResource } from "../common.js";
+import { useFeedback } from "../feedback.js";
+import { html } from "../html.js";
+
+const HINTS = [
+  ["readOnlyHint", true, "read-only", "ok"],
+  ["readOnlyHint", false, "changes things (asks for approval)", "warn"],
+  ["destructiveHint", true, "destructive", "bad"],
+  ["idempotentHint", true, "idempotent", ""],
+  ["openWorldHint", true, "reaches outside services", ""],
+];
+
+function Badges({ annotations }) {
+  const shown = HINTS.filter(([key, value]) => annotations?.[key] === value);
+  if (shown.length === 0) return null;
+  return html`<ul class="badges" aria-label="Annotations">${shown.map(
+    ([, , label, tone]) => html`<li class="badge ${tone}">${label}</li>`,
+  )}</ul>`;
+}
+
+function typeOf(schema) {
+  if (schema === undefined || schema === null) return "any";
+  if (Array.isArray(schema.enum)) return `one of ${schema.enum.map((v) => JSON.stringify(v)).join(", ")}`;
+  if (schema.type === "array") return `list of ${typeOf(schema.items)}`;
+  return Array.isArray(schema.type) ? schema.type.join(" | ") : (schema.type ?? "any");
+}
+
+function Parameters({ schema }) {
+  const props = Object.entries(schema?.properties ?? {});
+  if (props.length === 0) return html`<p class="muted">No parameters.</p>`;
+  const required = new Set(schema.required ?? []);
+  return html`<table class="params">
+    <thead><tr><th scope="col">Parameter</th><th scope="col">Type</th><th scope="col">Description</th></tr></thead>
+    <tbody>${props.map(
+      ([name, p]) => html`<tr key=${name}>
+        <td><code>${name}</code>${required.has(name) ? html` <span class="req">required</span>` : ""}</td>
+        <td>${typeOf(p)}</td>
+        <td>${p.description ?? ""}</td>
+      </tr>`,
+    )}</tbody>
+  </table>`;
+}
+
+function Why({ tool, slug }) {
+  if (tool.served) return html`<p class="state ok">Served to this agent.</p>`;
+  if (!tool.enabled) return html`<p class="state muted">Disabled: not served.</p>`;
+  if (tool.missingSecrets.length > 0)
+    return html`<p class="state bad">Not served: missing secret ${tool.missingSecrets.map(
+      (k, i) => html`${i > 0 ? ", " : ""}<code>${k}</code>`,
+    )} — <a href="#/agents/${slug}/secrets">fill it in</a>.</p>`;
+  return html`<p class="state bad">Enabled but not served.</p>`;
+}
+
+export function ToolsTab({ slug }) {
+  const [data, error, reload] = useResource(`/api/instances/${slug}/tools`);
+  const { run } = useFeedback();
+  const [query, setQuery] = useState("");
+  const [plugin, setPlugin] = useState("");
+  const [category, setCategory] = useState("");
+  const [stateFilter, setStateFilter] = useState("");
+  // What the operator just asked for, shown until the host's answer replaces it (no flicker back).
+  const [pending, setPending] = useState({});
+  const tools = data?.tools ?? [];
+  const plugins = useMemo(() => [...new Set(tools.map((t) => t.namespace))].sort(), [tools]);
+  const categories = useMemo(() => [...new Set(tools.map((t) => t.category))].sort(), [tools]);
+  const q = query.trim().toLowerCase();
+  const shown = tools.filter(
+    (t) =>
+      (plugin === "" || t.namespace === plugin) &&
+      (category === "" || t.category === category) &&
+      (stateFilter === "" ||
+        (stateFilter === "served" && t.served) ||
+        (stateFilter === "blocked" && t.enabled && !t.served) ||
+        (stateFilter === "disabled" && !t.enabled)) &&
+      (q === "" || `${t.id} ${t.annotations?.title ?? ""} ${t.description}`.toLowerCase().includes(q)),
+  );
+  const toggle = (tool, enabled) =>
+    run(`${enabled ? "Enable" : "Disable"} ${tool.id}`, async () => {
+      setPending((p) => ({ ...p, [tool.id]: enabled }));
+      let res;
+      try {
+        res = await api("PATCH", `/api/instances/${slug}/tools`, { enabled: { [tool.id]: enabled } });
+        await reload();
+      } finally {
+        setPending(({ [tool.id]: _, ...rest }) => rest);
+      }
+      const now = res.tools.find((t) => t.id === tool.id);
+      if (!enabled) return `${tool.id} disabled for ${slug}.`;
+      return now?.served
+        ? `${tool.id} enabled and served to ${slug}.`
+        : {
+            warn: `${tool.id} enabled, but not served yet: missing secret ${now?.missingSecrets.join(", ")}.`,
+          };
+    });
+
+  if (error) return html`<${LoadError} error=${error} />`;
+  if (data === null) return html`<p class="loading">Loading tools…</p>`;
+  if (tools.length === 0)
+    return html`<p class="empty">No plugin is installed, so there are no tools. <a href="#/plugins">Install a plugin</a>.</p>`;
+  return html`<form class="filters" role="search" onSubmit=${(e) => e.preventDefault()}>
+      <div><label for="tool-q">Search</label><input id="tool-q" type="search" value=${query} onInput=${(e) => setQuery(e.currentTarget.value)} placeholder="name, title or description" /></div>
+      <div><label for="tool-plugin">Plugin</label><select id="tool-plugin" value=${plugin} onChange=${(e) => setPlugin(e.currentTarget.value)}>
+        <option value="">All plugins</option>${plugins.map((p) => html`<option value=${p}>${p}</option>`)}
+      </select></div>
+      <div><label for="tool-category">Category</label><select id="tool-category" value=${category} onChange=${(e) => setCategory(e.currentTarget.value)}>
+        <option value="">All categories</option>${categories.map((c) => html`<option value=${c}>${c}</option>`)}
+      </select></div>
+      <div><label for="tool-state">State</label><select id="tool-state" value=${stateFilter} onChange=${(e) => setStateFilter(e.currentTarget.value)}>
+        <option value="">Any</option><option value="served">Served</option><option value="blocked">Enabled, not served</option><option value="disabled">Disabled</option>
+      </select></div>
+    </form>
+    <p class="count" aria-live="polite">${shown.length} of ${tools.length} tools</p>
+    <ul class="tools">
+      ${shown.map(
+        (t) => html`<li key=${t.id} class="tool card ${t.served ? "served" : t.enabled ? "blocked" : ""}">
+          <div class="tool-head">
+            <label class="check switch">
+              <input type="checkbox" checked=${pending[t.id] ?? t.enabled} onChange=${(e) => toggle(t, e.currentTarget.checked)} aria-describedby=${`why-${t.namespace}-${t.name}`} />
+              <span>Enabled</span>
+            </label>
+            <h3>${t.annotations?.title ?? t.name} <code class="id">${t.id}</code></h3>
+          </div>
+          <p class="meta">${t.namespace} ${t.version} · ${t.category}</p>
+          <p>${t.description}</p>
+          <${Badges} annotations=${t.annotations} />
+          <div id=${`why-${t.namespace}-${t.name}`}><${Why} tool=${t} slug=${slug} /></div>
+          <details><summary>Parameters</summary><${Parameters} schema=${t.inputSchema} /></details>
+        </li>`,
+      )}
+    </ul>`;
+}
