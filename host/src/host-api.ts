@@ -47,6 +47,8 @@ export interface HostParts {
   auditLater?: (entry: AuditInput) => Promise<void>;
   /** Where a plugin version's files are on this host (replicas rebuild them from the store). */
   locatePlugin?: (plugin: InstalledPluginRecord) => Promise<string>;
+  /** Where the sandbox keeps V8 code caches and the host key that authenticates them; none when absent. */
+  codeCache?: { dir: string; key: string };
   /** Closes what the parts opened besides the sandbox and the store (bridge sweepers, pools). */
   closeExtras?: () => Promise<void>;
 }
@@ -90,6 +92,9 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     sandbox,
     limitsFor: (plugin) => resolveLimits(options.ceilings, plugin.manifest.limits),
     ...(parts.locatePlugin === undefined ? {} : { locate: parts.locatePlugin }),
+    ...(parts.codeCache === undefined
+      ? {}
+      : { codeCacheDir: parts.codeCache.dir, codeCacheKey: parts.codeCache.key }),
   });
   const audit = async (entry: AuditInput) => {
     try {

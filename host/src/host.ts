@@ -6,6 +6,8 @@
 // part it opened, never one the embedder handed in (`{kind: "instance"}` store); every part
 // writes audit entries through one group-commit writer (pipeline/audit-writer.ts), flushed
 // before any audit query and on close.
+
+import { join } from "node:path";
 import { createBridge } from "./bridge/bridge.ts";
 import { createArtifactsCapability, startArtifactSweeper } from "./capabilities/artifacts.ts";
 import { createAuditCapability } from "./capabilities/audit.ts";
@@ -112,6 +114,12 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
       sandbox,
       grants: bridgeGrantIssuer(bridge, resolved.egress),
       codec: vault,
+      // V8 code caches on disk, authenticated under a key derived from the master key (never a
+      // value plugin code can reach); a file that does not verify is discarded, never loaded
+      codeCache: {
+        dir: join(resolved.dataDir, "code-cache"),
+        key: vault.deriveKey("code-cache").toString("base64"),
+      },
       lifecycle: createPluginLifecycleFor({ store, options: resolved }),
       locatePlugin: (plugin) =>
         localPluginDir({ store, dataDir: resolved.dataDir, trust: resolved.trust }, plugin),
