@@ -7,8 +7,8 @@
 // (`ownWorker`) places a plugin alone from the start and can be taken back.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SandboxPlugin } from "../../host/src/sandbox/types.ts";
-import type { WorkerSandbox } from "../../host/src/sandbox/workers.ts";
 import type { QuarantineNotice } from "../../host/src/sandbox/worker-tiers.ts";
+import type { WorkerSandbox } from "../../host/src/sandbox/workers.ts";
 import { fixtureBundle, makePlugin } from "../support/sandbox-fixtures.ts";
 import { createHarness, type Harness } from "../support/sandbox-harness.ts";
 import { CANARY, expectContained, hostilePlugin } from "../support/sandbox-hostile.ts";
@@ -56,9 +56,13 @@ describe("quarantine of a plugin that aborts its worker (workers)", () => {
     // the first abort takes the shared worker down with what was in flight on it
     expect((await inFlight).code).toBe("AIRLOCK_SANDBOX_WORKER_CRASHED");
     h.gate.release();
-    expect(notices).toEqual([{ pluginKey: attacker.key, namespace: "attacker", worker: 0, signal: "SIGABRT" }]);
+    expect(notices).toEqual([
+      { pluginKey: attacker.key, namespace: "attacker", worker: 0, signal: "SIGABRT" },
+    ]);
     expect(h.logs.some((l) => l.includes("attacker now runs in a worker of its own"))).toBe(true);
-    expect((await h.call(bystander, "echo", { after: 1 })).structuredContent).toEqual({ echoed: { after: 1 } });
+    expect((await h.call(bystander, "echo", { after: 1 })).structuredContent).toEqual({
+      echoed: { after: 1 },
+    });
     await expectContained(h, attacker); // served again, from its own worker
     expect(holder(attacker)).toMatchObject({ index: 1, dedicated: true });
     expect(sandbox.pluginWorkers(attacker.key)!.quarantined).toBe(true);
@@ -81,7 +85,9 @@ describe("quarantine of a plugin that aborts its worker (workers)", () => {
     expect(holder(bystander).pid).toBe(bystanderPid);
     expect(h.sandbox.stats().restarts).toBe(restarts + 2); // the attacker's own worker, twice
     expect(notices).toHaveLength(1); // already alone: nothing more to move
-    expect((await h.call(bystander, "echo", { after: 2 })).structuredContent).toEqual({ echoed: { after: 2 } });
+    expect((await h.call(bystander, "echo", { after: 2 })).structuredContent).toEqual({
+      echoed: { after: 2 },
+    });
     await expectContained(h, attacker);
   });
 });
