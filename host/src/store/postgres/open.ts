@@ -4,6 +4,7 @@
 // handed out; an idle client's error is recorded instead of crashing the process.
 import pg from "pg";
 import { storeError } from "../errors.ts";
+import { postgresPluginWorkers } from "../plugin-workers.ts";
 import type { Store } from "../types.ts";
 import { postgresAudit } from "./audit.ts";
 import { postgresCluster } from "./cluster.ts";
@@ -63,6 +64,7 @@ export async function openPostgresStore(config: PostgresStoreConfig): Promise<St
     ...postgresData(db),
     ...postgresKnowledge(db),
     ...postgresAudit(db),
+    ...postgresPluginWorkers(db),
     cluster: postgresCluster(db, { connectionString: config.url, ...searchPath }, schema),
   };
   try {
