@@ -24,6 +24,7 @@ import { createPluginLifecycleFor } from "./lifecycle-wiring.ts";
 import { createAuditWriter, withAuditWriter } from "./pipeline/audit-writer.ts";
 import { bridgeGrantIssuer } from "./pipeline/grants.ts";
 import { createSandbox, type Sandbox } from "./sandbox/index.ts";
+import type { QuarantineNotice } from "./sandbox/worker-tiers.ts";
 import { createSecretSource, createVault, openVault, type Vault } from "./secrets/index.ts";
 import { openStore } from "./store/index.ts";
 import type { AuditInput, Store } from "./store/types.ts";
@@ -56,7 +57,10 @@ function openHostVault(options: ResolvedHostOptions): Vault {
   return openVault({ dataDir: options.dataDir, env: process.env });
 }
 
-function openSandbox(options: ResolvedHostOptions): Sandbox {
+/** Relays the workers sandbox's quarantines to the host assembled after it. */
+type QuarantineRelay = { listener: ((notice: QuarantineNotice) => void) | null };
+
+function openSandbox(options: ResolvedHostOptions, relay: QuarantineRelay): Sandbox {
   const s = options.sandbox;
   if (s.instance !== undefined) return s.instance;
   const report = (line: string) => options.onInternalError("sandbox", line);
@@ -64,6 +68,7 @@ function openSandbox(options: ResolvedHostOptions): Sandbox {
   return createSandbox({
     mode: "workers",
     onLog: report,
+    onQuarantine: (notice) => relay.listener?.(notice),
     ...(s.workers === undefined ? {} : { workers: s.workers }),
   });
 }
@@ -100,7 +105,8 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
         }),
       ],
     });
-    sandbox = openSandbox(resolved);
+    const relay: QuarantineRelay = { listener: null };
+    sandbox = openSandbox(resolved, relay);
     stopSweeper = startArtifactSweeper({
       store,
       now: resolved.clock,
@@ -119,6 +125,9 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
       codeCache: {
         dir: join(resolved.dataDir, "code-cache"),
         key: vault.deriveKey("code-cache").toString("base64"),
+      },
+      onQuarantine: (listener) => {
+        relay.listener = listener;
       },
       lifecycle: createPluginLifecycleFor({ store, options: resolved }),
       locatePlugin: (plugin) =>

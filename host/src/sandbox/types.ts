@@ -42,7 +42,8 @@ export interface SandboxPlugin {
   readonly codeCacheKey?: string;
   /**
    * Workers mode: run this version in a worker process of its own (one per namespace; no other
-   * plugin's calls share it), the operator's trust tier. Ignored in-process.
+   * plugin's calls share it), the operator's trust tier; false puts it (back) in the shared
+   * workers, ending a quarantine; absent keeps the sandbox's own quarantine. Ignored in-process.
    */
   readonly ownWorker?: boolean;
 }

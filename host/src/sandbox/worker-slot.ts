@@ -177,7 +177,8 @@ export class WorkerSlot {
     if (name === null || !ABORT_SIGNALS.has(name)) return null;
     const running = new Set<string>();
     for (const call of this.#calls.values()) running.add(call.pluginKey);
-    for (const request of this.#requests.values()) if (request.pluginKey !== "") running.add(request.pluginKey);
+    for (const request of this.#requests.values())
+      if (request.pluginKey !== "") running.add(request.pluginKey);
     const marked = this.#hooks.markerPath === undefined ? null : readMarker(this.#hooks.markerPath);
     // the marker names the last plugin entered; trust it when that plugin had work here
     let culprit = marked !== null && running.has(marked) ? marked : null;

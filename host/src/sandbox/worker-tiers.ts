@@ -42,9 +42,14 @@ export class WorkerTiers {
     return join(this.#dir, `worker-${index}.entered`);
   }
 
-  /** Whether `plugin` runs in a worker of its own (the operator's tier, or a quarantine). */
+  /**
+   * Whether `plugin` runs in a worker of its own: `ownWorker` true; false is the operator taking a
+   * plugin back into the shared workers (a quarantine ends); absent, whether it is quarantined.
+   */
   wantsOwn(plugin: SandboxPlugin): boolean {
-    return plugin.ownWorker === true || this.quarantined.has(namespaceOf(plugin.key));
+    const namespace = namespaceOf(plugin.key);
+    if (plugin.ownWorker === false) this.quarantined.delete(namespace);
+    return plugin.ownWorker === true || this.quarantined.has(namespace);
   }
 
   isOwn(slot: WorkerSlot): boolean {

@@ -92,7 +92,10 @@ export function createWorkerSandbox(options: WorkerSandboxOptions = {}): WorkerS
     engineOptions.maxContextsPerIsolate = options.maxContextsPerIsolate;
   if (options.watchIntervalMs !== undefined) engineOptions.watchIntervalMs = options.watchIntervalMs;
   const makeSlot = (index: number, hooks: WorkerSlotHooks) =>
-    new WorkerSlot(index, engineOptions, onLog, { ...hooks, onAbort: (slot, abort) => quarantine(slot, abort) });
+    new WorkerSlot(index, engineOptions, onLog, {
+      ...hooks,
+      onAbort: (slot, abort) => quarantine(slot, abort),
+    });
   const tiers = new WorkerTiers(workers, makeSlot);
   const slots = Array.from({ length: workers }, (_, i) => makeSlot(i, { markerPath: tiers.markerPath(i) }));
   const allSlots = () => [...slots, ...tiers.slots()];
@@ -205,7 +208,9 @@ export function createWorkerSandbox(options: WorkerSandboxOptions = {}): WorkerS
       placed.loading.delete(slot);
       move(placed, placed.plugin, true).catch(() => undefined); // reported by move
     }
-    onLog(`[worker ${slot.index}] aborted (${abort.signal}) running ${abort.culprit}; ${namespace} now runs in a worker of its own`);
+    onLog(
+      `[worker ${slot.index}] aborted (${abort.signal}) running ${abort.culprit}; ${namespace} now runs in a worker of its own`,
+    );
     options.onQuarantine?.({ pluginKey: abort.culprit, namespace, worker: slot.index, signal: abort.signal });
   };
 
@@ -269,7 +274,10 @@ export function createWorkerSandbox(options: WorkerSandboxOptions = {}): WorkerS
           // a plugin moving between tiers (a quarantine) has no worker until its new one is ready
           if (placed.holders.size === 0 && placed.moving) await raceDeadline(placed.moving, deadline.signal);
           if (placed.holders.size === 0)
-            throw sandboxError("AIRLOCK_SANDBOX_WORKER_CRASHED", "the worker hosting this plugin could not be started");
+            throw sandboxError(
+              "AIRLOCK_SANDBOX_WORKER_CRASHED",
+              "the worker hosting this plugin could not be started",
+            );
           const affinityKey = `${call.context.instanceId}\u0000${call.context.conversationId}`;
           const slot = placed.pick(affinityKey);
           const holder = placed.holders.get(slot)!;
@@ -313,7 +321,8 @@ export function createWorkerSandbox(options: WorkerSandboxOptions = {}): WorkerS
     },
     workerPids() {
       return allSlots()
-        .map((s) => s.pid).filter((pid): pid is number => pid !== undefined);
+        .map((s) => s.pid)
+        .filter((pid): pid is number => pid !== undefined);
     },
     pluginWorkers(pluginKey) {
       const placed = placements.get(pluginKey);
