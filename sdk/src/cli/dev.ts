@@ -80,7 +80,7 @@ the client disconnecting, for stdio) stops it and deletes the throwaway host.
 
 Options:
   --watch                rebuild on every save and reload into the running host: the client
-                         keeps its connection and sees the new code (tools/list_changed);
+                         keeps its connection and its next call runs the new code;
                          rebuild N is served as <version>+dev.N; a failed build is printed
                          and the last good version stays served
   --http <port>          serve MCP over streamable HTTP on 127.0.0.1:<port> (0 = any free
