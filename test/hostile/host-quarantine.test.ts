@@ -83,7 +83,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe("a plugin that aborts its worker, through the host", () => {
+// each abort can take seconds of GC thrashing on a loaded machine
+describe("a plugin that aborts its worker, through the host", { timeout: 120_000 }, () => {
   it("is quarantined into a worker of its own: stored, audited, raised and listed", async () => {
     await healthy(); // both loaded in the one shared worker
     expect(await workerOf("crasher")).toEqual({ tier: "shared", reason: null, since: null, details: null });

@@ -21,7 +21,8 @@ const bystanderOf = (namespace: string, ownWorker?: boolean): SandboxPlugin =>
     ...(ownWorker === undefined ? {} : { ownWorker }),
   });
 
-describe("quarantine of a plugin that aborts its worker (workers)", () => {
+// each abort can take seconds of GC thrashing on a loaded machine
+describe("quarantine of a plugin that aborts its worker (workers)", { timeout: 120_000 }, () => {
   let h: Harness;
   let sandbox: WorkerSandbox;
   const notices: QuarantineNotice[] = [];
@@ -30,7 +31,13 @@ describe("quarantine of a plugin that aborts its worker (workers)", () => {
   const bystander = bystanderOf("bystander");
 
   beforeAll(async () => {
-    h = await createHarness("workers", { workers: 1, onQuarantine: (n) => notices.push(n) });
+    // a loaded machine can take seconds to reach the abort (GC thrashing near the heap limit):
+    // the supervisor must not kill the worker first (a SIGKILL is never attributed)
+    h = await createHarness("workers", {
+      workers: 1,
+      pingTimeoutMs: 120_000,
+      onQuarantine: (n) => notices.push(n),
+    });
     sandbox = h.sandbox as WorkerSandbox;
     await h.sandbox.load(attacker);
     await h.sandbox.load(bystander);
