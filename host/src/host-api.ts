@@ -30,8 +30,10 @@ import { createHookRegistry } from "./pipeline/hooks.ts";
 import { createPluginLoader, pluginKey } from "./pipeline/plugin-loader.ts";
 import { startRun } from "./pipeline/run.ts";
 import { createSchemaValidator } from "./pipeline/schema-validation.ts";
+import { createWorkerTiers } from "./pipeline/worker-tiers.ts";
 import { resolveLimits } from "./sandbox/limits.ts";
 import type { Sandbox } from "./sandbox/types.ts";
+import type { QuarantineNotice } from "./sandbox/worker-tiers.ts";
 import type { AgentKnowledgeLevel, AuditInput, InstalledPluginRecord, Store } from "./store/types.ts";
 
 export interface HostParts {
@@ -48,6 +50,10 @@ export interface HostParts {
   auditLater?: (entry: AuditInput) => Promise<void>;
   /** Where a plugin version's files are on this host (replicas rebuild them from the store). */
   locatePlugin?: (plugin: InstalledPluginRecord) => Promise<string>;
+  /** Where the sandbox keeps V8 code caches and the host key that authenticates them; none when absent. */
+  codeCache?: { dir: string; key: string };
+  /** Registers the listener for the workers sandbox's quarantines (a plugin that aborted a worker). */
+  onQuarantine?: (listener: (notice: QuarantineNotice) => void) => void;
   /** Closes what the parts opened besides the sandbox and the store (bridge sweepers, pools). */
   closeExtras?: () => Promise<void>;
   /** OAuth connections and model access (host/src/oauth/wiring.ts). */
@@ -93,6 +99,21 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     sandbox,
     limitsFor: (plugin) => resolveLimits(options.ceilings, plugin.manifest.limits),
     ...(parts.locatePlugin === undefined ? {} : { locate: parts.locatePlugin }),
+    ...(parts.codeCache === undefined
+      ? {}
+      : { codeCacheDir: parts.codeCache.dir, codeCacheKey: parts.codeCache.key }),
+    ownWorker: (namespace) => tiers.ownWorker(namespace),
+  });
+  const tiers = createWorkerTiers({
+    store,
+    audit: (entry) => audit(entry),
+    emit: (event) => events.emit("plugin.quarantined", event),
+    reload: (namespace) => loader.reload(namespace),
+    report,
+  });
+  await tiers.load();
+  parts.onQuarantine?.((notice) => {
+    tiers.quarantined(notice).catch((error: unknown) => report("recording a quarantine", error));
   });
   const audit = async (entry: AuditInput) => {
     try {
@@ -173,7 +194,11 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
   await refreshCatalogue();
 
   const admin = createAdminAudit(audit);
-  const plugins = auditedLifecycle(parts.lifecycle, admin, refreshCatalogue);
+  const lifecycle = auditedLifecycle(parts.lifecycle, admin, refreshCatalogue);
+  const plugins: PluginLifecycle = {
+    ...lifecycle,
+    list: async () => (await lifecycle.list()).map((p) => ({ ...p, worker: tiers.view(p.namespace) })),
+  };
 
   const assertOpen = () => {
     if (closed) {
@@ -208,6 +233,10 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
       return audited(admin, "agent.create", { agent: slug }, () => store.ensureAgent(slug));
     },
     getAgent: (slug) => store.getAgent(slug),
+    setPluginWorker: (namespace, tier) =>
+      audited(admin, "plugin.worker", { plugin: namespace, details: { tier } }, () =>
+        tiers.set(namespace, tier),
+      ),
     listAgents: () => store.listAgents(),
     async setKnowledgeLevel(slug, level: AgentKnowledgeLevel) {
       if (!LEVELS.has(level)) {

@@ -124,6 +124,13 @@ export interface HostEventMap {
     presentation?: Presentation;
     input: Record<string, unknown>;
   };
+  /** A plugin's isolate aborted a shared sandbox worker; it now runs in a worker of its own. */
+  "plugin.quarantined": {
+    namespace: string;
+    pluginKey: string;
+    worker: number;
+    signal: string;
+  };
   "tool.progress": {
     runId: string;
     callId: string;
@@ -226,6 +233,18 @@ export interface UninstallReport {
   purged: { knowledgeDocuments: number; secrets: string[] } | null;
 }
 
+/** A plugin's sandbox worker tier: a worker of its own, or the shared pool. */
+export type WorkerTier = "own" | "shared";
+
+export interface WorkerTierView {
+  tier: WorkerTier;
+  /** Why it is alone: an operator's choice, or a quarantine after it aborted a shared worker. */
+  reason: "operator" | "quarantine" | null;
+  since: string | null;
+  /** A quarantine's version, worker index and signal. */
+  details: Record<string, unknown> | null;
+}
+
 export interface InstalledPluginView {
   namespace: string;
   active: string;
@@ -234,6 +253,8 @@ export interface InstalledPluginView {
   tools: string[];
   signer: string | null;
   source: string;
+  /** Its sandbox worker tier (the host fills it in; the installer's own listing leaves it out). */
+  worker?: WorkerTierView;
 }
 
 export interface PluginLifecycle {
@@ -273,6 +294,12 @@ export interface AirlockHost {
   listSecrets(agent: string): Promise<SecretView[]>;
   setSecrets(agent: string, values: Record<string, string>): Promise<SecretView[]>;
   deleteSecret(agent: string, key: string): Promise<boolean>;
+
+  /**
+   * Gives a plugin a sandbox worker of its own (`own`) or puts it back in the shared pool
+   * (`shared`, also ending a quarantine); workers sandbox only. Stored; loaded versions move now.
+   */
+  setPluginWorker(namespace: string, tier: WorkerTier): Promise<WorkerTierView>;
 
   // runs, calls, hooks, approvals, events
   startRun(options: RunOptions): Promise<Run>;

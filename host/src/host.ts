@@ -6,6 +6,8 @@
 // part it opened, never one the embedder handed in (`{kind: "instance"}` store); every part
 // writes audit entries through one group-commit writer (pipeline/audit-writer.ts), flushed
 // before any audit query and on close.
+
+import { join } from "node:path";
 import { createBridge } from "./bridge/bridge.ts";
 import { createArtifactsCapability, startArtifactSweeper } from "./capabilities/artifacts.ts";
 import { createAuditCapability } from "./capabilities/audit.ts";
@@ -23,6 +25,7 @@ import { createBrokered } from "./oauth/wiring.ts";
 import { createAuditWriter, withAuditWriter } from "./pipeline/audit-writer.ts";
 import { bridgeGrantIssuer } from "./pipeline/grants.ts";
 import { createSandbox, type Sandbox } from "./sandbox/index.ts";
+import type { QuarantineNotice } from "./sandbox/worker-tiers.ts";
 import { createSecretSource, createVault, openVault, type Vault } from "./secrets/index.ts";
 import { openStore } from "./store/index.ts";
 import type { AuditInput, Store } from "./store/types.ts";
@@ -55,7 +58,10 @@ function openHostVault(options: ResolvedHostOptions): Vault {
   return openVault({ dataDir: options.dataDir, env: process.env });
 }
 
-function openSandbox(options: ResolvedHostOptions): Sandbox {
+/** Relays the workers sandbox's quarantines to the host assembled after it. */
+type QuarantineRelay = { listener: ((notice: QuarantineNotice) => void) | null };
+
+function openSandbox(options: ResolvedHostOptions, relay: QuarantineRelay): Sandbox {
   const s = options.sandbox;
   if (s.instance !== undefined) return s.instance;
   const report = (line: string) => options.onInternalError("sandbox", line);
@@ -63,6 +69,7 @@ function openSandbox(options: ResolvedHostOptions): Sandbox {
   return createSandbox({
     mode: "workers",
     onLog: report,
+    onQuarantine: (notice) => relay.listener?.(notice),
     ...(s.workers === undefined ? {} : { workers: s.workers }),
   });
 }
@@ -102,7 +109,8 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
         ...brokered.capabilities,
       ],
     });
-    sandbox = openSandbox(resolved);
+    const relay: QuarantineRelay = { listener: null };
+    sandbox = openSandbox(resolved, relay);
     stopSweeper = startArtifactSweeper({
       store,
       now: resolved.clock,
@@ -117,6 +125,15 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
       grants: bridgeGrantIssuer(bridge, resolved.egress),
       codec: vault,
       brokered: brokered.admin,
+      // V8 code caches on disk, authenticated under a key derived from the master key (never a
+      // value plugin code can reach); a file that does not verify is discarded, never loaded
+      codeCache: {
+        dir: join(resolved.dataDir, "code-cache"),
+        key: vault.deriveKey("code-cache").toString("base64"),
+      },
+      onQuarantine: (listener) => {
+        relay.listener = listener;
+      },
       lifecycle: createPluginLifecycleFor({ store, options: resolved }),
       locatePlugin: (plugin) =>
         localPluginDir({ store, dataDir: resolved.dataDir, trust: resolved.trust }, plugin),

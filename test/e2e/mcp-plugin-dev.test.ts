@@ -1,6 +1,10 @@
 // `airlock-plugin dev` as an author runs it: the SDK's CLI builds a plugin from source and
 // serves it over MCP on stdio with bare tool names, in the real sandbox; driven by the MCP
-// SDK's StdioClientTransport. Also the HTTP mode of the host half, in-process.
+// SDK's StdioClientTransport. Also the HTTP mode of the host half, in-process, and `--watch`:
+// a saved edit is rebuilt and reloaded into the running dev host, seen through the same MCP
+// client; a broken edit is printed and the last good version keeps serving.
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -85,3 +89,58 @@ test("serves over streamable HTTP and prints the URL and a token", async () => {
   expect(await serving).toMatchObject({ namespace: "kit", version: "1.0.0" });
   expect(lines.some((l) => l.includes("keyed is not served"))).toBe(true);
 });
+
+test("--watch rebuilds on save and reloads into the running sandbox; a broken save keeps the last good version", async () => {
+  const watched = await copyFixture("notes");
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ["--no-node-snapshot", BIN, "dev", watched.dir, "--watch", "--secret", "notes_api_key=dev-key"],
+    env: { PATH: process.env.PATH ?? "" },
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8");
+  });
+  const client = new Client({ name: "author", version: "1.0.0" });
+  const search = async () =>
+    (
+      (await client.callTool({
+        name: "searchNotes",
+        arguments: { query: "milk", limit: null },
+      })) as CallToolResult
+    ).structuredContent;
+  const printed = (text: string) =>
+    expect.poll(() => stderr, { timeout: 60_000, interval: 100 }).toContain(text);
+  const file = join(watched.dir, "src", "search-notes.ts");
+  try {
+    await client.connect(transport);
+    await printed("watching");
+    expect(await search()).toEqual({ query: "milk", limit: 10 });
+    await printed("call searchNotes: ok");
+
+    const source = await readFile(file, "utf8");
+    await writeFile(file, source.replace("input.limit ?? 10", "input.limit ?? 20"));
+    await printed("reloaded: serving fixture-notes@0.3.0+dev.1 (appendNote, searchNotes)");
+    expect(await search()).toEqual({ query: "milk", limit: 20 });
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["appendNote", "searchNotes"]);
+
+    await writeFile(file, source.replace("input.limit ?? 10", "input.limit ?? (")); // does not parse
+    await printed("rebuild failed (");
+    await printed("still serving the last good version");
+    expect(await search()).toEqual({ query: "milk", limit: 20 });
+
+    // the limits in force are the manifest's (cpuMs 500), as in production
+    await writeFile(file, source.replace("input.limit ?? 10", "(() => { for (;;); })()"));
+    await expect.poll(() => stderr.split("reloaded: serving").length - 1, { timeout: 60_000 }).toBe(2);
+    const spun = (await client.callTool({
+      name: "searchNotes",
+      arguments: { query: "x", limit: null },
+    })) as CallToolResult;
+    expect(spun.isError).toBe(true);
+    await printed("call searchNotes: AIRLOCK_SANDBOX_CPU_LIMIT the call used too much CPU (cpuMs = 500 ms)");
+  } finally {
+    await client.close();
+    await watched.remove();
+  }
+}, 120_000);

@@ -18,6 +18,7 @@ import { createSecretsCapability } from "../../host/src/capabilities/secrets.ts"
 import { createStateCapability } from "../../host/src/capabilities/state.ts";
 import { createSandbox } from "../../host/src/sandbox/index.ts";
 import type { Sandbox, SandboxPlugin } from "../../host/src/sandbox/types.ts";
+import type { QuarantineNotice } from "../../host/src/sandbox/worker-tiers.ts";
 import { createSecretSource, createSecretWriter, createVault } from "../../host/src/secrets/index.ts";
 import { openStore } from "../../host/src/store/index.ts";
 import type { AuditInput, Store } from "../../host/src/store/types.ts";
@@ -111,7 +112,12 @@ function testCapabilities(
 
 export async function createHarness(
   mode: SandboxMode,
-  options: { maxStateBytes?: number; workers?: number; pingTimeoutMs?: number } = {},
+  options: {
+    maxStateBytes?: number;
+    workers?: number;
+    pingTimeoutMs?: number;
+    onQuarantine?: (notice: QuarantineNotice) => void;
+  } = {},
 ): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "airlock-sandbox-"));
   const store = await openStore({ kind: "sqlite", dataDir: dir });
@@ -169,6 +175,7 @@ export async function createHarness(
           pingIntervalMs: 100,
           pingTimeoutMs: options.pingTimeoutMs ?? 5000,
           onLog: (l) => logs.push(l),
+          ...(options.onQuarantine === undefined ? {} : { onQuarantine: options.onQuarantine }),
         })
       : createSandbox({ mode, onWarning: (l) => logs.push(l) });
   const notifications: CallNotification[] = [];

@@ -55,6 +55,15 @@ export const installQuery = z.strictObject({
   allowPrerelease: queryBool.optional(),
   source: z.string().min(1).max(256).optional(),
 });
+export const workerTierBody = z.strictObject({ tier: z.enum(["own", "shared"]) });
+const workerTierView = z.object({
+  tier: z.enum(["own", "shared"]),
+  reason: z.enum(["operator", "quarantine"]).nullable(),
+  since: z.string().nullable(),
+  details: z.record(z.string(), z.unknown()).nullable(),
+});
+export const workerTierResponse = workerTierView;
+
 export const upgradeBody = z.strictObject({
   range: z.string().min(1).max(256).optional(),
   allowUnsigned: z.boolean().optional(),
@@ -163,6 +172,7 @@ export const pluginsResponse = z.object({
       tools: z.array(z.string()),
       signer: z.string().nullable(),
       source: z.string(),
+      worker: workerTierView.optional(),
     }),
   ),
 });

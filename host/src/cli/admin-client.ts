@@ -21,6 +21,7 @@ export interface CliHost
     | "setToolsEnabled"
     | "listSecrets"
     | "setSecrets"
+    | "setPluginWorker"
   > {
   readonly plugins: Pick<AirlockHost["plugins"], "list" | "install" | "upgrade" | "rollback" | "uninstall">;
   readonly oauth: Pick<AirlockHost["oauth"], "connections" | "connectLink" | "disconnect">;
@@ -132,6 +133,7 @@ export function adminClient(adminUrl: string, token: string, version: string): C
           },
         )
       ).secrets,
+    setPluginWorker: (ns, tier) => call("PUT", `${plugin(ns)}/worker`, { tier }),
     plugins: {
       list: async () =>
         (await call<{ plugins: Awaited<ReturnType<AirlockHost["plugins"]["list"]>> }>("GET", "/api/plugins"))

@@ -44,6 +44,8 @@ export interface PluginLoader {
   ensure(plugin: InstalledPluginRecord): Promise<string>;
   /** Unloads loaded versions that are not in `keep` (`namespace@version`). */
   retain(keep: ReadonlySet<string>): Promise<void>;
+  /** Loads the loaded versions of `namespace` again (its worker tier changed). */
+  reload(namespace: string): Promise<void>;
 }
 
 export interface PipelineDeps {

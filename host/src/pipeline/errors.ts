@@ -90,6 +90,10 @@ export const PIPELINE_ERRORS = defineErrorCodes({
     description:
       "The installed bundle's sha512 no longer matches manifest.bundle.integrity; it is not loaded.",
   },
+  AIRLOCK_PLUGIN_WORKER_TIER_INVALID: {
+    status: 400,
+    description: "A plugin's worker tier is `own` (a sandbox worker of its own) or `shared`; nothing else.",
+  },
   AIRLOCK_RUN_AGENT_NOT_FOUND: {
     status: 404,
     description: "A run was started for an agent that does not exist.",

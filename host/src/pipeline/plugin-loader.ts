@@ -22,6 +22,8 @@ export interface PluginLoaderOptions {
   codeCacheDir?: string;
   /** The host key (base64, ≥ 32 bytes) those files are authenticated with; no files without it. */
   codeCacheKey?: string;
+  /** Whether a namespace runs in a sandbox worker of its own (its trust tier); default: never said. */
+  ownWorker?: (namespace: string) => boolean;
 }
 
 export const pluginKey = (plugin: { namespace: string; version: string }): string =>
@@ -29,6 +31,8 @@ export const pluginKey = (plugin: { namespace: string; version: string }): strin
 
 export function createPluginLoader(options: PluginLoaderOptions): PluginLoader {
   const loads = new Map<string, Promise<string>>();
+  /** The record each loaded key was loaded from (for reload). */
+  const records = new Map<string, InstalledPluginRecord>();
   // Limits depend only on the (immutable) installed record: resolved once per record object.
   const limits = new WeakMap<InstalledPluginRecord, EffectiveLimits>();
 
@@ -60,11 +64,25 @@ export function createPluginLoader(options: PluginLoaderOptions): PluginLoader {
         ? {}
         : { codeCachePath: join(options.codeCacheDir, `${key}.cache`) }),
       ...(options.codeCacheKey === undefined ? {} : { codeCacheKey: options.codeCacheKey }),
+      ...(options.ownWorker === undefined ? {} : { ownWorker: options.ownWorker(plugin.namespace) }),
     });
     return key;
   }
 
   return {
+    async reload(namespace) {
+      for (const [key, record] of [...records]) {
+        if (record.namespace !== namespace) continue;
+        const loaded = await loads.get(key)?.then(
+          () => true,
+          () => false,
+        );
+        if (loaded !== true || records.get(key) !== record) continue;
+        const pending = load(record);
+        loads.set(key, pending);
+        await pending;
+      }
+    },
     limitsFor(plugin) {
       let resolved = limits.get(plugin);
       if (resolved === undefined) {
@@ -79,7 +97,11 @@ export function createPluginLoader(options: PluginLoaderOptions): PluginLoader {
       if (pending === undefined) {
         pending = load(plugin);
         loads.set(key, pending);
-        pending.catch(() => loads.delete(key));
+        records.set(key, plugin);
+        pending.catch(() => {
+          loads.delete(key);
+          records.delete(key);
+        });
       }
       return pending;
     },
@@ -88,6 +110,7 @@ export function createPluginLoader(options: PluginLoaderOptions): PluginLoader {
         if (keep.has(key)) continue;
         const pending = loads.get(key);
         loads.delete(key);
+        records.delete(key);
         const loaded = await pending?.then(
           () => true,
           () => false,

@@ -32,7 +32,7 @@ export interface EngineOptions {
   /** Enter plugin code synchronously (a worker process; see RuntimeOptions.syncEntry). */
   syncEntry?: boolean;
   /** Runs before each synchronous entry, given the last one's duration in ms (see worker-entry.ts). */
-  beforeEntry?: (lastEntryMs: number) => void;
+  beforeEntry?: (lastEntryMs: number, pluginKey: string) => void;
 }
 
 export interface EngineCall {

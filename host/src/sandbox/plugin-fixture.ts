@@ -57,6 +57,7 @@ export function makePlugin(options: {
   limits?: Partial<EffectiveLimits>;
   codeCachePath?: string;
   codeCacheKey?: string;
+  ownWorker?: boolean;
 }): SandboxPlugin {
   const version = options.version ?? "1.0.0";
   const manifest = fixtureManifest(options.namespace, version, options.code, options.tools);
@@ -67,6 +68,7 @@ export function makePlugin(options: {
     limits: resolveLimits(options.limits ?? {}, {}),
     ...(options.codeCachePath === undefined ? {} : { codeCachePath: options.codeCachePath }),
     ...(options.codeCacheKey === undefined ? {} : { codeCacheKey: options.codeCacheKey }),
+    ...(options.ownWorker === undefined ? {} : { ownWorker: options.ownWorker }),
   };
   return plugin;
 }

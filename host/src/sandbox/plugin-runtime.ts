@@ -48,7 +48,7 @@ export interface RuntimeOptions {
    */
   syncEntry?: boolean;
   /** Called before each synchronous entry with how long the previous one took (ms). */
-  beforeEntry?: (lastEntryMs: number) => void;
+  beforeEntry?: (lastEntryMs: number, pluginKey: string) => void;
 }
 
 /** What a sync entry returns when the isolate is gone (the call has failed through `fail`). */
@@ -206,7 +206,7 @@ export class PluginRuntime {
    */
   #enter<T>(gen: Generation, exec: Execution | null, body: () => T): T | typeof GONE {
     if (gen.isolate.isDisposed) return GONE;
-    this.#options.beforeEntry?.(lastEntryMs);
+    this.#options.beforeEntry?.(lastEntryMs, this.plugin.key);
     const before = gen.isolate.cpuTime;
     const startedAt = performance.now();
     try {

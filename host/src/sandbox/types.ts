@@ -40,6 +40,12 @@ export interface SandboxPlugin {
    * proves a cache file was written by this host's sandbox.
    */
   readonly codeCacheKey?: string;
+  /**
+   * Workers mode: run this version in a worker process of its own (one per namespace; no other
+   * plugin's calls share it), the operator's trust tier; false puts it (back) in the shared
+   * workers, ending a quarantine; absent keeps the sandbox's own quarantine. Ignored in-process.
+   */
+  readonly ownWorker?: boolean;
 }
 
 /** Plain data the sandbox uses to build ctx inside the isolate. */

@@ -9,6 +9,7 @@ import { Socket } from "node:net";
 import { Channel } from "./channel.ts";
 import { WORKER_BACKSTOP_MS } from "./deadline.ts";
 import { createEngine } from "./engine.ts";
+import { createEntryMarker } from "./entry-marker.ts";
 import type { FromWorker, ToWorker, WireError, WorkerEngineOptions } from "./worker-protocol.ts";
 import { CHANNEL_FD, toWire } from "./worker-protocol.ts";
 
@@ -16,13 +17,16 @@ import { CHANNEL_FD, toWire } from "./worker-protocol.ts";
 const LONG_ENTRY_MS = 1;
 
 const options = JSON.parse(process.argv[2] ?? "{}") as WorkerEngineOptions;
+/** Records the plugin about to run, so the host can attribute a V8 abort (entry-marker.ts). */
+const mark = createEntryMarker(process.argv[3]);
 const engine = createEngine({
   ...options,
   deadlineSlackMs: WORKER_BACKSTOP_MS,
   syncEntry: true,
   // after a long entry (≥ 1 ms), what is ready leaves before plugin code holds this thread again,
   // so an answer never waits behind a run of long calls; short entries keep coalescing
-  beforeEntry: (lastEntryMs) => {
+  beforeEntry: (lastEntryMs, pluginKey) => {
+    mark(pluginKey);
     if (lastEntryMs >= LONG_ENTRY_MS) channel.flush();
   },
   onWarning: (m) => process.stderr.write(`[sandbox-worker] ${m}\n`),
@@ -79,11 +83,11 @@ function handle(message: ToWorker): void {
       send({ type: "pong", n: message.n });
       return;
     case "load":
+      mark(message.plugin.key);
+      loadOrUnload(message);
+      return;
     case "unload":
-      (message.type === "load" ? engine.load(message.plugin) : engine.unload(message.pluginKey)).then(
-        () => send({ type: "reply", rid: message.rid, ok: true }),
-        (error: unknown) => send({ type: "reply", rid: message.rid, ok: false, error: toWire(error) }),
-      );
+      loadOrUnload(message);
       return;
     case "cancel":
       running.get(message.id)?.abort();
@@ -101,9 +105,17 @@ function handle(message: ToWorker): void {
   }
 }
 
+function loadOrUnload(message: Extract<ToWorker, { type: "load" | "unload" }>): void {
+  (message.type === "load" ? engine.load(message.plugin) : engine.unload(message.pluginKey)).then(
+    () => send({ type: "reply", rid: message.rid, ok: true }),
+    (error: unknown) => send({ type: "reply", rid: message.rid, ok: false, error: toWire(error) }),
+  );
+}
+
 async function runCall(id: number, call: Extract<ToWorker, { type: "call" }>["call"]): Promise<void> {
   const controller = new AbortController();
   running.set(id, controller);
+  mark(call.pluginKey); // creating the agent's context runs the bundle before the first entry
   const bridge = (capability: string, method: string, args: unknown[]) =>
     new Promise<unknown>((resolve, reject) => {
       const bid = nextBid++;

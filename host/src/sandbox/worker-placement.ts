@@ -5,7 +5,8 @@
 // Invariants: `queue` is the plugin's one concurrency limit across all its workers (counted in
 // the host process); affinity is only a preference (ctx.state is the cross-call contract, never
 // isolate globals), so any holder may serve any call; a slot is in `holders` only once its load
-// succeeded, and in at most one of `holders` / `loading`.
+// succeeded, and in at most one of `holders` / `loading`. A `dedicated` placement (the plugin's
+// own worker: the operator's tier or a quarantine) has exactly that one worker and never spreads.
 import { Semaphore } from "./semaphore.ts";
 import type { SandboxPlugin } from "./types.ts";
 import type { WorkerSlot } from "./worker-slot.ts";
@@ -25,10 +26,15 @@ export class PluginPlacement {
   queue: Semaphore;
   readonly holders = new Map<WorkerSlot, HolderStats>();
   readonly loading = new Set<WorkerSlot>();
+  /** In the plugin's own worker (never spread into the shared ones). */
+  dedicated: boolean;
+  /** A move between tiers in progress (holders may be empty meanwhile; calls wait for it). */
+  moving: Promise<void> | null = null;
   #affinity = new Map<string, WorkerSlot>();
 
-  constructor(plugin: SandboxPlugin, first: WorkerSlot) {
+  constructor(plugin: SandboxPlugin, first: WorkerSlot, dedicated: boolean) {
     this.plugin = plugin;
+    this.dedicated = dedicated;
     this.queue = new Semaphore(plugin.limits.concurrency);
     this.holders.set(first, { inFlight: 0, served: 0 });
   }
@@ -66,7 +72,7 @@ export class PluginPlacement {
 
   /** The worker to load this plugin into next, or null: some holder is idle, or the cap is reached. */
   spreadTarget(slots: readonly WorkerSlot[], maxWorkers: number): WorkerSlot | null {
-    if (this.holders.size + this.loading.size >= maxWorkers) return null;
+    if (this.dedicated || this.holders.size + this.loading.size >= maxWorkers) return null;
     for (const slot of this.holders.keys()) if (slot.busy === 0) return null;
     let best: WorkerSlot | null = null;
     for (const slot of slots) {

@@ -2,6 +2,9 @@
 // (channel.ts, the child's fd 3; coalesced writes), and restarts it when it dies (reloading the
 // plugins it hosted). Calls in flight on a worker that dies fail with
 // AIRLOCK_SANDBOX_WORKER_CRASHED; calls on other workers are untouched.
+// A child that dies by a signal V8 raises when it aborts (SIGABRT and kin, not a SIGKILL) is
+// reported to `onCrash` with the plugin it was running (entry-marker.ts, cross-checked against
+// the calls and loads in flight here) before the restart, so the caller can move that plugin out.
 // Invariants: the child gets `--no-node-snapshot` and an empty environment (no secrets, no store
 // URL); a bridge request from the child is served only for a call this host sent to this child,
 // with that call's token and BridgeDispatch.
@@ -14,6 +17,7 @@ import type { BridgeDispatch } from "../bridge/types.ts";
 import { Channel } from "./channel.ts";
 import { abortError } from "./deadline.ts";
 import type { EngineCall } from "./engine.ts";
+import { readMarker } from "./entry-marker.ts";
 import { isSandboxCode, SANDBOX_ERRORS, sandboxError } from "./errors.ts";
 import type { SandboxPlugin } from "./types.ts";
 import type { FromWorker, ToWorker, WireError, WorkerEngineOptions } from "./worker-protocol.ts";
@@ -23,7 +27,25 @@ const QUICK_EXIT_MS = 5_000;
 const MAX_RESTART_DELAY_MS = 5_000;
 const ENTRY = fileURLToPath(new URL("./worker-entry.ts", import.meta.url));
 
+/** Signals a child dies by when V8 (or isolated-vm) aborts it rather than someone killing it. */
+const ABORT_SIGNALS: ReadonlySet<string> = new Set(["SIGABRT", "SIGTRAP", "SIGILL", "SIGSEGV", "SIGBUS"]);
+
+/** A worker that V8 aborted, as `onCrash` hears it (before the worker is restarted). */
+export interface WorkerAbort {
+  signal: string;
+  /** The plugin key it was running, or null when that cannot be told. */
+  culprit: string | null;
+}
+
+export interface WorkerSlotHooks {
+  /** A file the child records the plugin it enters in (entry-marker.ts). */
+  markerPath?: string;
+  /** Called synchronously when the child was aborted, before its plugins are reloaded. */
+  onAbort?: (slot: WorkerSlot, abort: WorkerAbort) => void;
+}
+
 interface PendingCall {
+  pluginKey: string;
   token: string;
   bridge: BridgeDispatch;
   resolve: (json: string) => void;
@@ -51,17 +73,27 @@ export class WorkerSlot {
   #channel: Channel<ToWorker, FromWorker> | null = null;
   #ready: Promise<void> = Promise.resolve();
   #calls = new Map<number, PendingCall>();
-  #requests = new Map<number, { resolve: () => void; reject: (e: AirlockError) => void }>();
+  #requests = new Map<
+    number,
+    { pluginKey: string; resolve: () => void; reject: (e: AirlockError) => void }
+  >();
   #nextId = 1;
   #closing = false;
   #quickExits = 0;
   #engineOptions: WorkerEngineOptions;
   #onLog: (line: string) => void;
+  #hooks: WorkerSlotHooks;
 
-  constructor(index: number, engineOptions: WorkerEngineOptions, onLog: (line: string) => void) {
+  constructor(
+    index: number,
+    engineOptions: WorkerEngineOptions,
+    onLog: (line: string) => void,
+    hooks: WorkerSlotHooks = {},
+  ) {
     this.index = index;
     this.#engineOptions = engineOptions;
     this.#onLog = onLog;
+    this.#hooks = hooks;
     this.#start();
   }
 
@@ -74,7 +106,7 @@ export class WorkerSlot {
   }
 
   #start(): void {
-    const child = spawnWorker(this.#engineOptions);
+    const child = spawnWorker(this.#engineOptions, this.#hooks.markerPath);
     this.#child = child;
     const channel = new Channel<ToWorker, FromWorker>(child.stdio[CHANNEL_FD] as Duplex, {
       message: (m) => this.#receive(child, m),
@@ -117,6 +149,7 @@ export class WorkerSlot {
     this.#child = null;
     this.#channel?.close();
     this.#channel = null;
+    const abort = this.#abortOf(signal, code);
     const crashed = () =>
       this.#closing
         ? sandboxError("AIRLOCK_SANDBOX_CLOSED", "the sandbox was closed")
@@ -127,6 +160,7 @@ export class WorkerSlot {
     this.#requests.clear();
     this.#onStarted();
     if (this.#closing) return;
+    if (abort) this.#hooks.onAbort?.(this, abort);
     this.restarts++;
     // a worker that dies soon after starting (a plugin crashing it at load) restarts with backoff
     this.#quickExits = Date.now() - this.startedAt < QUICK_EXIT_MS ? this.#quickExits + 1 : 0;
@@ -135,6 +169,21 @@ export class WorkerSlot {
     this.#ready = new Promise<void>((resolve) => setTimeout(resolve, delay)).then(() => {
       if (!this.#closing) this.#start();
     });
+  }
+
+  /** Whether the child was aborted by V8, and which plugin it was running (before calls are failed). */
+  #abortOf(signal: NodeJS.Signals | null, code: number | null): WorkerAbort | null {
+    const name = signal ?? (code === 134 ? "SIGABRT" : null);
+    if (name === null || !ABORT_SIGNALS.has(name)) return null;
+    const running = new Set<string>();
+    for (const call of this.#calls.values()) running.add(call.pluginKey);
+    for (const request of this.#requests.values())
+      if (request.pluginKey !== "") running.add(request.pluginKey);
+    const marked = this.#hooks.markerPath === undefined ? null : readMarker(this.#hooks.markerPath);
+    // the marker names the last plugin entered; trust it when that plugin had work here
+    let culprit = marked !== null && running.has(marked) ? marked : null;
+    if (culprit === null && running.size === 1) culprit = [...running][0]!;
+    return { signal: name, culprit };
   }
 
   /** Kills the child (the supervisor's remedy for a worker that stopped answering). */
@@ -158,8 +207,9 @@ export class WorkerSlot {
 
   #request(message: Extract<ToWorker, { rid: number }>): Promise<void> {
     const rid = this.#nextId++;
+    const pluginKey = message.type === "load" ? message.plugin.key : "";
     return new Promise<void>((resolve, reject) => {
-      this.#requests.set(rid, { resolve, reject });
+      this.#requests.set(rid, { pluginKey, resolve, reject });
       if (!this.#send({ ...message, rid })) {
         this.#requests.delete(rid);
         reject(sandboxError("AIRLOCK_SANDBOX_WORKER_CRASHED", "the sandbox worker is not running"));
@@ -202,6 +252,7 @@ export class WorkerSlot {
       };
       const settle = () => signal.removeEventListener("abort", onAbort);
       this.#calls.set(id, {
+        pluginKey: call.pluginKey,
         token,
         bridge,
         resolve: (json) => {
@@ -288,8 +339,9 @@ export class WorkerSlot {
  * Starts a worker process: `--no-node-snapshot`, an empty environment, stdout/stderr piped to
  * the host, and the channel as fd 3 (a socket pair). Exported for the tests that play the host.
  */
-export function spawnWorker(engineOptions: WorkerEngineOptions): ChildProcess {
-  return spawn(process.execPath, ["--no-node-snapshot", ENTRY, JSON.stringify(engineOptions)], {
+export function spawnWorker(engineOptions: WorkerEngineOptions, markerPath = ""): ChildProcess {
+  const args = ["--no-node-snapshot", ENTRY, JSON.stringify(engineOptions), markerPath];
+  return spawn(process.execPath, args, {
     env: {},
     stdio: ["ignore", "pipe", "pipe", "pipe"],
   });

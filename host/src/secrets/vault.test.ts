@@ -25,6 +25,16 @@ describe("vault", () => {
     expect(v.decrypt(v.encrypt(""))).toBe("");
   });
 
+  it("derives one 32-byte key per purpose, fixed per master key and unlike the master key", () => {
+    const v = createVault(key(1));
+    const cache = v.deriveKey("code-cache");
+    expect(cache).toHaveLength(32);
+    expect(createVault(key(1)).deriveKey("code-cache").equals(cache)).toBe(true);
+    expect(v.deriveKey("other").equals(cache)).toBe(false);
+    expect(createVault(key(2)).deriveKey("code-cache").equals(cache)).toBe(false);
+    expect(cache.equals(key(1))).toBe(false);
+  });
+
   it("refuses to decrypt under a different master key with AIRLOCK_SECRETS_DECRYPT_FAILED", () => {
     const c = createVault(key(1)).encrypt("value");
     expect(() => createVault(key(2)).decrypt(c)).toThrow(

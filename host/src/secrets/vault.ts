@@ -5,7 +5,7 @@
 // Invariants: a wrong key, a altered field or a foreign format fails with
 // AIRLOCK_SECRETS_DECRYPT_FAILED and never returns garbage; plaintext and key never appear in
 // an error message.
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from "node:crypto";
 import { secretsError } from "./errors.ts";
 import { KEY_BYTES, loadMasterKey } from "./master-key.ts";
 
@@ -20,6 +20,12 @@ export interface Vault {
   readonly keyId: string;
   encrypt(plaintext: string): string;
   decrypt(ciphertext: string): string;
+  /**
+   * A key for one host-internal purpose (HKDF-SHA256 of the master key, `purpose` as info), e.g.
+   * the code cache MAC key. Deterministic per master key; reveals nothing about it or another
+   * purpose's key. Never handed to plugin code.
+   */
+  deriveKey(purpose: string): Buffer;
 }
 
 export function keyIdOf(key: Buffer): string {
@@ -38,6 +44,9 @@ export function createVault(key: Buffer): Vault {
   const keyId = keyIdOf(keyCopy);
   return {
     keyId,
+    deriveKey(purpose) {
+      return Buffer.from(hkdfSync("sha256", keyCopy, "airlock host key", `airlock:${purpose}`, 32));
+    },
     encrypt(plaintext) {
       if (typeof plaintext !== "string" || Buffer.byteLength(plaintext) > MAX_SECRET_BYTES) {
         throw secretsError(

@@ -150,6 +150,30 @@ export function storeConformance(factory: StoreFactory): void {
     expect(await store.getActivation("weather")).toBeNull();
   });
 
+  it("keeps one worker-tier record per namespace, replaced whole, and deletes it", async () => {
+    expect(await store.listPluginWorkers()).toEqual([]);
+    const at = "2026-12-01T00:00:00.000Z";
+    await store.putPluginWorker({ namespace: "weather", reason: "operator", details: null, updatedAt: at });
+    await store.putPluginWorker({ namespace: "maps", reason: "operator", details: null, updatedAt: at });
+    const quarantine = { pluginKey: "weather@1.0.0", worker: 0, signal: "SIGABRT" };
+    await store.putPluginWorker({
+      namespace: "weather",
+      reason: "quarantine",
+      details: quarantine,
+      updatedAt: at,
+    });
+    expect(await store.listPluginWorkers()).toEqual([
+      { namespace: "maps", reason: "operator", details: null, updatedAt: at },
+      { namespace: "weather", reason: "quarantine", details: quarantine, updatedAt: at },
+    ]);
+    await expect(
+      store.putPluginWorker({ namespace: "x", reason: "other" as "operator", details: null, updatedAt: at }),
+    ).rejects.toMatchObject({ code: "AIRLOCK_STORE_INVALID_INPUT" });
+    await store.deletePluginWorker("maps");
+    await store.deletePluginWorker("maps");
+    expect((await store.listPluginWorkers()).map((r) => r.namespace)).toEqual(["weather"]);
+  });
+
   it("enables tools per agent and clears a namespace's enablement everywhere", async () => {
     await store.setToolEnabled("a", "weather:now", true);
     await store.setToolEnabled("a", "weather:now", true);

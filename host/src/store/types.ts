@@ -43,6 +43,20 @@ export interface InstalledPluginRecord {
   installedAt: string;
 }
 
+/**
+ * A plugin namespace that runs in a sandbox worker of its own (the workers sandbox's trust
+ * tier); a namespace without a record shares the pool. Kept across uninstall (a quarantined
+ * plugin reinstalled stays alone).
+ */
+export interface PluginWorkerRecord {
+  namespace: string;
+  /** "operator": an operator's choice; "quarantine": its isolate aborted a shared worker. */
+  reason: "operator" | "quarantine";
+  /** What happened (a quarantine: the version, the worker and the signal). */
+  details: Record<string, unknown> | null;
+  updatedAt: string;
+}
+
 /** Which installed version of a namespace is active, and the one before it (for rollback). */
 export interface PluginActivation {
   namespace: string;
@@ -166,6 +180,12 @@ export interface Store extends BrokerStore {
   getActivation(namespace: string): Promise<PluginActivation | null>;
   listActivations(): Promise<PluginActivation[]>;
   deleteActivation(namespace: string): Promise<void>;
+
+  // worker tiers (a namespace in a worker of its own)
+  /** Creates or replaces the namespace's record. */
+  putPluginWorker(record: PluginWorkerRecord): Promise<void>;
+  deletePluginWorker(namespace: string): Promise<void>;
+  listPluginWorkers(): Promise<PluginWorkerRecord[]>;
 
   // per-agent tool enablement
   setToolEnabled(agent: string, toolId: string, enabled: boolean): Promise<void>;

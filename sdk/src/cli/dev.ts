@@ -3,9 +3,11 @@
 // Layering: the host half (`@airlock/host/mcp/dev.ts`, a peer dependency of this command) is
 // loaded with a dynamic import, never statically; without it the command fails with
 // AIRLOCK_SDK_DEV_HOST_MISSING. In stdio mode stdout carries MCP only; status goes to stderr.
+// `--watch` rebuilds on save and reloads into the running host (dev-watch.ts).
 import { AirlockError, defineErrorCodes } from "../errors.ts";
 import { packPluginForTest } from "../testing/pack.ts";
 import { parse, pluginDirOf, reportError, stringOption } from "./args.ts";
+import { watchPlugin } from "./dev-watch.ts";
 import { EXIT, type PluginCliCommand } from "./types.ts";
 
 export const DEV_ERRORS = defineErrorCodes({
@@ -27,6 +29,7 @@ interface HostDevModule {
     knowledgeLevel?: (typeof LEVELS)[number];
     allowPrivate?: string[];
     log: (line: string) => void;
+    watch?: (reload: (tarball: Uint8Array) => Promise<string>) => () => void;
   }): Promise<unknown>;
 }
 
@@ -66,15 +69,20 @@ function secretsOf(pairs: string[]): Record<string, string> {
 export const devCommand: PluginCliCommand = {
   name: "dev",
   summary: "serve the plugin over MCP (bare tool names, real sandbox, local grants)",
-  help: `Usage: airlock-plugin dev [dir] [--http <port>] [--secret key=value]... [--knowledge <level>]
+  help: `Usage: airlock-plugin dev [dir] [--watch] [--http <port>] [--secret key=value]... [--knowledge <level>]
 
 Builds the plugin at [dir] (default: the current directory) and serves it over MCP, its
 tools named as in the code (no namespace prefix), running in the real isolated-vm sandbox
-of a throwaway host: every tool enabled, approvals granted, the secrets you pass set, the
-knowledge level you choose. Connect any MCP client to it. Ctrl+C (or the client
-disconnecting, for stdio) stops it and deletes the throwaway host.
+of a throwaway host — a worker process with the limits, grants and egress checks of
+production: every tool enabled, approvals granted, the secrets you pass set, the knowledge
+level you choose. Connect any MCP client to it; each call is printed on stderr. Ctrl+C (or
+the client disconnecting, for stdio) stops it and deletes the throwaway host.
 
 Options:
+  --watch                rebuild on every save and reload into the running host: the client
+                         keeps its connection and its next call runs the new code;
+                         rebuild N is served as <version>+dev.N; a failed build is printed
+                         and the last good version stays served
   --http <port>          serve MCP over streamable HTTP on 127.0.0.1:<port> (0 = any free
                          port) and print the URL and token, instead of stdio (default: stdio)
   --secret key=value     a secret value for the tools (repeatable)
@@ -95,6 +103,7 @@ Example (an MCP client's server entry):
           secret: { type: "string", multiple: true },
           knowledge: { type: "string" },
           "allow-private": { type: "string", multiple: true },
+          watch: { type: "boolean" },
         },
         1,
       );
@@ -113,7 +122,9 @@ Example (an MCP client's server entry):
       const secrets = secretsOf(list(values.secret));
       const allowPrivate = list(values["allow-private"]);
       const host = await loadHost();
-      const { tarball, source } = await packPluginForTest(pluginDirOf(parsed, io));
+      const dir = pluginDirOf(parsed, io);
+      const { tarball, source } = await packPluginForTest(dir);
+      const log = (line: string) => io.stderr(`airlock-plugin dev: ${line}\n`);
       await host.servePluginDev({
         tarball,
         source,
@@ -121,7 +132,13 @@ Example (an MCP client's server entry):
         secrets,
         knowledgeLevel: knowledge as (typeof LEVELS)[number],
         ...(allowPrivate.length === 0 ? {} : { allowPrivate }),
-        log: (line) => io.stderr(`airlock-plugin dev: ${line}\n`),
+        log,
+        ...(values.watch === true
+          ? {
+              watch: (reload: (tarball: Uint8Array) => Promise<string>) =>
+                watchPlugin({ dir, reload: (pkg) => reload(pkg.tarball), log }),
+            }
+          : {}),
       });
       return EXIT.OK;
     } catch (err) {

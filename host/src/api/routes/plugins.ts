@@ -12,6 +12,8 @@ import {
   uninstallQuery,
   uninstallResponse,
   upgradeBody,
+  workerTierBody,
+  workerTierResponse,
 } from "../schemas.ts";
 
 /** Tarballs may be far bigger than JSON bodies. */
@@ -99,6 +101,21 @@ export const pluginRoutes: RouteSpec[] = [
     responses: { 200: { description: "What is now active.", schema: installResponse } },
     async handler({ host, params }) {
       return { json: await host.plugins.rollback(params.ns) };
+    },
+  }),
+  defineRoute({
+    method: "put",
+    path: "/api/plugins/:ns/worker",
+    operationId: "setPluginWorker",
+    summary:
+      "Sets the plugin's sandbox worker tier: `own` (a worker of its own) or `shared` (the pool; ends a quarantine).",
+    tag: "plugins",
+    access: "operator",
+    params: namespaceParams,
+    body: workerTierBody,
+    responses: { 200: { description: "The plugin's tier now.", schema: workerTierResponse } },
+    async handler({ host, params, body }) {
+      return { json: await host.setPluginWorker(params.ns, body.tier) };
     },
   }),
   defineRoute({

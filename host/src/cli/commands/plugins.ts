@@ -1,6 +1,9 @@
-// `airlock plugins list | upgrade | rollback | uninstall`: the installed-plugin lifecycle of a
-// data directory, each a thin layer over host.plugins (the library API).
+// `airlock plugins list | upgrade | rollback | uninstall | worker`: the installed-plugin
+// lifecycle of a data directory, each a thin layer over host.plugins (the library API), and
+// the plugin's sandbox worker tier (host.setPluginWorker).
+import type { InstalledPluginView } from "../../host-types.ts";
 import { parseOptions, requiredPositional } from "../args.ts";
+import { cliError } from "../errors.ts";
 import type { CliCommand } from "../types.ts";
 import {
   INSTALL_DECISION_OPTIONS,
@@ -19,7 +22,9 @@ const listCommand: CliCommand = {
   help: `Usage: airlock plugins list [options]
 
 Lists every installed plugin: namespace, active version, the previous version a rollback
-returns to, the signer's key id and where it came from.
+returns to, the signer's key id and where it came from, and — for a plugin that runs in a
+sandbox worker of its own — why (an operator's choice, or a quarantine after its isolate
+aborted a shared worker).
 
 Options:
 ${PLUGIN_OPTIONS_HELP}
@@ -36,9 +41,50 @@ Example:
         : `${plugins
             .map(
               (p) =>
-                `${p.namespace}@${p.active}${p.previous === null ? "" : ` (previous ${p.previous})`}  ${p.tools.length} tool(s)  signer ${p.signer ?? "none"}  from ${p.source}`,
+                `${p.namespace}@${p.active}${p.previous === null ? "" : ` (previous ${p.previous})`}  ${p.tools.length} tool(s)  signer ${p.signer ?? "none"}  from ${p.source}${workerNote(p)}`,
             )
             .join("\n")}\n`,
+    );
+    return 0;
+  },
+};
+
+function workerNote(p: InstalledPluginView): string {
+  if (p.worker?.tier !== "own") return "";
+  return p.worker.reason === "quarantine"
+    ? `  QUARANTINED: own worker since ${p.worker.since} (its isolate aborted a shared worker; \`airlock plugins worker ${p.namespace} shared\` to undo)`
+    : "  own worker";
+}
+
+const workerCommand: CliCommand = {
+  path: ["plugins", "worker"],
+  summary: "Give a plugin a sandbox worker of its own, or put it back in the shared pool",
+  help: `Usage: airlock plugins worker <namespace> <own|shared> [options]
+
+Trust tiers of the workers sandbox. \`own\`: the plugin's versions run in a worker process
+of their own, so a crash of its isolate (a V8 abort) fails only its own calls. \`shared\`:
+back in the pool of shared workers (the default); this also ends a quarantine — a plugin
+whose isolate aborted a shared worker is moved into its own worker automatically, and
+\`airlock plugins list\` shows it as QUARANTINED. Stored; loaded versions move at once.
+Without effect in the in-process sandbox.
+
+Options:
+${PLUGIN_OPTIONS_HELP}
+
+Example:
+  airlock plugins worker weather own
+`,
+  async run(args, io) {
+    const parsed = parseOptions(args, PLUGIN_OPTIONS, 2);
+    const namespace = requiredPositional(parsed, 0, "<namespace>");
+    const tier = requiredPositional(parsed, 1, "<own|shared>");
+    if (tier !== "own" && tier !== "shared")
+      throw cliError("AIRLOCK_CLI_USAGE", `the tier is own or shared (got ${JSON.stringify(tier)})`);
+    const view = await withPluginHost(parsed, io, (host) => host.setPluginWorker(namespace, tier));
+    printJsonOr(io, parsed, view, () =>
+      view.tier === "own"
+        ? `${namespace} runs in a sandbox worker of its own.\n`
+        : `${namespace} runs in the shared sandbox workers.\n`,
     );
     return 0;
   },
@@ -151,4 +197,10 @@ Example:
   },
 };
 
-export const pluginsCommands: CliCommand[] = [listCommand, upgradeCommand, rollbackCommand, uninstallCommand];
+export const pluginsCommands: CliCommand[] = [
+  listCommand,
+  upgradeCommand,
+  rollbackCommand,
+  uninstallCommand,
+  workerCommand,
+];

@@ -207,6 +207,18 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: "plugin worker tiers",
+    sql: `
+      CREATE TABLE plugin_workers (
+        namespace text PRIMARY KEY,
+        reason text NOT NULL,
+        details jsonb,
+        updated_at text NOT NULL
+      );
+    `,
+  },
 ];
 
 /** Applies pending migrations in `schema` (created if missing) under an advisory lock. */

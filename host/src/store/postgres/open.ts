@@ -4,6 +4,7 @@
 // handed out; an idle client's error is recorded instead of crashing the process.
 import pg from "pg";
 import { storeError } from "../errors.ts";
+import { postgresPluginWorkers } from "../plugin-workers.ts";
 import type { Store } from "../types.ts";
 import { postgresAudit } from "./audit.ts";
 import { postgresBroker } from "./broker.ts";
@@ -65,6 +66,7 @@ export async function openPostgresStore(config: PostgresStoreConfig): Promise<St
     ...postgresKnowledge(db),
     ...postgresAudit(db),
     ...postgresBroker(db),
+    ...postgresPluginWorkers(db),
     cluster: postgresCluster(db, { connectionString: config.url, ...searchPath }, schema),
   };
   try {

@@ -168,6 +168,18 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: "plugin worker tiers",
+    sql: `
+      CREATE TABLE plugin_workers (
+        namespace TEXT PRIMARY KEY,
+        reason TEXT NOT NULL,
+        details TEXT,
+        updated_at TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /** Applies every pending migration, each atomically; refuses a database newer than this build. */

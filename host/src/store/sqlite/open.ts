@@ -12,6 +12,7 @@ import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { storeError } from "../errors.ts";
+import { sqlitePluginWorkers } from "../plugin-workers.ts";
 import type { Store } from "../types.ts";
 import { sqliteAudit } from "./audit.ts";
 import { sqliteBroker } from "./broker.ts";
@@ -102,6 +103,7 @@ export async function openSqliteStore(
     ...sqliteKnowledge(db),
     ...sqliteAudit(db),
     ...sqliteBroker(db),
+    ...sqlitePluginWorkers(db),
   };
   try {
     await store.migrate();

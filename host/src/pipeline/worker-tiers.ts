@@ -1,0 +1,113 @@
+// The host's side of the workers sandbox's trust tiers: which plugin namespaces run in a worker
+// of their own, kept in the store (plugin_workers), read at start and handed to the sandbox
+// with every load (`SandboxPlugin.ownWorker`). An operator sets a tier (`setPluginWorker`, CLI
+// `airlock plugins worker`, admin API); the sandbox quarantines a plugin whose isolate aborted a
+// shared worker, and this records it, audits it and raises `plugin.quarantined`.
+// Invariants: the record is written before the sandbox is told (a restart keeps the tier); a
+// quarantine is audited as a denial-like sandbox action (kind "admin", allowed false, the code
+// AIRLOCK_SANDBOX_WORKER_CRASHED) with the version, worker and signal, never plugin data; an
+// unknown namespace is AIRLOCK_INSTALL_NOT_INSTALLED. Replicas read the tiers at start.
+import { AirlockError } from "@airlock/sdk";
+import type { HostEventMap, WorkerTier, WorkerTierView } from "../host-types.ts";
+import { INSTALL_ERRORS } from "../install/errors.ts";
+import type { QuarantineNotice } from "../sandbox/worker-tiers.ts";
+import { nowIso } from "../store/shared.ts";
+import type { AuditInput, PluginWorkerRecord, Store } from "../store/types.ts";
+import { PIPELINE_ERRORS } from "./errors.ts";
+
+export interface WorkerTiersDeps {
+  store: Store;
+  audit: (entry: AuditInput) => Promise<void>;
+  emit: (event: HostEventMap["plugin.quarantined"]) => void;
+  /** Loads the namespace's loaded versions again, so the sandbox moves them. */
+  reload: (namespace: string) => Promise<void>;
+  report: (what: string, error: unknown) => void;
+}
+
+export interface WorkerTiers {
+  /** Reads the stored tiers (at start). */
+  load(): Promise<void>;
+  ownWorker(namespace: string): boolean;
+  view(namespace: string): WorkerTierView;
+  /** The operator's choice; the namespace must be installed. */
+  set(namespace: string, tier: WorkerTier): Promise<WorkerTierView>;
+  /** The sandbox moved a plugin into its own worker after it aborted a shared one. */
+  quarantined(notice: QuarantineNotice): Promise<void>;
+}
+
+export const WORKER_TIERS: readonly WorkerTier[] = ["own", "shared"];
+
+export function createWorkerTiers(deps: WorkerTiersDeps): WorkerTiers {
+  const own = new Map<string, PluginWorkerRecord>();
+  const view = (namespace: string): WorkerTierView => {
+    const r = own.get(namespace);
+    if (r === undefined) return { tier: "shared", reason: null, since: null, details: null };
+    return { tier: "own", reason: r.reason, since: r.updatedAt, details: r.details };
+  };
+  return {
+    async load() {
+      own.clear();
+      for (const r of await deps.store.listPluginWorkers()) own.set(r.namespace, r);
+    },
+    ownWorker: (namespace) => own.has(namespace),
+    view,
+    async set(namespace, tier) {
+      if (!WORKER_TIERS.includes(tier)) {
+        throw new AirlockError(
+          "AIRLOCK_PLUGIN_WORKER_TIER_INVALID",
+          `unknown worker tier ${JSON.stringify(tier)}; accepted: ${WORKER_TIERS.join(", ")}`,
+          { status: PIPELINE_ERRORS.AIRLOCK_PLUGIN_WORKER_TIER_INVALID.status },
+        );
+      }
+      if ((await deps.store.getActivation(namespace)) === null) {
+        throw new AirlockError("AIRLOCK_INSTALL_NOT_INSTALLED", `no plugin is installed as ${namespace}`, {
+          status: INSTALL_ERRORS.AIRLOCK_INSTALL_NOT_INSTALLED.status,
+        });
+      }
+      if (tier === "own") {
+        const record: PluginWorkerRecord = {
+          namespace,
+          reason: "operator",
+          details: null,
+          updatedAt: nowIso(),
+        };
+        await deps.store.putPluginWorker(record);
+        own.set(namespace, record);
+      } else {
+        await deps.store.deletePluginWorker(namespace);
+        own.delete(namespace);
+      }
+      await deps.reload(namespace);
+      return view(namespace);
+    },
+    async quarantined(notice) {
+      const details = { pluginKey: notice.pluginKey, worker: notice.worker, signal: notice.signal };
+      const record: PluginWorkerRecord = {
+        namespace: notice.namespace,
+        reason: "quarantine",
+        details,
+        updatedAt: nowIso(),
+      };
+      own.set(notice.namespace, record);
+      deps.emit({ namespace: notice.namespace, ...details });
+      try {
+        await deps.store.putPluginWorker(record);
+      } catch (error) {
+        deps.report(`recording the quarantine of ${notice.namespace}`, error);
+      }
+      await deps.audit({
+        agent: null,
+        plugin: notice.namespace,
+        tool: null,
+        conversationId: null,
+        kind: "admin",
+        action: "plugin.quarantined",
+        allowed: false,
+        success: false,
+        error: "AIRLOCK_SANDBOX_WORKER_CRASHED",
+        durationMs: null,
+        details,
+      });
+    },
+  };
+}
