@@ -40,6 +40,8 @@ export interface SandboxPlugin {
    * proves a cache file was written by this host's sandbox.
    */
   readonly codeCacheKey?: string;
+  /** Every call gets a context of its own, released when it ends (code mode); default: one per agent. */
+  readonly contextPerCall?: boolean;
 }
 
 /** Plain data the sandbox uses to build ctx inside the isolate. */
@@ -51,6 +53,8 @@ export interface CallContextData {
   attachments: Attachment[];
   /** null: ctx.knowledge is absent. */
   knowledgeLevel: KnowledgeLevel | null;
+  /** Code mode's runtime only: ctx.tools.call exists (host/src/code-mode). */
+  codeMode?: boolean;
 }
 
 export interface SandboxCall {
