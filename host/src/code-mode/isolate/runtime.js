@@ -212,6 +212,9 @@
         name = typeof error;
       }
       if (message.length > MAX_MESSAGE) message = apply(stringSlice, message, [0, MAX_MESSAGE]);
+      // isolated-vm charges ArrayBuffers to the memory limit by refusing the allocation
+      if (message === "Array buffer allocation failed" && name === "RangeError")
+        code = "AIRLOCK_CODE_MEMORY_LIMIT";
       let innerCall =
         typeof error === "object" && error !== null ? apply(weakGet, inner, [error]) : undefined;
       if (innerCall === undefined) {
