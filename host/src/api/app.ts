@@ -19,6 +19,7 @@ import { adminPageRoutes } from "./routes/admin-page.ts";
 import { auditRoutes } from "./routes/audit.ts";
 import { callRoutes } from "./routes/calls.ts";
 import { catalogueRoutes } from "./routes/catalogue.ts";
+import { codeModeRoutes } from "./routes/code-mode.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { instanceRoutes } from "./routes/instances.ts";
 import { metaRoutes } from "./routes/meta.ts";
@@ -55,6 +56,7 @@ export function adminRoutes(options: AdminApiOptions = {}): RouteSpec[] {
   return [
     ...catalogueRoutes,
     ...instanceRoutes,
+    ...codeModeRoutes,
     ...pluginRoutes,
     ...auditRoutes,
     ...callRoutes,

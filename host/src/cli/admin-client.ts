@@ -21,6 +21,8 @@ export interface CliHost
     | "setToolsEnabled"
     | "listSecrets"
     | "setSecrets"
+    | "getCodeMode"
+    | "setCodeMode"
   > {
   readonly plugins: Pick<AirlockHost["plugins"], "list" | "install" | "upgrade" | "rollback" | "uninstall">;
 }
@@ -127,6 +129,8 @@ export function adminClient(adminUrl: string, token: string, version: string): C
           },
         )
       ).secrets,
+    getCodeMode: (slug) => call("GET", `${agent(slug)}/code-mode`),
+    setCodeMode: (slug, change) => call("PUT", `${agent(slug)}/code-mode`, change),
     plugins: {
       list: async () =>
         (await call<{ plugins: Awaited<ReturnType<AirlockHost["plugins"]["list"]>> }>("GET", "/api/plugins"))
