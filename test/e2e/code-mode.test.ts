@@ -60,10 +60,9 @@ describe("search_tools", () => {
     expect(outcome.errorCode).toBeUndefined();
     expect(text).toContain("declare namespace tools.render {");
     expect(text).toContain("function renderChart(input: {");
-    expect(text).toContain("* One bar per value.\n");
-    expect(text).toContain("* minItems 1, maxItems 200");
-    expect(text).toContain("values: number[];");
+    expect(text).toContain("/** One bar per value. (minItems 1, maxItems 200) */ values: number[];");
     expect(text).toContain("width?: number | null;");
+    expect(text).toContain("Read-only. */");
     expect(text).not.toContain("notes");
   });
 

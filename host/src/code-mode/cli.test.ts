@@ -1,6 +1,6 @@
 // `airlock agents code-mode` on a data directory, run in-process through runCli: shows the
 // defaults, turns code mode on with limits, refuses a bad state or limit with its code, off again.
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
@@ -59,4 +59,18 @@ test("airlock agents code-mode shows, turns on with limits, refuses bad input, t
   expect(off.out).toContain("maxInnerCalls=7");
   const unknown = await cli("agents", "code-mode", "nobody", "on");
   expect(unknown.code).not.toBe(0);
+});
+
+test("runs the commands docs/code-mode.md prints, exactly as printed", async () => {
+  const doc = await readFile(new URL("../../../docs/code-mode.md", import.meta.url), "utf8");
+  const block = /```sh\n([\s\S]*?)```/.exec(doc)?.[1] ?? "";
+  const lines = block.split("\n").filter((l) => l.startsWith("airlock "));
+  expect(lines.length).toBeGreaterThan(0);
+  expect((await cli("agents", "create", "support-bot")).code).toBe(0);
+  for (const line of lines) {
+    const res = await cli(...line.split(/\s+/).slice(1));
+    expect(res.code, `${line}: ${res.err}`).toBe(0);
+  }
+  const last = JSON.parse((await cli("agents", "code-mode", "support-bot", "--json")).out);
+  expect(last).toMatchObject({ enabled: false, exclusive: true, limits: { maxInnerCalls: 20 } });
 });

@@ -12,7 +12,7 @@ import type { CallOptions, ModelTool, Run, ToolCallOutcome } from "../host-types
 import type { EventBus } from "../pipeline/events.ts";
 import type { AuditInput } from "../store/types.ts";
 import type { CodeSandbox } from "./code-sandbox.ts";
-import { briefOf, declarationOf, searchTools } from "./declarations.ts";
+import { briefOf, declarationsOf, searchTools } from "./declarations.ts";
 import { runCode } from "./run-code.ts";
 import type { CodeModeSettings } from "./settings.ts";
 
@@ -39,7 +39,7 @@ function searchToolsTool(): ModelTool {
     id: SEARCH_TOOLS_ID,
     wireName: "search_tools",
     description:
-      "Find the tools you can call from run_code. Answers TypeScript declarations (`declare namespace tools.<ns> { function <tool>(input): Promise<...> }`) of the tools matching the query, with their descriptions as doc comments. detail 'names' answers one line per tool.",
+      "Find tools to call from run_code: answers the matching tools as TypeScript declarations (detail 'names': one line each).",
     inputSchema: {
       type: "object",
       properties: {
@@ -72,14 +72,14 @@ function runCodeTool(settings: CodeModeSettings, namespaces: string[]): ModelToo
     id: RUN_CODE_ID,
     wireName: "run_code",
     description:
-      "Run JavaScript or TypeScript (types are stripped) as the body of an async function, to chain tool calls without passing their results through you. " +
-      "The only global is `tools`: `const r = await tools.<namespace>.<tool>(input)` calls one of your tools (declarations from search_tools) and returns its structured result (or its text); a failed call throws an Error with `code`. " +
-      "`return` a JSON value; console.log output comes back too. No fetch, no timers, no other globals. " +
-      `Limits: ${l.maxInnerCalls} tool calls, ${l.cpuMs} ms CPU, ${l.wallMs} ms in all. ` +
+      "Run JavaScript or TypeScript (types stripped) as an async function body. " +
+      "`await tools.<namespace>.<tool>(input)` calls your tools (see search_tools) and returns their structured result; a failed call throws an Error with `code`. " +
+      "`return` JSON; console.log is returned too. No other globals (no fetch, no timers). " +
+      `Limits: ${l.maxInnerCalls} calls, ${l.cpuMs} ms CPU, ${l.wallMs} ms. ` +
       `Namespaces: ${namespaces.length === 0 ? "none" : namespaces.join(", ")}.`,
     inputSchema: {
       type: "object",
-      properties: { code: { type: "string", description: "The code; use `return` for the result." } },
+      properties: { code: { type: "string" } },
       required: ["code"],
       additionalProperties: false,
     },
@@ -127,8 +127,8 @@ function answerSearch(
       ),
     };
   }
-  const head = `// ${found.length} of ${tools.length} tools. Call them in run_code: await tools.<namespace>.<tool>(input)\n`;
-  const body = detail === "names" ? found.map(briefOf).join("\n") : found.map(declarationOf).join("");
+  const head = `// ${found.length} of ${tools.length} tools\n`;
+  const body = detail === "names" ? `${found.map(briefOf).join("\n")}\n` : declarationsOf(found);
   return { result: textResult(head + body) };
 }
 

@@ -22,15 +22,15 @@ function literal(v: unknown): string {
     : "unknown";
 }
 
-/** A doc comment (`/** … *\/`) of these lines at `pad`, or "" when there is nothing to say. */
-function docComment(lines: string[], pad: string): string {
-  const text = lines
+/** A one-line doc comment (`/** … *\/ `) of these parts, or "" when there is nothing to say. */
+function docComment(parts: string[]): string {
+  const text = parts
     .flatMap((l) => l.split("\n"))
-    .map((l) => l.replaceAll("*/", "*\\/").trimEnd())
-    .filter((l) => l !== "");
-  if (text.length === 0) return "";
-  if (text.length === 1) return `${pad}/** ${text[0]} */\n`;
-  return `${pad}/**\n${text.map((l) => `${pad} * ${l}`).join("\n")}\n${pad} */\n`;
+    .map((l) => l.trim())
+    .filter((l) => l !== "")
+    .join(" ")
+    .replaceAll("*/", "*\\/");
+  return text === "" ? "" : `/** ${text} */ `;
 }
 
 /** What a schema adds beyond its type, as doc lines (bounds, formats, defaults). */
@@ -50,7 +50,7 @@ function constraints(s: Schema): string[] {
     "default",
   ];
   const parts = keys.filter((k) => s[k] !== undefined).map((k) => `${k} ${JSON.stringify(s[k])}`);
-  if (parts.length > 0) out.push(parts.join(", "));
+  if (parts.length > 0) out.push(`(${parts.join(", ")})`);
   return out;
 }
 
@@ -125,13 +125,10 @@ function objectType(schema: Schema, pad: string, depth: number): string {
   for (const [name, prop] of Object.entries(properties)) {
     const optional = !required.has(name) || isNullable(prop);
     const doc = isSchema(prop)
-      ? docComment(
-          [typeof prop.description === "string" ? prop.description : "", ...constraints(prop)],
-          inner,
-        )
+      ? docComment([typeof prop.description === "string" ? prop.description : "", ...constraints(prop)])
       : "";
     const key = IDENT.test(name) ? name : JSON.stringify(name);
-    body += `${doc}${inner}${key}${optional ? "?" : ""}: ${typeOf(prop, inner, depth + 1)};\n`;
+    body += `${inner}${doc}${key}${optional ? "?" : ""}: ${typeOf(prop, inner, depth + 1)};\n`;
   }
   const extra = schema.additionalProperties;
   if (extra !== undefined && extra !== false) {
@@ -153,23 +150,35 @@ export function callPath(tool: ModelTool): string {
 function annotationsLine(tool: ModelTool): string {
   const a = tool.annotations;
   const marks: string[] = [];
-  if (a.readOnlyHint === true) marks.push("read-only");
-  else marks.push("may need an operator's approval");
-  if (a.destructiveHint === true) marks.push("destructive");
-  if (a.openWorldHint === true) marks.push("reaches outside services");
-  return `(${marks.join("; ")})`;
+  if (a.readOnlyHint === true) marks.push("Read-only.");
+  else marks.push("May wait for an operator's approval.");
+  if (a.destructiveHint === true) marks.push("Destructive.");
+  if (a.openWorldHint === true) marks.push("Reaches outside services.");
+  return marks.join(" ");
 }
 
-/** One tool's declaration: its function in `declare namespace tools.<ns>`, with doc comments. */
-export function declarationOf(tool: ModelTool): string {
-  const at = tool.id.indexOf(":");
-  const ns = tool.id.slice(0, at);
-  const name = tool.id.slice(at + 1);
-  const doc = docComment([tool.description, annotationsLine(tool)], "  ");
+/** One tool's function declaration (inside its `declare namespace tools.<ns>`), doc comment first. */
+function functionOf(tool: ModelTool): string {
+  const name = tool.id.slice(tool.id.indexOf(":") + 1);
+  const doc = docComment([tool.description, annotationsLine(tool)]).trimEnd();
   const input = typeOf(tool.inputSchema, "  ");
   const output = tool.outputSchema === undefined ? "unknown" : typeOf(tool.outputSchema, "  ");
-  const space = /^[a-z][a-z0-9-]*$/.test(ns) && !ns.includes("-") ? ns : JSON.stringify(ns);
-  return `declare namespace tools.${space} {\n${doc}  function ${name}(input: ${input}): Promise<${output}>;\n}\n`;
+  return `  ${doc}\n  function ${name}(input: ${input}): Promise<${output}>;\n`;
+}
+
+/** The tools' declarations, one `declare namespace tools.<ns>` block per namespace (in order met). */
+export function declarationsOf(tools: readonly ModelTool[]): string {
+  const blocks = new Map<string, string>();
+  for (const tool of tools) {
+    const ns = tool.id.slice(0, tool.id.indexOf(":"));
+    blocks.set(ns, (blocks.get(ns) ?? "") + functionOf(tool));
+  }
+  let out = "";
+  for (const [ns, body] of blocks) {
+    const space = IDENT.test(ns) ? ns : JSON.stringify(ns);
+    out += `declare namespace tools.${space} {\n${body}}\n`;
+  }
+  return out;
 }
 
 /** One line per tool: how to call it and the first sentence of what it does. */
