@@ -111,6 +111,16 @@ describe("run_code under attack (workers)", () => {
     await expectHealthy();
   }, 60_000);
 
+  it("gives every call a fresh context: nothing one call leaves in its globals reaches the next", async () => {
+    const first = await runCode(
+      "globalThis.leak = 'left by call one'; Object.prototype.polluted = 1; return 1;",
+    );
+    expect(first.errorCode).toBeUndefined();
+    const second = await runCode("return [typeof leak, typeof ({}).polluted];");
+    expect((second.result.structuredContent as { value: unknown }).value).toEqual(["undefined", "undefined"]);
+    await expectHealthy();
+  }, 60_000);
+
   it("stops an endless loop with AIRLOCK_CODE_CPU_LIMIT, before and after an await", async () => {
     const sync = await runCode("while (true) {}");
     expect(sync.errorCode).toBe("AIRLOCK_CODE_CPU_LIMIT");
@@ -156,6 +166,13 @@ describe("run_code under attack (workers)", () => {
     expect(errorOf(outcome).innerCall).toMatchObject({
       tool: "room:list_open_events",
       code: "AIRLOCK_CODE_HARNESS_TOOL",
+    });
+    const entries = await host.queryAudit({ agent: "alpha", kind: "tool", limit: 50 });
+    expect(entries.find((e) => e.details?.parentCallId === outcome.callId)).toMatchObject({
+      plugin: "room",
+      tool: "list_open_events",
+      allowed: false,
+      error: "AIRLOCK_CODE_HARNESS_TOOL",
     });
     const search = await run.call("search_tools", { query: "*", limit: 50 });
     expect(JSON.stringify(search.result)).not.toContain("room");

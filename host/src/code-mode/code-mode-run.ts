@@ -177,13 +177,28 @@ export function codeModeRun(deps: CodeModeRunDeps, run: Run, settings: CodeModeS
           limits: settings.limits,
           options,
           namespaces: namespaces(),
-          refuse: (toolId) =>
-            deps.isHarness(toolId)
-              ? {
-                  code: "AIRLOCK_CODE_HARNESS_TOOL",
-                  message: `${toolId} is a harness tool; code calls only the agent's own tools`,
-                }
-              : null,
+          refuse: (toolId) => {
+            if (!deps.isHarness(toolId)) return null;
+            const at = toolId.indexOf(":");
+            // a refusal is audited like the pipeline's own, naming the run_code call
+            void deps.audit({
+              agent: run.agent,
+              plugin: toolId.slice(0, at),
+              tool: toolId.slice(at + 1),
+              conversationId: run.conversationId,
+              kind: "tool",
+              action: "call",
+              allowed: false,
+              success: false,
+              error: "AIRLOCK_CODE_HARNESS_TOOL",
+              durationMs: 0,
+              details: { runId: run.id, callId: null, parentCallId: callId },
+            });
+            return {
+              code: "AIRLOCK_CODE_HARNESS_TOOL",
+              message: `${toolId} is a harness tool; code calls only the agent's own tools`,
+            };
+          },
           onInnerStart: (toolId) => {
             waiting.set(toolId, (waiting.get(toolId) ?? 0) + 1);
             return () => {

@@ -33,7 +33,8 @@ const OPTIONS = {
 const limitsHelp = Object.entries(LIMIT_FLAGS)
   .map(([flag, name]) => {
     const [min, max] = CODE_MODE_LIMIT_RANGES[name];
-    return `  --${flag} N`.padEnd(27) + `${name} of every run_code call (${min}–${max}).`;
+    const option = `  --${flag} N`.padEnd(27);
+    return `${option}${name} of every run_code call (${min}–${max}).`;
   })
   .join("\n");
 
