@@ -5,6 +5,7 @@
 import { join } from "node:path";
 import { machine, type Row, toMarkdown, writeReport } from "./lib/report.ts";
 import { capabilityCall } from "./scenarios/capability-call.ts";
+import { codeMode } from "./scenarios/code-mode.ts";
 import { coldStart } from "./scenarios/cold-start.ts";
 import { install } from "./scenarios/install.ts";
 import { mcpFrontDoor } from "./scenarios/mcp-front-door.ts";
@@ -22,6 +23,7 @@ export const SCENARIOS: Record<string, (quick: boolean) => Promise<Row[]>> = {
   "5": throughput,
   "6": install,
   "7": runaway,
+  "8": codeMode,
 };
 
 export async function runBenchmarks(options: { quick: boolean; only?: string[] }): Promise<Row[]> {

@@ -13,6 +13,7 @@ import { BRIDGE_ERRORS } from "../host/src/bridge/errors.ts";
 import { CATALOGUE_ERRORS } from "../host/src/catalogue/errors.ts";
 import { BOOTSTRAP_ERRORS } from "../host/src/cli/bootstrap/errors.ts";
 import { CLI_ERRORS } from "../host/src/cli/errors.ts";
+import { CODE_MODE_ERRORS } from "../host/src/code-mode/errors.ts";
 import { CONSOLE_ERRORS } from "../host/src/console/errors.ts";
 import { FETCH_ERRORS } from "../host/src/egress/errors.ts";
 import { INSTALL_ERRORS } from "../host/src/install/errors.ts";
@@ -46,6 +47,7 @@ export const AREAS: ReadonlyArray<{ area: string; file: string; codes: ErrorCata
   { area: "OAuth broker and model access", file: "host/src/oauth/errors.ts", codes: BROKER_ERRORS },
   { area: "Catalogue", file: "host/src/catalogue/errors.ts", codes: CATALOGUE_ERRORS },
   { area: "Invocation pipeline", file: "host/src/pipeline/errors.ts", codes: PIPELINE_ERRORS },
+  { area: "Code mode", file: "host/src/code-mode/errors.ts", codes: CODE_MODE_ERRORS },
   { area: "Tokens", file: "host/src/auth/errors.ts", codes: AUTH_ERRORS },
   { area: "HTTP admin API", file: "host/src/api/errors.ts", codes: API_ERRORS },
   { area: "MCP server", file: "host/src/mcp/errors.ts", codes: MCP_ERRORS },

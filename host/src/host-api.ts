@@ -18,6 +18,7 @@ import {
 import { type CatalogueProblem, createCatalogue } from "./catalogue/catalogue.ts";
 import { deleteSecret, listSecrets, type SecretCodec, setSecrets } from "./catalogue/secrets-api.ts";
 import { joinCluster } from "./cluster/membership.ts";
+import { createCodeMode } from "./code-mode/index.ts";
 import type { ResolvedHostOptions } from "./config.ts";
 import type { AirlockHost, PluginLifecycle, RunOptions, ToolsChangeReason } from "./host-types.ts";
 import type { ModelsAdmin, OAuthAdmin } from "./oauth/admin.ts";
@@ -140,6 +141,15 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     closed: () => closed,
   };
 
+  const codeMode = createCodeMode({
+    store,
+    catalogue,
+    events,
+    audit,
+    sandboxMode: sandbox.mode,
+    report,
+  });
+
   const changed = (agent: string | null, reason: ToolsChangeReason) =>
     events.emit("tools.changed", { agent, reason });
   /** A change made through this host: raised here and announced to the other replicas. */
@@ -218,7 +228,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
   const begin = async (run: RunOptions) => {
     assertOpen();
     await fresh();
-    return tracedRun(await startRun(deps, run), membership.replica);
+    return codeMode.wrap(tracedRun(await startRun(deps, run), membership.replica));
   };
 
   return {
@@ -315,6 +325,21 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
       return deleted;
     },
 
+    async getCodeMode(agent) {
+      await requireAgent(store, agent);
+      return codeMode.settings(agent);
+    },
+    async setCodeMode(agent, change) {
+      await requireAgent(store, agent);
+      const settings = await audited(
+        admin,
+        "agent.code_mode",
+        { agent, details: { change: { ...change } } },
+        () => codeMode.configure(agent, change),
+      );
+      announce(agent, "enablement");
+      return settings;
+    },
     startRun: begin,
     async callTool(agent, toolName, input, callOptions) {
       const {
@@ -379,6 +404,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
       await approvals.denyAll("the host is shutting down");
       await membership.close().catch((error: unknown) => report("leaving the cluster", error));
       await sandbox.close();
+      await codeMode.close().catch((error: unknown) => report("closing the code-mode sandbox", error));
       await parts.closeExtras?.();
       if (parts.ownsStore) await store.close();
     },

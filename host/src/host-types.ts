@@ -8,6 +8,7 @@ import type { Attachment, ConversationMessage, KnowledgeLevel, ToolResult } from
 import type { JsonSchema, Presentation, SecretSpec, ToolAnnotations } from "@airlock/sdk/manifest";
 import type { CallNotification } from "./bridge/types.ts";
 import type { StreamEventType, StreamListener } from "./cluster/events.ts";
+import type { CodeModeChange, CodeModeSettings } from "./code-mode/settings.ts";
 import type { ModelsAdmin, OAuthAdmin } from "./oauth/admin.ts";
 import type { SandboxStats } from "./sandbox/types.ts";
 import type {
@@ -167,6 +168,8 @@ export interface CallOptions {
   onNotification?: (n: CallNotification) => void;
   /** The caller's W3C trace context (a `traceparent` header, or an MCP request's `_meta`): the call's span continues it. */
   trace?: { traceparent: string; tracestate?: string };
+  /** Set by code mode: the run_code call this call was made from (its audit entry names it). */
+  parentCallId?: string;
 }
 
 /** What a tool call produced, as it goes back to the model. */
@@ -302,6 +305,10 @@ export interface AirlockHost {
   setPluginWorker(namespace: string, tier: WorkerTier): Promise<WorkerTierView>;
 
   // runs, calls, hooks, approvals, events
+  /** An agent's code mode: on or off, listing, limits (docs/code-mode.md). */
+  getCodeMode(agent: string): Promise<CodeModeSettings>;
+  /** Changes an agent's code mode (validated whole, audited as agent.code_mode). */
+  setCodeMode(agent: string, change: CodeModeChange): Promise<CodeModeSettings>;
   startRun(options: RunOptions): Promise<Run>;
   /** One-shot: starts a run for the agent and calls one tool in it. */
   callTool(

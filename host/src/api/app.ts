@@ -20,6 +20,7 @@ import { pathMatcher, type RouteSpec } from "./route-table.ts";
 import { auditRoutes } from "./routes/audit.ts";
 import { callRoutes } from "./routes/calls.ts";
 import { catalogueRoutes } from "./routes/catalogue.ts";
+import { codeModeRoutes } from "./routes/code-mode.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { instanceRoutes } from "./routes/instances.ts";
 import { metaRoutes } from "./routes/meta.ts";
@@ -57,6 +58,7 @@ export function adminRoutes(options: AdminApiOptions = {}): RouteSpec[] {
   return [
     ...catalogueRoutes,
     ...instanceRoutes,
+    ...codeModeRoutes,
     ...pluginRoutes,
     ...consoleApiRoutes,
     ...auditRoutes,

@@ -22,6 +22,8 @@ export interface CliHost
     | "listSecrets"
     | "setSecrets"
     | "setPluginWorker"
+    | "getCodeMode"
+    | "setCodeMode"
   > {
   readonly plugins: Pick<AirlockHost["plugins"], "list" | "install" | "upgrade" | "rollback" | "uninstall">;
   readonly oauth: Pick<AirlockHost["oauth"], "connections" | "connectLink" | "disconnect">;
@@ -134,6 +136,8 @@ export function adminClient(adminUrl: string, token: string, version: string): C
         )
       ).secrets,
     setPluginWorker: (ns, tier) => call("PUT", `${plugin(ns)}/worker`, { tier }),
+    getCodeMode: (slug) => call("GET", `${agent(slug)}/code-mode`),
+    setCodeMode: (slug, change) => call("PUT", `${agent(slug)}/code-mode`, change),
     plugins: {
       list: async () =>
         (await call<{ plugins: Awaited<ReturnType<AirlockHost["plugins"]["list"]>> }>("GET", "/api/plugins"))

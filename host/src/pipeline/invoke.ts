@@ -280,7 +280,13 @@ export async function invokeTool(
       success: !failed && result.isError !== true,
       error: error?.code ?? null,
       durationMs,
-      details: { runId: run.id, callId, version: entry?.version ?? null, blocked },
+      details: {
+        runId: run.id,
+        callId,
+        version: entry?.version ?? null,
+        blocked,
+        ...(options.parentCallId === undefined ? {} : { parentCallId: options.parentCallId }),
+      },
     });
 
     const withPresentation = <T extends object>(event: T) =>

@@ -118,12 +118,16 @@ export class PluginRuntime {
     const gen = await this.#generation();
     gen.preparing++; // creating a context runs the bundle: not code left behind by an ended call
     let lease: ContextLease;
+    const takeSpare = () => {
+      const spare = gen.spare;
+      gen.spare = null;
+      return spare ? Promise.resolve(spare) : this.#createContext(gen);
+    };
     try {
-      lease = await gen.contexts.acquire(agent, () => {
-        const spare = gen.spare;
-        gen.spare = null;
-        return spare ? Promise.resolve(spare) : this.#createContext(gen);
-      });
+      lease =
+        this.plugin.contextPerCall === true
+          ? singleUse(gen, await takeSpare())
+          : await gen.contexts.acquire(agent, takeSpare);
     } finally {
       gen.preparing--;
     }
@@ -414,6 +418,19 @@ export class PluginRuntime {
     }
     return sandboxError("AIRLOCK_SANDBOX_INTERNAL", "the isolate failed unexpectedly", { reason: message });
   }
+}
+
+/** A context for one call only (SandboxPlugin.contextPerCall): released when that call ends. */
+function singleUse(gen: Generation, ctx: AgentContext): ContextLease {
+  let held = true;
+  return {
+    ctx,
+    release: () => {
+      if (!held) return;
+      held = false;
+      gen.releaseContext(ctx);
+    },
+  };
 }
 
 function hasStringCode(e: unknown): e is { code: string } {

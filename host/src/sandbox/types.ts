@@ -46,6 +46,8 @@ export interface SandboxPlugin {
    * workers, ending a quarantine; absent keeps the sandbox's own quarantine. Ignored in-process.
    */
   readonly ownWorker?: boolean;
+  /** Every call gets a context of its own, released when it ends (code mode); default: one per agent. */
+  readonly contextPerCall?: boolean;
 }
 
 /** Plain data the sandbox uses to build ctx inside the isolate. */
@@ -57,6 +59,8 @@ export interface CallContextData {
   attachments: Attachment[];
   /** null: ctx.knowledge is absent. */
   knowledgeLevel: KnowledgeLevel | null;
+  /** Code mode's runtime only: ctx.tools.call exists (host/src/code-mode). */
+  codeMode?: boolean;
 }
 
 export interface SandboxCall {

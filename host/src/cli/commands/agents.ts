@@ -8,6 +8,7 @@ import { cliError } from "../errors.ts";
 import { HOST_OPTIONS, HOST_OPTIONS_HELP, hostOptionsFrom, requireAgent, withHost } from "../open-host.ts";
 import { resolveTarget, TARGET_OPTIONS, TARGET_OPTIONS_HELP, withCliHost } from "../target.ts";
 import type { CliCommand, CliIO } from "../types.ts";
+import { codeModeCommand } from "./code-mode.ts";
 
 const OPTIONS = { ...HOST_OPTIONS, ...TARGET_OPTIONS, json: { type: "boolean" } } as const;
 const OPTIONS_HELP = `${HOST_OPTIONS_HELP}\n${TARGET_OPTIONS_HELP}`;
@@ -234,4 +235,5 @@ export const agentsCommands: CliCommand[] = [
   levelCommand,
   secretsCommand,
   setSecretCommand,
+  codeModeCommand,
 ];

@@ -1,0 +1,76 @@
+// `airlock agents code-mode` on a data directory, run in-process through runCli: shows the
+// defaults, turns code mode on with limits, refuses a bad state or limit with its code, off again.
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { runCli } from "../cli/main.ts";
+import type { CliIO } from "../cli/types.ts";
+
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), "airlock-cli-code-mode-"));
+});
+afterAll(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = "";
+  let err = "";
+  const io: CliIO = {
+    stdout: (t) => {
+      out += t;
+    },
+    stderr: (t) => {
+      err += t;
+    },
+    env: { AIRLOCK_DATA_DIR: dataDir, AIRLOCK_SANDBOX: "in-process" },
+    cwd: dataDir,
+  };
+  return { code: await runCli(argv, io), out, err };
+}
+
+test("airlock agents code-mode shows, turns on with limits, refuses bad input, turns off", async () => {
+  expect((await cli("agents", "create", "helper")).code).toBe(0);
+  const shown = await cli("agents", "code-mode", "helper");
+  expect(shown.code).toBe(0);
+  expect(shown.out).toContain("Code mode of helper: off");
+  const on = await cli(
+    "agents",
+    "code-mode",
+    "helper",
+    "on",
+    "--max-inner-calls",
+    "7",
+    "--exclusive",
+    "--json",
+  );
+  expect(on.code, on.err).toBe(0);
+  expect(JSON.parse(on.out)).toMatchObject({ enabled: true, exclusive: true, limits: { maxInnerCalls: 7 } });
+  const badState = await cli("agents", "code-mode", "helper", "maybe");
+  expect(badState.code).not.toBe(0);
+  expect(badState.err).toContain("AIRLOCK_CLI_USAGE");
+  const badLimit = await cli("agents", "code-mode", "helper", "--cpu-ms", "1");
+  expect(badLimit.code).not.toBe(0);
+  expect(badLimit.err).toContain("AIRLOCK_CODE_SETTINGS_INVALID");
+  const off = await cli("agents", "code-mode", "helper", "off");
+  expect(off.out).toContain("Code mode of helper: off (exclusive)");
+  expect(off.out).toContain("maxInnerCalls=7");
+  const unknown = await cli("agents", "code-mode", "nobody", "on");
+  expect(unknown.code).not.toBe(0);
+});
+
+test("runs the commands docs/code-mode.md prints, exactly as printed", async () => {
+  const doc = await readFile(new URL("../../../docs/code-mode.md", import.meta.url), "utf8");
+  const block = /```sh\n([\s\S]*?)```/.exec(doc)?.[1] ?? "";
+  const lines = block.split("\n").filter((l) => l.startsWith("airlock "));
+  expect(lines.length).toBeGreaterThan(0);
+  expect((await cli("agents", "create", "support-bot")).code).toBe(0);
+  for (const line of lines) {
+    const res = await cli(...line.split(/\s+/).slice(1));
+    expect(res.code, `${line}: ${res.err}`).toBe(0);
+  }
+  const last = JSON.parse((await cli("agents", "code-mode", "support-bot", "--json")).out);
+  expect(last).toMatchObject({ enabled: false, exclusive: true, limits: { maxInnerCalls: 20 } });
+});

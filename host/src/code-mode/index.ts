@@ -1,0 +1,62 @@
+// Code mode, the part the host wires in: per-agent settings (read, changed) and the run wrapper
+// that serves search_tools and run_code to an agent whose operator turned code mode on.
+// Contract: `wrap(run)` returns the run itself when code mode is off for its agent (nothing
+// changes for that agent), else codeModeRun (code-mode-run.ts); `close()` closes the dedicated
+// code-mode sandbox (code-sandbox.ts), started on the first run_code call.
+import type { Catalogue } from "../catalogue/catalogue.ts";
+import type { Run } from "../host-types.ts";
+import type { EventBus } from "../pipeline/events.ts";
+import type { AuditInput, Store } from "../store/types.ts";
+import { codeModeRun } from "./code-mode-run.ts";
+import { CodeSandbox } from "./code-sandbox.ts";
+import { applyChange, type CodeModeSettings, readSettings, writeSettings } from "./settings.ts";
+
+export interface CodeModeParts {
+  store: Store;
+  catalogue: Catalogue;
+  events: EventBus;
+  audit(entry: AuditInput): Promise<void>;
+  /** The host sandbox's mode: code mode runs in worker processes of its own when it is "workers". */
+  sandboxMode: "workers" | "in-process";
+  report(what: string, error: unknown): void;
+}
+
+export interface CodeMode {
+  settings(agent: string): Promise<CodeModeSettings>;
+  /** Validates the whole change, then stores it; returns the settings now in force. */
+  configure(agent: string, change: unknown): Promise<CodeModeSettings>;
+  wrap(run: Run): Promise<Run>;
+  close(): Promise<void>;
+}
+
+export function createCodeMode(parts: CodeModeParts): CodeMode {
+  const sandbox = new CodeSandbox({
+    mode: parts.sandboxMode,
+    report: (line) => parts.report("code-mode sandbox", line),
+  });
+  const deps = {
+    sandbox,
+    events: parts.events,
+    audit: parts.audit,
+    isHarness: (id: string) => {
+      const entry = parts.catalogue.get(id);
+      return entry !== undefined && entry.tool.harness !== null;
+    },
+  };
+  return {
+    settings: (agent) => readSettings(parts.store, agent),
+    async configure(agent, change) {
+      const next = applyChange(await readSettings(parts.store, agent), change);
+      await writeSettings(parts.store, agent, next);
+      return next;
+    },
+    async wrap(run) {
+      const settings = await readSettings(parts.store, run.agent);
+      return settings.enabled ? codeModeRun(deps, run, settings) : run;
+    },
+    close: () => sandbox.close(),
+  };
+}
+
+export { CODE_MODE_ERRORS } from "./errors.ts";
+export type { CodeModeChange, CodeModeLimits, CodeModeSettings } from "./settings.ts";

@@ -1,0 +1,138 @@
+// Code-mode settings of one agent: whether it is on, whether the agent's listing shows only
+// search_tools and run_code (`exclusive`), and the limits every run_code call of that agent runs
+// under. Stored in the store, per agent, as one JSON row of the agent's state under the reserved
+// namespace `airlock` (no plugin can hold that namespace, so no plugin's ctx.state reaches it).
+// Invariants: a change is validated whole before anything is written (an unknown field or a
+// limit outside its range is AIRLOCK_CODE_SETTINGS_INVALID and nothing changes); a stored row
+// that no longer parses reads as the defaults with code mode off, never as a crash.
+import type { Store } from "../store/types.ts";
+import { codeModeError } from "./errors.ts";
+
+export interface CodeModeLimits {
+  /** CPU time of the code itself (inner calls run in their own plugins' isolates). */
+  cpuMs: number;
+  /** Wall time of one run_code call, inner calls and approval waits included. */
+  wallMs: number;
+  /** Heap of the agent's code-mode isolate. */
+  memoryMb: number;
+  /** Tool calls one run may make. */
+  maxInnerCalls: number;
+  /** Bytes (UTF-8 JSON) all inner results of one run may hand back to the code. */
+  maxInnerBytes: number;
+  /** console output kept per run; past it the log is cut (logTruncated). */
+  maxLogBytes: number;
+  /** Size of the code sent to run_code. */
+  maxCodeBytes: number;
+  /** Size of what run_code answers (the returned value and the log). */
+  maxResultBytes: number;
+}
+
+export interface CodeModeSettings {
+  enabled: boolean;
+  /** List only search_tools and run_code to the model (the agent's tools stay callable). */
+  exclusive: boolean;
+  limits: CodeModeLimits;
+}
+
+export interface CodeModeChange {
+  enabled?: boolean;
+  exclusive?: boolean;
+  limits?: Partial<CodeModeLimits>;
+}
+
+export const DEFAULT_CODE_MODE_LIMITS: Readonly<CodeModeLimits> = Object.freeze({
+  cpuMs: 2_000,
+  wallMs: 120_000,
+  memoryMb: 64,
+  maxInnerCalls: 50,
+  maxInnerBytes: 4 * 1024 * 1024,
+  maxLogBytes: 16 * 1024,
+  maxCodeBytes: 64 * 1024,
+  maxResultBytes: 256 * 1024,
+});
+
+/** Accepted range of each limit (integers). */
+export const CODE_MODE_LIMIT_RANGES: Readonly<Record<keyof CodeModeLimits, readonly [number, number]>> = {
+  cpuMs: [10, 60_000],
+  wallMs: [100, 3_600_000],
+  memoryMb: [8, 1_024],
+  maxInnerCalls: [0, 10_000],
+  maxInnerBytes: [0, 64 * 1024 * 1024],
+  maxLogBytes: [0, 1024 * 1024],
+  maxCodeBytes: [1, 1024 * 1024],
+  maxResultBytes: [1024, 16 * 1024 * 1024],
+};
+
+const OFF: CodeModeSettings = { enabled: false, exclusive: false, limits: { ...DEFAULT_CODE_MODE_LIMITS } };
+
+export function defaultSettings(): CodeModeSettings {
+  return structuredClone(OFF);
+}
+
+const STATE_CONVERSATION = "@agent";
+const STATE_NAMESPACE = "airlock";
+const STATE_KEY = "code-mode";
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** The settings after `change`; throws AIRLOCK_CODE_SETTINGS_INVALID naming the first bad field. */
+export function applyChange(current: CodeModeSettings, change: unknown): CodeModeSettings {
+  if (!isRecord(change)) throw codeModeError("AIRLOCK_CODE_SETTINGS_INVALID", "the change must be an object");
+  const next = structuredClone(current);
+  for (const [key, value] of Object.entries(change)) {
+    if (key === "enabled" || key === "exclusive") {
+      if (typeof value !== "boolean")
+        throw codeModeError("AIRLOCK_CODE_SETTINGS_INVALID", `${key} must be true or false`);
+      next[key] = value;
+    } else if (key === "limits") {
+      if (!isRecord(value))
+        throw codeModeError("AIRLOCK_CODE_SETTINGS_INVALID", "limits must be an object of numbers");
+      for (const [name, n] of Object.entries(value)) {
+        const range = CODE_MODE_LIMIT_RANGES[name as keyof CodeModeLimits];
+        if (range === undefined || !Object.hasOwn(CODE_MODE_LIMIT_RANGES, name)) {
+          throw codeModeError(
+            "AIRLOCK_CODE_SETTINGS_INVALID",
+            `unknown limit ${JSON.stringify(name)}; accepted: ${Object.keys(CODE_MODE_LIMIT_RANGES).join(", ")}`,
+          );
+        }
+        if (typeof n !== "number" || !Number.isInteger(n) || n < range[0] || n > range[1]) {
+          throw codeModeError(
+            "AIRLOCK_CODE_SETTINGS_INVALID",
+            `limits.${name} must be an integer from ${range[0]} to ${range[1]}`,
+          );
+        }
+        next.limits[name as keyof CodeModeLimits] = n;
+      }
+    } else {
+      throw codeModeError(
+        "AIRLOCK_CODE_SETTINGS_INVALID",
+        `unknown field ${JSON.stringify(key)}; accepted: enabled, exclusive, limits`,
+      );
+    }
+  }
+  return next;
+}
+
+export async function readSettings(store: Store, agent: string): Promise<CodeModeSettings> {
+  const json = await store.getState(agent, STATE_CONVERSATION, STATE_NAMESPACE, STATE_KEY);
+  if (json === null) return defaultSettings();
+  try {
+    return applyChange(defaultSettings(), JSON.parse(json));
+  } catch {
+    return defaultSettings(); // a row this version cannot read: off, never a crash
+  }
+}
+
+export async function writeSettings(store: Store, agent: string, settings: CodeModeSettings): Promise<void> {
+  const ok = await store.setState(
+    agent,
+    STATE_CONVERSATION,
+    STATE_NAMESPACE,
+    STATE_KEY,
+    JSON.stringify(settings),
+    64 * 1024,
+  );
+  if (!ok) throw codeModeError("AIRLOCK_CODE_SETTINGS_INVALID", "the settings could not be stored");
+}
