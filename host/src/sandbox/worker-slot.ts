@@ -50,6 +50,8 @@ export class WorkerSlot {
   #child: ChildProcess | null = null;
   #channel: Channel<ToWorker, FromWorker> | null = null;
   #ready: Promise<void> = Promise.resolve();
+  /** `#ready` has resolved and is still current: a call need not await it. */
+  #isReady = false;
   #calls = new Map<number, PendingCall>();
   #requests = new Map<number, { resolve: () => void; reject: (e: AirlockError) => void }>();
   #nextId = 1;
@@ -101,7 +103,8 @@ export class WorkerSlot {
     }
     child.on("error", (error) => this.#onLog(`[worker ${this.index}] process error: ${error.message}`));
     child.on("exit", (code, signal) => this.#exited(child, code, signal));
-    this.#ready = started.then(async () => {
+    this.#isReady = false;
+    const ready = started.then(async () => {
       if (this.#child !== child) return; // it died before it was ready
       const reloads = [...this.plugins.values()].map((p) =>
         this.#request({ type: "load", rid: 0, plugin: p }).catch((error: AirlockError) => {
@@ -109,12 +112,15 @@ export class WorkerSlot {
         }),
       );
       await Promise.all(reloads);
+      if (this.#ready === ready && this.#child === child) this.#isReady = true;
     });
+    this.#ready = ready;
   }
 
   #exited(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
     if (this.#child !== child) return;
     this.#child = null;
+    this.#isReady = false;
     this.#channel?.close();
     this.#channel = null;
     const crashed = () =>
@@ -190,7 +196,7 @@ export class WorkerSlot {
 
   /** Runs a call in the child; `signal` aborting rejects at once and cancels it there. */
   async call(call: EngineCall, token: string, bridge: BridgeDispatch, signal: AbortSignal): Promise<string> {
-    await this.#whenReady();
+    if (!this.#isReady) await this.#whenReady();
     const id = this.#nextId++;
     const timeout = () => abortError(signal, 0);
     if (signal.aborted) throw timeout();
