@@ -220,7 +220,9 @@ export class WorkerSlot {
         },
       });
       signal.addEventListener("abort", onAbort, { once: true });
-      if (!this.#send({ type: "call", id, call })) {
+      // a call is strings and numbers only: it may share one serialised frame with others
+      const channel = this.#channel;
+      if (channel === null || !channel.postPlain({ type: "call", id, call })) {
         this.#calls.delete(id);
         settle();
         reject(sandboxError("AIRLOCK_SANDBOX_WORKER_CRASHED", "the sandbox worker is not running"));
