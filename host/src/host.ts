@@ -79,8 +79,11 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
   const opened = await openHostStore(resolved);
   const { owned } = opened;
   // Audit entries (one per tool call and per capability call) share commits: group commit.
+  // SQLite: journaled first (durable at once; committed in batches off the call's path).
+  const journal = opened.store.openAuditJournal?.();
   const auditWriter = createAuditWriter(opened.store, {
     onLaterError: (error) => resolved.onInternalError("audit write", error),
+    ...(journal === undefined ? {} : { journal }),
   });
   const store = withAuditWriter(opened.store, auditWriter);
   let sandbox: Sandbox | undefined;
@@ -146,10 +149,12 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
       closeExtras: async () => {
         sweeper();
         await auditWriter.flush();
+        auditWriter.close();
       },
     });
   } catch (error) {
     stopSweeper?.();
+    journal?.close(auditWriter.pending === 0);
     await sandbox
       ?.close()
       .catch((e: unknown) => resolved.onInternalError("closing the sandbox after a failed start", e));

@@ -42,6 +42,12 @@ export interface GrantInput {
   notify?: (n: CallNotification) => void;
   /** A signal that ends the call early (the host's deadline); the grant's own signal follows it. */
   signal?: AbortSignal;
+  /**
+   * The call's own controller, used as the grant's (its signal is the grant's signal; the bridge
+   * aborts it on revoke and at the capability-call cap) instead of a second controller following
+   * `signal`, which is then ignored: one controller and no listener per call.
+   */
+  controller?: AbortController;
   /** Called once when the bridge ends the call itself (the capability-call cap), with the reason. */
   end?: (reason: AirlockError) => void;
 }
@@ -234,10 +240,10 @@ export function createBridge(options: BridgeOptions): Bridge {
   return {
     issueGrant(input) {
       const token = newToken();
-      const controller = new AbortController();
+      const controller = input.controller ?? new AbortController();
       const signal = controller.signal;
       // Follow the host's signal with one listener (cheaper per call than AbortSignal.any).
-      const outer = input.signal;
+      const outer = input.controller === undefined ? input.signal : undefined;
       if (outer?.aborted === true) controller.abort(outer.reason);
       else outer?.addEventListener("abort", () => controller.abort(outer.reason), { once: true });
       const tool = input.manifest.tools.find((t) => t.name === input.tool);

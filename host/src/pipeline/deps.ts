@@ -24,6 +24,8 @@ export interface GrantRequest {
   limits: EffectiveLimits;
   /** Aborted when the call ends (completion, deadline, cancellation). */
   signal: AbortSignal;
+  /** The controller of `signal`: the grant may use it as its own (bridge GrantInput.controller). */
+  controller?: AbortController;
   notify: (n: CallNotification) => void;
   /** The bridge ended the call itself (the capability-call cap), with this reason. */
   end?: (reason: Error & { code: string }) => void;

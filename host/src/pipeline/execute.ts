@@ -51,7 +51,7 @@ export async function executeInSandbox(
   const knowledgeLevel = level === "read" || level === "write" || level === "manage" ? level : null;
 
   // One controller per call, aborted on the caller's cancellation or when the call ends; the
-  // sandbox's deadline follows it, and the grant's signal follows it.
+  // sandbox's deadline follows it, and the grant uses it as its own (one controller per call).
   const controller = new AbortController();
   const signal = controller.signal;
   const callerSignal = req.options.signal;
@@ -78,6 +78,7 @@ export async function executeInSandbox(
     conversation: req.options.conversation ?? [],
     limits,
     signal,
+    controller,
     notify,
     end: (reason) => controller.abort(reason),
   });

@@ -57,6 +57,7 @@ export function bridgeGrantIssuer(bridge: Bridge, policy: EgressPolicy): GrantIs
         maxInboundBytes: inboundBudget(request.limits.memoryMb),
         notify: request.notify,
         signal: request.signal,
+        ...(request.controller === undefined ? {} : { controller: request.controller }),
         ...(request.end === undefined ? {} : { end: request.end }),
       });
     },

@@ -2,8 +2,12 @@
 // worker is spawned with (its fd 3), in place of Node's IPC. Each message is v8-serialised
 // (Uint8Array crosses as bytes) into a frame `[u32 LE length][payload]`; every message posted in
 // one event-loop turn leaves in one write (several calls per syscall when several are ready),
-// flushed from setImmediate.
-// Invariants: `post` never throws for a closed channel or a failed write (EPIPE, ECONNRESET: the
+// flushed from setImmediate. Messages posted with `postPlain` (data that is certain to serialise:
+// strings, numbers, plain objects of them) are not serialised one by one: consecutive ones of a
+// turn go as one frame whose payload is the array of them (one serialisation and, on the other
+// side, one deserialisation for several calls or results). No protocol message is an array, so
+// an array payload is always such a batch.
+// Invariants: messages arrive in the order posted, whichever way they were posted; `post` never throws for a closed channel or a failed write (EPIPE, ECONNRESET: the
 // other side is gone) — the channel closes, reports it once through `onClose`, and drops what is
 // posted later; a message that cannot be serialised is refused by `post` (false) before anything
 // is written, so one bad message never corrupts the stream; frames arrive whole and in order.
@@ -21,7 +25,8 @@ const HEADER = 4;
 export class Channel<Out, In> {
   readonly #stream: Duplex;
   readonly #events: ChannelEvents<In>;
-  #frames: Buffer[] = [];
+  /** This turn's messages in order: serialised frames, and runs of plain messages (arrays). */
+  #frames: Array<Buffer | Out[]> = [];
   #scheduled = false;
   #closed = false;
   #rest: Buffer | null = null;
@@ -48,26 +53,47 @@ export class Channel<Out, In> {
     } catch {
       return false; // a function, a symbol, a class with private state: the caller answers instead
     }
-    const header = Buffer.allocUnsafe(HEADER);
-    header.writeUInt32LE(payload.length, 0);
-    this.#frames.push(header, payload);
+    this.#frames.push(payload);
+    this.#schedule();
+    return true;
+  }
+
+  /**
+   * Queues one message that is certain to serialise (strings, numbers, plain objects of them;
+   * never a function, a symbol or a class instance): it shares one frame with the plain messages
+   * posted next to it. False when closed.
+   */
+  postPlain(message: Out): boolean {
+    if (this.#closed) return false;
+    const last = this.#frames.at(-1);
+    if (Array.isArray(last)) last.push(message);
+    else this.#frames.push([message]);
+    this.#schedule();
+    return true;
+  }
+
+  #schedule(): void {
     if (!this.#scheduled) {
       this.#scheduled = true;
       setImmediate(() => this.flush());
     }
-    return true;
   }
 
   /** Writes everything queued now (one write). */
   flush(): void {
     this.#scheduled = false;
     if (this.#frames.length === 0 || this.#closed) return;
-    const frames = this.#frames;
+    const queued = this.#frames;
     this.#frames = [];
+    const parts: Buffer[] = [];
+    for (const item of queued) {
+      const payload = Array.isArray(item) ? serialize(item.length === 1 ? item[0] : item) : item;
+      const header = Buffer.allocUnsafe(HEADER);
+      header.writeUInt32LE(payload.length, 0);
+      parts.push(header, payload);
+    }
     const data =
-      frames.length === 2
-        ? Buffer.concat(frames, frames[0]!.length + frames[1]!.length)
-        : Buffer.concat(frames);
+      parts.length === 2 ? Buffer.concat(parts, parts[0]!.length + parts[1]!.length) : Buffer.concat(parts);
     this.#stream.write(data);
   }
 
@@ -95,16 +121,21 @@ export class Channel<Out, In> {
       if (buf.length - at - HEADER < length) break;
       const start = at + HEADER;
       at = start + length;
-      let message: In;
+      let message: In | In[];
       try {
-        message = deserialize(buf.subarray(start, at)) as In;
+        message = deserialize(buf.subarray(start, at)) as In | In[];
       } catch (error) {
         // a corrupt frame: the stream cannot be trusted past it
         this.#end(new Error("undecodable frame on the sandbox channel", { cause: error }));
         return;
       }
       if (this.#closed) return;
-      this.#events.message(message);
+      if (!Array.isArray(message)) this.#events.message(message);
+      else
+        for (const m of message) {
+          if (this.#closed) return;
+          this.#events.message(m);
+        }
     }
     if (at === buf.length) this.#rest = null;
     else {

@@ -108,13 +108,16 @@ export function createEngine(options: EngineOptions = {}): Engine {
       const deadline = startDeadline(wallMs, signal, options.deadlineSlackMs ?? 0);
       const timeout = () => abortError(deadline.signal, wallMs);
       try {
-        await queue.acquire(deadline.signal).catch(() => {
-          throw timeout();
-        });
-        try {
-          await active.acquire(deadline.signal).catch(() => {
+        // a free slot is taken at once; only a wait (or an aborted deadline) goes through acquire
+        if (deadline.signal.aborted || !queue.tryAcquire())
+          await queue.acquire(deadline.signal).catch(() => {
             throw timeout();
           });
+        try {
+          if (deadline.signal.aborted || !active.tryAcquire())
+            await active.acquire(deadline.signal).catch(() => {
+              throw timeout();
+            });
           try {
             return await runtime.run(
               call.tool,

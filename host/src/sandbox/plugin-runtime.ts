@@ -149,7 +149,12 @@ export class PluginRuntime {
     let onAbort: (() => void) | undefined;
     const stopped = new Promise<never>((_, reject) => {
       exec.fail = reject;
-      onAbort = () => reject(abortError(deadline, wallMs));
+      onAbort = () => {
+        // retired now, not once the race below settles: a call that arrives in the same turn
+        // (the host's next call right behind this one's cancel) must not be handed this isolate
+        retireGeneration(gen, this.#retired);
+        reject(abortError(deadline, wallMs));
+      };
       if (deadline.aborted) onAbort();
       else deadline.addEventListener("abort", onAbort, { once: true });
     });

@@ -18,6 +18,13 @@ export class Semaphore {
     return this.#waiters.length;
   }
 
+  /** Takes a free slot now (no promise): false when none is free or others wait (FIFO). */
+  tryAcquire(): boolean {
+    if (this.#held >= this.#limit || this.#waiters.length > 0) return false;
+    this.#held++;
+    return true;
+  }
+
   /** Resolves once a slot is held; rejects with the signal's reason if it aborts first. */
   acquire(signal: AbortSignal): Promise<void> {
     if (signal.aborted) return Promise.reject(signal.reason);

@@ -124,7 +124,8 @@ async function runCall(id: number, call: Extract<ToWorker, { type: "call" }>["ca
     });
   try {
     const json = await engine.run(call, bridge, controller.signal);
-    send({ type: "result", id, ok: true, json });
+    // a result is a string: results of one turn share one serialised frame
+    channel.postPlain({ type: "result", id, ok: true, json });
   } catch (error) {
     send({ type: "result", id, ok: false, error: toWire(error) });
   } finally {

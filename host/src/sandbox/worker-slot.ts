@@ -72,6 +72,8 @@ export class WorkerSlot {
   #child: ChildProcess | null = null;
   #channel: Channel<ToWorker, FromWorker> | null = null;
   #ready: Promise<void> = Promise.resolve();
+  /** `#ready` has resolved and is still current: a call need not await it. */
+  #isReady = false;
   #calls = new Map<number, PendingCall>();
   #requests = new Map<
     number,
@@ -133,7 +135,8 @@ export class WorkerSlot {
     }
     child.on("error", (error) => this.#onLog(`[worker ${this.index}] process error: ${error.message}`));
     child.on("exit", (code, signal) => this.#exited(child, code, signal));
-    this.#ready = started.then(async () => {
+    this.#isReady = false;
+    const ready = started.then(async () => {
       if (this.#child !== child) return; // it died before it was ready
       const reloads = [...this.plugins.values()].map((p) =>
         this.#request({ type: "load", rid: 0, plugin: p }).catch((error: AirlockError) => {
@@ -141,12 +144,15 @@ export class WorkerSlot {
         }),
       );
       await Promise.all(reloads);
+      if (this.#ready === ready && this.#child === child) this.#isReady = true;
     });
+    this.#ready = ready;
   }
 
   #exited(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
     if (this.#child !== child) return;
     this.#child = null;
+    this.#isReady = false;
     this.#channel?.close();
     this.#channel = null;
     const abort = this.#abortOf(signal, code);
@@ -240,7 +246,7 @@ export class WorkerSlot {
 
   /** Runs a call in the child; `signal` aborting rejects at once and cancels it there. */
   async call(call: EngineCall, token: string, bridge: BridgeDispatch, signal: AbortSignal): Promise<string> {
-    await this.#whenReady();
+    if (!this.#isReady) await this.#whenReady();
     const id = this.#nextId++;
     const timeout = () => abortError(signal, 0);
     if (signal.aborted) throw timeout();
@@ -265,7 +271,9 @@ export class WorkerSlot {
         },
       });
       signal.addEventListener("abort", onAbort, { once: true });
-      if (!this.#send({ type: "call", id, call })) {
+      // a call is strings and numbers only: it may share one serialised frame with others
+      const channel = this.#channel;
+      if (channel === null || !channel.postPlain({ type: "call", id, call })) {
         this.#calls.delete(id);
         settle();
         reject(sandboxError("AIRLOCK_SANDBOX_WORKER_CRASHED", "the sandbox worker is not running"));

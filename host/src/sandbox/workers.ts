@@ -265,9 +265,10 @@ export function createWorkerSandbox(options: WorkerSandboxOptions = {}): WorkerS
       const deadline = startDeadline(limits.wallMs, call.signal);
       const queue = placed.queue;
       try {
-        await queue.acquire(deadline.signal).catch(() => {
-          throw abortError(deadline.signal, limits.wallMs);
-        });
+        if (deadline.signal.aborted || !queue.tryAcquire())
+          await queue.acquire(deadline.signal).catch(() => {
+            throw abortError(deadline.signal, limits.wallMs);
+          });
         try {
           if (placements.get(call.pluginKey) !== placed)
             throw sandboxError("AIRLOCK_SANDBOX_UNLOADED", "the plugin was unloaded before the call ran");

@@ -136,6 +136,26 @@ export interface AuditRecord {
 
 export type AuditInput = Omit<AuditRecord, "id" | "at"> & { at?: string };
 
+/** How far one audit journal is committed, recorded in the same transaction as a batch. */
+export interface AuditJournalMark {
+  journal: string;
+  seq: number;
+}
+
+/** An append-only file that makes an audit entry durable before its batch commits. */
+export interface AuditJournal {
+  readonly name: string;
+  /**
+   * Appends one entry (its time stamped, its details sanitised) with one write; durable against
+   * a killed process once it returns. Throws when the write fails.
+   */
+  write(entry: AuditInput): { entry: AuditInput; seq: number };
+  /** Every entry up to `seq` is committed (and marked): what holds only those may be emptied. */
+  committed(seq: number): void;
+  /** Closes the file; deletes the journal when everything in it was committed, else leaves it for replay. */
+  close(allCommitted: boolean): void;
+}
+
 export interface AuditQuery {
   agent?: string;
   plugin?: string;
@@ -259,7 +279,12 @@ export interface Store extends BrokerStore {
    * Optional: appends several entries as one unit — all committed, or none (the host's audit
    * writer batches entries with it; without it, entries are appended one by one).
    */
-  appendAuditBatch?(entries: readonly AuditInput[]): Promise<void>;
+  appendAuditBatch?(entries: readonly AuditInput[], mark?: AuditJournalMark): Promise<void>;
+  /**
+   * Optional (SQLite): a new audit journal (store/sqlite/audit-journal.ts) for the host's audit
+   * writer; batches it commits pass `mark` so the journal's entries are committed exactly once.
+   */
+  openAuditJournal?(): AuditJournal;
   queryAudit(query: AuditQuery): Promise<AuditRecord[]>;
 
   /** What replicas sharing this store coordinate through; PostgreSQL only (store/cluster-types.ts). */

@@ -4,6 +4,7 @@
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { auditRow, normalizeAuditQuery } from "../shared.ts";
 import type { AuditInput, AuditRecord, Store } from "../types.ts";
+import { recordMark } from "./audit-journal.ts";
 import { immediate } from "./tx.ts";
 
 type Row = Record<string, unknown>;
@@ -31,7 +32,7 @@ export function auditRecord(r: Row): AuditRecord {
 const INSERT = `INSERT INTO audit (at, agent, plugin, tool, conversation_id, kind, action, allowed, success, error, duration_ms, details)
    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
-function insert(db: DatabaseSync, e: AuditInput): void {
+export function insert(db: DatabaseSync, e: AuditInput): void {
   const { at, details } = auditRow(e);
   db.prepare(INSERT).run(
     at,
@@ -56,10 +57,12 @@ export function sqliteAudit(
     async appendAudit(e) {
       insert(db, e);
     },
-    async appendAuditBatch(entries) {
-      // One transaction (one commit) for the whole batch; any failure rolls all of it back.
+    async appendAuditBatch(entries, mark) {
+      // One transaction (one commit) for the whole batch and its journal mark; any failure rolls
+      // all of it back.
       immediate(db, () => {
         for (const e of entries) insert(db, e);
+        if (mark !== undefined) recordMark(db, mark);
       });
     },
     async queryAudit(query) {

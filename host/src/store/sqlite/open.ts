@@ -14,12 +14,14 @@ import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { storeError } from "../errors.ts";
 import { sqlitePluginWorkers } from "../plugin-workers.ts";
 import type { Store } from "../types.ts";
-import { sqliteAudit } from "./audit.ts";
+import { insert as insertAudit, sqliteAudit } from "./audit.ts";
+import { ensureMarksTable, openAuditJournal, replayAuditJournals } from "./audit-journal.ts";
 import { sqliteBroker } from "./broker.ts";
 import { sqliteData } from "./data.ts";
 import { sqliteKnowledge } from "./knowledge.ts";
 import { migrateSqlite } from "./migrations.ts";
 import { sqliteRegistry } from "./registry.ts";
+import { immediate } from "./tx.ts";
 
 export const SQLITE_FILE = "airlock.db";
 /** How long a statement waits for another process's write lock before failing. */
@@ -104,9 +106,18 @@ export async function openSqliteStore(
     ...sqliteAudit(db),
     ...sqliteBroker(db),
     ...sqlitePluginWorkers(db),
+    openAuditJournal: () => openAuditJournal(dataDir, db, { durable: durability }),
   };
   try {
     await store.migrate();
+    // audit entries a process journaled but did not commit before it died
+    ensureMarksTable(db);
+    replayAuditJournals(
+      dataDir,
+      db,
+      (e) => insertAudit(db, e),
+      (fn) => immediate(db, fn),
+    );
   } catch (err) {
     db.close();
     throw err;

@@ -1,0 +1,118 @@
+// The SQLite audit journal and the audit writer's journal mode, over a real store: a journaled
+// entry is acknowledged before it commits and committed later with its mark; a journal left
+// behind is replayed past its mark only (no entry twice); a torn last line is skipped; a failed
+// batch is retried whole, in order; closing after everything committed deletes the journal.
+import { appendFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createAuditWriter, withAuditWriter } from "../../pipeline/audit-writer.ts";
+import { openStore } from "../index.ts";
+import type { AuditInput, AuditJournalMark, Store } from "../types.ts";
+import { JOURNAL_DIR } from "./audit-journal.ts";
+
+const entry = (i: number): AuditInput => ({
+  agent: "ada",
+  plugin: "p",
+  tool: "t",
+  conversationId: "c",
+  kind: "capability",
+  action: `a-${i}`,
+  allowed: true,
+  success: true,
+  error: null,
+  durationMs: 0,
+  details: { i, bytes: new Uint8Array([1, 2]) },
+});
+
+async function actions(store: Store): Promise<string[]> {
+  return (await store.queryAudit({ limit: 1000 })).map((r) => r.action).reverse();
+}
+
+describe("audit journal", () => {
+  let dir: string;
+  let store: Store;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), "airlock-journal-"));
+    store = await openStore({ kind: "sqlite", dataDir: dir });
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("acknowledges an entry once journaled and commits it in a later batch, binary details dropped", async () => {
+    const journal = store.openAuditJournal!();
+    const writer = createAuditWriter(store, { journal, laterMs: 1000 });
+    await writer.append(entry(0));
+    expect(await actions(store)).toEqual([]); // journaled, not yet committed
+    await writer.flush();
+    const [row] = await store.queryAudit({ limit: 1 });
+    expect(row?.action).toBe("a-0");
+    expect(row?.details).toEqual({ i: 0 });
+    writer.close();
+    expect(readdirSync(join(dir, JOURNAL_DIR))).toEqual([]);
+  });
+
+  it("replays a journal left behind past its mark only, and deletes it", async () => {
+    const journal = store.openAuditJournal!();
+    const writer = createAuditWriter(store, { journal, laterMs: 1000 });
+    for (let i = 0; i < 3; i++) await writer.append(entry(i));
+    await writer.flush(); // 0..2 committed, marked at 3
+    for (let i = 3; i < 5; i++) await writer.append(entry(i));
+    journal.close(false); // as if the process died with 3 and 4 journaled only
+    await store.close();
+    store = await openStore({ kind: "sqlite", dataDir: dir });
+    expect(await actions(store)).toEqual(["a-0", "a-1", "a-2", "a-3", "a-4"]);
+    expect(readdirSync(join(dir, JOURNAL_DIR))).toEqual([]);
+  });
+
+  it("skips a torn last line and replays the rest", async () => {
+    const journal = store.openAuditJournal!();
+    const writer = createAuditWriter(store, { journal, laterMs: 1000 });
+    await writer.append(entry(0));
+    journal.close(false);
+    const [file] = readdirSync(join(dir, JOURNAL_DIR));
+    appendFileSync(join(dir, JOURNAL_DIR, file!), '{"s":2,"e":{"agent":"ad');
+    await store.close();
+    store = await openStore({ kind: "sqlite", dataDir: dir });
+    expect(await actions(store)).toEqual(["a-0"]);
+  });
+
+  it("refuses an entry with a bad time before journaling it", async () => {
+    const writer = createAuditWriter(store, { journal: store.openAuditJournal!() });
+    await expect(writer.append({ ...entry(0), at: "not a date" })).rejects.toMatchObject({
+      code: "AIRLOCK_STORE_INVALID_INPUT",
+    });
+    await writer.append(entry(1));
+    await writer.flush();
+    expect(await actions(store)).toEqual(["a-1"]);
+  });
+
+  it("retries a failed batch whole and in order; entries stay journaled meanwhile", async () => {
+    let failures = 2;
+    const marks: AuditJournalMark[] = [];
+    const failing: Store = Object.create(store) as Store;
+    Object.assign(failing, {
+      async appendAuditBatch(entries: readonly AuditInput[], mark?: AuditJournalMark) {
+        if (failures-- > 0) throw new Error("disk full");
+        if (mark) marks.push(mark);
+        await store.appendAuditBatch!(entries, mark);
+      },
+    });
+    const errors: unknown[] = [];
+    const writer = createAuditWriter(failing, {
+      journal: store.openAuditJournal!(),
+      laterMs: 1,
+      onLaterError: (e) => errors.push(e),
+    });
+    for (let i = 0; i < 4; i++) await writer.append(entry(i));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await writer.append(entry(4));
+    const wrapped = withAuditWriter(store, writer);
+    await new Promise((resolve) => setTimeout(resolve, 350)); // two retries, 100 ms apart
+    expect(await actions(wrapped)).toEqual(["a-0", "a-1", "a-2", "a-3", "a-4"]);
+    expect(errors.length).toBe(2);
+    expect(marks.at(-1)?.seq).toBe(5);
+  });
+});
