@@ -7,6 +7,8 @@ import type { Attachment, ConversationMessage, KnowledgeLevel, ToolResult } from
 import type { JsonSchema, Presentation, SecretSpec, ToolAnnotations } from "@airlock/sdk/manifest";
 import type { CallNotification } from "./bridge/types.ts";
 import type { StreamEventType, StreamListener } from "./cluster/events.ts";
+import type { PolicyPatch } from "./people/policy.ts";
+import type { PeopleChannel, PeoplePolicy } from "./people/types.ts";
 import type { SandboxStats } from "./sandbox/types.ts";
 import type {
   AgentKnowledgeLevel,
@@ -158,6 +160,8 @@ export interface CallOptions {
   onNotification?: (n: CallNotification) => void;
   /** The caller's W3C trace context (a `traceparent` header, or an MCP request's `_meta`): the call's span continues it. */
   trace?: { traceparent: string; tracestate?: string };
+  /** How a person at the caller takes part: approvals, ctx.elicit, missing secrets (people/types.ts). */
+  people?: PeopleChannel;
 }
 
 /** What a tool call produced, as it goes back to the model. */
@@ -286,7 +290,14 @@ export interface AirlockHost {
   /** Pending approvals of every replica sharing the store, oldest first. */
   listApprovals(agent?: string): Promise<PendingApproval[]>;
   /** Decides an approval requested on any replica; AIRLOCK_APPROVAL_NOT_FOUND when unknown or settled. */
-  decideApproval(id: string, decision: { approve: boolean; reason?: string }): Promise<void>;
+  decideApproval(
+    id: string,
+    decision: { approve: boolean; reason?: string; via?: "admin API" | "approval page" },
+  ): Promise<void>;
+  /** The agent's people-in-the-loop policy: who approves which tool, which missing secrets are askable. */
+  getPeoplePolicy(agent: string): Promise<PeoplePolicy>;
+  /** Changes it (fields left out keep their value); audited; AIRLOCK_POLICY_INVALID when malformed. */
+  setPeoplePolicy(agent: string, patch: PolicyPatch): Promise<PeoplePolicy>;
   /** This process's events only (tools.changed included). */
   on<T extends HostEventType>(type: T, listener: (event: HostEventMap[T]) => void): () => void;
   /** This host's id among the replicas sharing its store. */

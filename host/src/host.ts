@@ -19,6 +19,7 @@ import { assembleHost } from "./host-api.ts";
 import type { AirlockHost } from "./host-types.ts";
 import { localPluginDir } from "./install/packages.ts";
 import { createPluginLifecycleFor } from "./lifecycle-wiring.ts";
+import { createElicitCapability } from "./people/elicit-capability.ts";
 import { createAuditWriter, withAuditWriter } from "./pipeline/audit-writer.ts";
 import { bridgeGrantIssuer } from "./pipeline/grants.ts";
 import { createSandbox, type Sandbox } from "./sandbox/index.ts";
@@ -90,6 +91,7 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
         createArtifactsCapability({ store, now: resolved.clock }),
         createKnowledgeCapability({ store, audit }),
         ...createNotifyCapabilities(),
+        createElicitCapability({ audit }),
         createFetchCapability({
           secrets,
           policy: resolved.egress,

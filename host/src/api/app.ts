@@ -10,6 +10,7 @@ import type { AirlockHost } from "../host-types.ts";
 import type { McpHttpOptions } from "../mcp/http.ts";
 import { MCP_OPENAPI_PATH, mountMcpHttp } from "../mcp/http.ts";
 import { PROTECTED_RESOURCE_OPENAPI_PATHS } from "../mcp/protected-resource.ts";
+import { mountPeoplePages, PEOPLE_PAGES_OPENAPI_PATHS } from "../people/pages/routes.ts";
 import { apiError, toWireError } from "./errors.ts";
 import { hostGuard } from "./host-guard.ts";
 import { buildOpenApiDocument, type ExtraPath } from "./openapi.ts";
@@ -77,7 +78,9 @@ export function createAdminApi(host: AirlockHost, options: AdminApiOptions = {})
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const app = new Hono();
   const extra: ExtraPath[] =
-    options.mcp === false ? [] : [MCP_OPENAPI_PATH, ...PROTECTED_RESOURCE_OPENAPI_PATHS];
+    options.mcp === false
+      ? []
+      : [MCP_OPENAPI_PATH, ...PROTECTED_RESOURCE_OPENAPI_PATHS, ...PEOPLE_PAGES_OPENAPI_PATHS];
   const routes: RouteSpec[] = [...adminRoutes(options)];
   routes.push(...metaRoutes(() => buildOpenApiDocument(routes, host.version, extra)), ...adminPageRoutes());
   const matchers = routes.map((route) => ({ method: route.method, match: pathMatcher(route.path) }));
@@ -110,6 +113,9 @@ export function createAdminApi(host: AirlockHost, options: AdminApiOptions = {})
   });
 
   for (const route of routes) registerRoute(app, host, route, { maxBodyBytes });
-  if (options.mcp !== false) mountMcpHttp(app, host, options.mcp ?? {});
+  if (options.mcp !== false) {
+    mountMcpHttp(app, host, options.mcp ?? {});
+    mountPeoplePages(app, host);
+  }
   return app;
 }

@@ -414,6 +414,7 @@
       log: async (level, message) => {
         await call("log", "write", [level, message]);
       },
+      elicit: (request) => call("elicit", "ask", [request]),
     };
     return freeze(ctx);
   }
