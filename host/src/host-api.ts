@@ -336,9 +336,12 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     async setPeoplePolicy(agent, patch) {
       const checked = checkPatch(patch);
       await requireAgent(store, agent);
-      return audited(admin, "people.policy", { agent, details: { ...checked } }, () =>
+      const policy = await audited(admin, "people.policy", { agent, details: { ...checked } }, () =>
         writePolicy(store, agent, checked),
       );
+      // Askable secrets change what the agent is served (a tool missing only those is listed).
+      if (checked.askSecrets !== undefined) announce(agent, "secrets");
+      return policy;
     },
     on: (type, listener) => events.on(type, listener),
     replica: membership.replica,

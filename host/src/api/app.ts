@@ -24,6 +24,7 @@ import { eventRoutes } from "./routes/events.ts";
 import { instanceRoutes } from "./routes/instances.ts";
 import { metaRoutes } from "./routes/meta.ts";
 import { operationsRoutes } from "./routes/operations.ts";
+import { peopleRoutes } from "./routes/people.ts";
 import { pluginRoutes } from "./routes/plugins.ts";
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -59,6 +60,7 @@ export function adminRoutes(options: AdminApiOptions = {}): RouteSpec[] {
     ...pluginRoutes,
     ...auditRoutes,
     ...callRoutes,
+    ...peopleRoutes,
     ...operationsRoutes({
       accepting: options.accepting ?? (() => true),
       log: options.log ?? ((error: unknown) => console.error("airlock admin API:", error)),

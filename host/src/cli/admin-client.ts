@@ -21,6 +21,8 @@ export interface CliHost
     | "setToolsEnabled"
     | "listSecrets"
     | "setSecrets"
+    | "getPeoplePolicy"
+    | "setPeoplePolicy"
   > {
   readonly plugins: Pick<AirlockHost["plugins"], "list" | "install" | "upgrade" | "rollback" | "uninstall">;
 }
@@ -127,6 +129,21 @@ export function adminClient(adminUrl: string, token: string, version: string): C
           },
         )
       ).secrets,
+    getPeoplePolicy: async (slug) =>
+      (
+        await call<{ policy: Awaited<ReturnType<AirlockHost["getPeoplePolicy"]>> }>(
+          "GET",
+          `${agent(slug)}/people`,
+        )
+      ).policy,
+    setPeoplePolicy: async (slug, patch) =>
+      (
+        await call<{ policy: Awaited<ReturnType<AirlockHost["setPeoplePolicy"]>> }>(
+          "PATCH",
+          `${agent(slug)}/people`,
+          patch,
+        )
+      ).policy,
     plugins: {
       list: async () =>
         (await call<{ plugins: Awaited<ReturnType<AirlockHost["plugins"]["list"]>> }>("GET", "/api/plugins"))

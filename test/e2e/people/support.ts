@@ -121,6 +121,9 @@ export interface Connected {
   close(): Promise<void>;
 }
 
+/** Errors thrown by answer handlers (a test checks it is empty, or rethrows the first). */
+export const failures: unknown[] = [];
+
 export type Kind = "sdk v1, 2025-era" | "sdk v2, 2025-11-25" | "sdk v2, 2026-07-28";
 export const KINDS: Kind[] = ["sdk v1, 2025-era", "sdk v2, 2025-11-25", "sdk v2, 2026-07-28"];
 
@@ -165,7 +168,13 @@ export async function connect(
   };
   const handle = async (params: ElicitParams) => {
     asked.push(params);
-    return connected.answer(params);
+    try {
+      return await connected.answer(params);
+    } catch (error) {
+      // A failed expectation inside an answer must fail the test, not leave the call waiting.
+      failures.push(error);
+      throw error;
+    }
   };
   if (kind === "sdk v1, 2025-era") {
     const client = new V1Client({ name: "loop", version: "1.0.0" }, { capabilities });

@@ -1,7 +1,8 @@
 // Plain server-rendered HTML for the host's people pages: one layout, escaping, and the headers
 // every page carries. No script at all; one inline style block allowed by its hash.
-// Invariants: every value placed in a page is escaped; no page is cached, framed, or sends a
-// Referer (its URL carries a ticket); nothing a person typed is ever rendered back.
+// Invariants: every value placed in a page is escaped; no page is cached or framed, nor sends a
+// Referer to another site (its URL carries a ticket; same-origin keeps the form's Origin, which
+// the host's guard checks); nothing a person typed is ever rendered back.
 import { createHash } from "node:crypto";
 
 export function escapeHtml(value: string): string {
@@ -23,7 +24,7 @@ const STYLE_HASH = createHash("sha256").update(STYLE).digest("base64");
 export const PAGE_HEADERS: Record<string, string> = {
   "content-type": "text/html; charset=utf-8",
   "cache-control": "no-store",
-  "referrer-policy": "no-referrer",
+  "referrer-policy": "same-origin",
   "x-frame-options": "DENY",
   "content-security-policy": `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
 };
@@ -31,7 +32,7 @@ export const PAGE_HEADERS: Record<string, string> = {
 export function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>${escapeHtml(title)} · Airlock</title><style>${STYLE}</style></head>
+<meta name="referrer" content="same-origin"><title>${escapeHtml(title)} · Airlock</title><style>${STYLE}</style></head>
 <body><main>
 <h1>${escapeHtml(title)}</h1>
 ${body}

@@ -79,7 +79,7 @@ async function readForm(c: Context): Promise<Record<string, string> | "too-large
 /** A POST from another site's page (the browser says so in Origin) is refused. */
 function foreignOrigin(c: Context): boolean {
   const origin = c.req.header("origin");
-  return origin !== undefined && origin !== "null" && origin !== new URL(c.req.url).origin;
+  return origin !== undefined && origin !== new URL(c.req.url).origin;
 }
 
 export function mountPeoplePages(app: Hono, host: AirlockHost): void {
