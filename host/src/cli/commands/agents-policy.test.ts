@@ -1,6 +1,6 @@
 // `airlock agents policy` through the real dispatcher on a real data directory, and the same
 // change through the admin API route it would use against a running host.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
@@ -60,4 +60,17 @@ it("shows the default policy, changes it per agent and per tool, and refuses a b
   err.length = 0;
   expect(await run("agents", "policy", "bot", "--ask-secrets", "Not-A-Key")).not.toBe(0);
   expect(err.join("")).toContain("AIRLOCK_POLICY_INVALID");
+});
+
+it("runs the command docs/mcp.md prints, as printed", async () => {
+  const doc = readFileSync(join(import.meta.dirname, "../../../../docs/mcp.md"), "utf8");
+  const line = doc.split("\n").find((l) => l.startsWith("airlock agents policy "));
+  expect(line).toBeDefined();
+  const argv = (line as string).split(" ").slice(1);
+  expect(await run("agents", "create", argv[2] as string)).toBe(0);
+  out.length = 0;
+  expect(await run(...argv)).toBe(0);
+  expect(out.join("")).toBe(
+    "Approvals for support-bot: client; per tool:\n  notes:deleteNote: operator\nSecrets a person may enter: api_key\n",
+  );
 });
