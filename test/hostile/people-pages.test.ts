@@ -54,10 +54,17 @@ test("a forged or altered ticket opens nothing", async () => {
   const ticket = mintSecretTicket(fx.host, { agent: "alpha", keys: ["api_key"], tool: "loop__keyed" });
   const altered = `${ticket.slice(0, -4)}${ticket.slice(-4) === "AAAA" ? "BBBB" : "AAAA"}`;
   await refused(await fetch(`${fx.server.url}/secrets/${altered}`), 404, "AIRLOCK_PAGE_NOT_FOUND");
-  await refused(await post(`/secrets/not-a-ticket`, { secret_api_key: CANARY }), 404, "AIRLOCK_PAGE_NOT_FOUND");
+  await refused(
+    await post(`/secrets/not-a-ticket`, { secret_api_key: CANARY }),
+    404,
+    "AIRLOCK_PAGE_NOT_FOUND",
+  );
   expect(await secretSet()).toBe(false);
   const rows = await fx.host.queryAudit({ kind: "admin", limit: 20 });
-  expect(rows.find((r) => r.action === "page.secrets")).toMatchObject({ allowed: false, error: "AIRLOCK_PAGE_NOT_FOUND" });
+  expect(rows.find((r) => r.action === "page.secrets")).toMatchObject({
+    allowed: false,
+    error: "AIRLOCK_PAGE_NOT_FOUND",
+  });
   await healthyAndClean();
 });
 
@@ -66,9 +73,15 @@ test("a post without the page's form token, or from another site, is refused and
   await refused(await post(path, { secret_api_key: CANARY }), 403, "AIRLOCK_PAGE_FORM_INVALID");
   const token = await formToken(path);
   // The server's own guard refuses a foreign Origin before the page does (the page checks again).
-  const foreign = await post(path, { form_token: token, secret_api_key: CANARY }, { origin: "https://evil.example" });
+  const foreign = await post(
+    path,
+    { form_token: token, secret_api_key: CANARY },
+    { origin: "https://evil.example" },
+  );
   expect(foreign.status).toBe(403);
-  expect(((await foreign.json()) as { error: { code: string } }).error.code).toBe("AIRLOCK_API_HOST_NOT_ALLOWED");
+  expect(((await foreign.json()) as { error: { code: string } }).error.code).toBe(
+    "AIRLOCK_API_HOST_NOT_ALLOWED",
+  );
   expect(await secretSet()).toBe(false);
   await healthyAndClean();
 });
@@ -77,14 +90,26 @@ test("a form token works once, and only for the ticket it was minted for", async
   const first = `/secrets/${mintSecretTicket(fx.host, { agent: "alpha", keys: ["api_key"], tool: "loop__keyed" })}`;
   const second = `/secrets/${mintSecretTicket(fx.host, { agent: "alpha", keys: ["api_key"], tool: "loop__keyed" })}`;
   const token = await formToken(first);
-  await refused(await post(second, { form_token: token, secret_api_key: CANARY }), 403, "AIRLOCK_PAGE_FORM_INVALID");
+  await refused(
+    await post(second, { form_token: token, secret_api_key: CANARY }),
+    403,
+    "AIRLOCK_PAGE_FORM_INVALID",
+  );
   // Consumed by the refused attempt above (bound to `first`, presented to `second`): gone.
-  await refused(await post(first, { form_token: token, secret_api_key: CANARY }), 403, "AIRLOCK_PAGE_FORM_INVALID");
+  await refused(
+    await post(first, { form_token: token, secret_api_key: CANARY }),
+    403,
+    "AIRLOCK_PAGE_FORM_INVALID",
+  );
   const fresh = await formToken(first);
   const saved = await post(first, { form_token: fresh, secret_api_key: "first-value" });
   expect(saved.status).toBe(200);
   expect(await saved.text()).not.toContain("first-value");
-  await refused(await post(first, { form_token: fresh, secret_api_key: CANARY }), 403, "AIRLOCK_PAGE_FORM_INVALID");
+  await refused(
+    await post(first, { form_token: fresh, secret_api_key: CANARY }),
+    403,
+    "AIRLOCK_PAGE_FORM_INVALID",
+  );
   await fx.host.deleteSecret("alpha", "api_key");
   await healthyAndClean();
 });
@@ -96,12 +121,18 @@ test("the page never overwrites a secret that is set, and refuses a key the oper
   const answer = await post(path, { form_token: token, secret_api_key: CANARY });
   expect(answer.status).toBe(200);
   const session = await connect("sdk v2, 2025-11-25", fx);
-  expect(text(await session.call("loop__keyed", {}))).toBe(`key of ${"set-by-the-operator".length} characters`);
+  expect(text(await session.call("loop__keyed", {}))).toBe(
+    `key of ${"set-by-the-operator".length} characters`,
+  );
   await session.close();
   await fx.host.deleteSecret("alpha", "api_key");
   const again = await formToken(path);
   await fx.host.setPeoplePolicy("alpha", { askSecrets: [] });
-  await refused(await post(path, { form_token: again, secret_api_key: CANARY }), 403, "AIRLOCK_PAGE_SECRET_NOT_ALLOWED");
+  await refused(
+    await post(path, { form_token: again, secret_api_key: CANARY }),
+    403,
+    "AIRLOCK_PAGE_SECRET_NOT_ALLOWED",
+  );
   await refused(await fetch(`${fx.server.url}${path}`), 403, "AIRLOCK_PAGE_SECRET_NOT_ALLOWED");
   expect(await secretSet()).toBe(false);
   await fx.host.setPeoplePolicy("alpha", { askSecrets: ["api_key"] });
@@ -120,15 +151,32 @@ test("the approval page decides nothing without an operator token, and an unknow
   const call = session.call("loop__write", { note: CANARY });
   const id = await waiting;
   const path = `/approve/${id}`;
-  await refused(await post(path, { decision: "approve", operator_token: fx.operatorToken }), 403, "AIRLOCK_PAGE_FORM_INVALID");
   await refused(
-    await post(path, { form_token: await formToken(path), decision: "approve", operator_token: fx.agentToken }),
+    await post(path, { decision: "approve", operator_token: fx.operatorToken }),
+    403,
+    "AIRLOCK_PAGE_FORM_INVALID",
+  );
+  await refused(
+    await post(path, {
+      form_token: await formToken(path),
+      decision: "approve",
+      operator_token: fx.agentToken,
+    }),
     403,
     "AIRLOCK_PAGE_FORBIDDEN",
   );
   expect((await fx.host.listApprovals("alpha")).map((a) => a.id)).toEqual([id]);
-  await refused(await fetch(`${fx.server.url}/approve/apr_00000000-0000-0000-0000-000000000000`), 404, "AIRLOCK_PAGE_NOT_FOUND");
-  const denied = await post(path, { form_token: await formToken(path), decision: "deny", reason: "<script>x</script>", operator_token: fx.operatorToken });
+  await refused(
+    await fetch(`${fx.server.url}/approve/apr_00000000-0000-0000-0000-000000000000`),
+    404,
+    "AIRLOCK_PAGE_NOT_FOUND",
+  );
+  const denied = await post(path, {
+    form_token: await formToken(path),
+    decision: "deny",
+    reason: "<script>x</script>",
+    operator_token: fx.operatorToken,
+  });
   expect(denied.status).toBe(200);
   expect(text(await call)).toBe("The call was not approved: <script>x</script>");
   await refused(await fetch(`${fx.server.url}${path}`), 404, "AIRLOCK_PAGE_NOT_FOUND");

@@ -81,6 +81,8 @@ export interface RoundState {
   x: number;
   /** answers of earlier rounds by question key */
   r: Record<string, WireElicitResult>;
+  /** the questions the last round asked: the only responses the retry may carry */
+  q: string[];
 }
 
 export interface PeopleSetup {
@@ -235,9 +237,11 @@ export class PeopleRound {
       throw stateInvalid("requestState belongs to another call; call the tool again without it");
     }
     Object.assign(this.#answers, state.r);
+    const asked = new Set(Array.isArray(state.q) ? state.q : []);
     const responses = ctx.mcpReq.inputResponses ?? {};
     for (const [key, value] of Object.entries(responses)) {
-      if (Object.hasOwn(this.#answers, key) || !isElicitResult(value)) continue;
+      // Only an answer to a question this host asked last round counts.
+      if (!asked.has(key) || Object.hasOwn(this.#answers, key) || !isElicitResult(value)) continue;
       this.#answers[key] = value;
     }
   }
@@ -267,6 +271,7 @@ export class PeopleRound {
       h: inputDigest(input),
       x: Date.now() + MRTR_TTL_MS,
       r: this.#answers,
+      q: [...this.#pending.keys()],
     };
     return inputRequired({
       inputRequests: Object.fromEntries(this.#pending),

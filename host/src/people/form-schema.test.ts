@@ -12,7 +12,13 @@ const form = () =>
         user: { type: "string", title: "User", minLength: 2, default: "ada" },
         pin: { type: "string", sensitive: true },
         age: { type: "integer", minimum: 0, maximum: 150 },
-        plan: { type: "string", oneOf: [{ const: "free", title: "Free" }, { const: "pro", title: "Pro" }] },
+        plan: {
+          type: "string",
+          oneOf: [
+            { const: "free", title: "Free" },
+            { const: "pro", title: "Pro" },
+          ],
+        },
         tags: { type: "array", items: { type: "string", enum: ["a", "b"] }, maxItems: 2 },
         ok: { type: "boolean", default: true },
       },
@@ -31,20 +37,39 @@ describe("ctx.elicit forms", () => {
   it.each([
     [{ message: "", schema: { type: "object", properties: { a: { type: "string" } } } }, "message"],
     [{ message: "m", schema: { type: "object", properties: {} } }, "1 to 32 properties"],
-    [{ message: "m", schema: { type: "object", properties: { a: { type: "object", properties: {} } } } }, ".type must be"],
-    [{ message: "m", schema: { type: "object", properties: { a: { type: "string", default: 3 } } } }, "default must be a string"],
-    [{ message: "m", schema: { type: "object", properties: { a: { type: "string", format: "regex" } } } }, "format"],
-    [{ message: "m", schema: { type: "object", properties: { "a b": { type: "string" } } } }, "plain identifier"],
-    [{ message: "m", schema: { type: "object", properties: { a: { type: "string" } }, required: ["b"] } }, "not a property"],
+    [
+      { message: "m", schema: { type: "object", properties: { a: { type: "object", properties: {} } } } },
+      ".type must be",
+    ],
+    [
+      { message: "m", schema: { type: "object", properties: { a: { type: "string", default: 3 } } } },
+      "default must be a string",
+    ],
+    [
+      { message: "m", schema: { type: "object", properties: { a: { type: "string", format: "regex" } } } },
+      "format",
+    ],
+    [
+      { message: "m", schema: { type: "object", properties: { "a b": { type: "string" } } } },
+      "plain identifier",
+    ],
+    [
+      { message: "m", schema: { type: "object", properties: { a: { type: "string" } }, required: ["b"] } },
+      "not a property",
+    ],
     ["not an object", "pass { message, schema }"],
   ])("refuses a form that is not flat: %j", (request, fragment) => {
-    expect(() => checkForm(request)).toThrowError(expect.objectContaining({ code: "AIRLOCK_ELICIT_INVALID" }));
+    expect(() => checkForm(request)).toThrowError(
+      expect.objectContaining({ code: "AIRLOCK_ELICIT_INVALID" }),
+    );
     expect(() => checkForm(request)).toThrow(fragment);
   });
 
   it("passes content that matches, and refuses what does not", () => {
     const f = form();
-    expect(checkContent(f, { user: "grace", pin: "1234", age: 36, plan: "pro", tags: ["a"], ok: false })).toEqual({
+    expect(
+      checkContent(f, { user: "grace", pin: "1234", age: 36, plan: "pro", tags: ["a"], ok: false }),
+    ).toEqual({
       user: "grace",
       pin: "1234",
       age: 36,
@@ -52,8 +77,17 @@ describe("ctx.elicit forms", () => {
       tags: ["a"],
       ok: false,
     });
-    for (const bad of [{}, { user: "x" }, { user: "grace", age: 1.5 }, { user: "grace", plan: "gold" }, { user: "grace", tags: ["a", "b", "a"] }, { user: "grace", extra: 1 }]) {
-      expect(() => checkContent(f, bad)).toThrowError(expect.objectContaining({ code: "AIRLOCK_ELICIT_CONTENT_INVALID" }));
+    for (const bad of [
+      {},
+      { user: "x" },
+      { user: "grace", age: 1.5 },
+      { user: "grace", plan: "gold" },
+      { user: "grace", tags: ["a", "b", "a"] },
+      { user: "grace", extra: 1 },
+    ]) {
+      expect(() => checkContent(f, bad)).toThrowError(
+        expect.objectContaining({ code: "AIRLOCK_ELICIT_CONTENT_INVALID" }),
+      );
     }
   });
 
