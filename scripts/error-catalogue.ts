@@ -19,6 +19,7 @@ import { FETCH_ERRORS } from "../host/src/egress/errors.ts";
 import { INSTALL_ERRORS } from "../host/src/install/errors.ts";
 import { MCP_ERRORS } from "../host/src/mcp/errors.ts";
 import { BROKER_ERRORS } from "../host/src/oauth/errors.ts";
+import { PEOPLE_ERRORS } from "../host/src/people/errors.ts";
 import { PIPELINE_ERRORS } from "../host/src/pipeline/errors.ts";
 import { SANDBOX_ERRORS } from "../host/src/sandbox/errors.ts";
 import { SECRETS_ERRORS } from "../host/src/secrets/errors.ts";
@@ -48,6 +49,7 @@ export const AREAS: ReadonlyArray<{ area: string; file: string; codes: ErrorCata
   { area: "Catalogue", file: "host/src/catalogue/errors.ts", codes: CATALOGUE_ERRORS },
   { area: "Invocation pipeline", file: "host/src/pipeline/errors.ts", codes: PIPELINE_ERRORS },
   { area: "Code mode", file: "host/src/code-mode/errors.ts", codes: CODE_MODE_ERRORS },
+  { area: "People in the loop", file: "host/src/people/errors.ts", codes: PEOPLE_ERRORS },
   { area: "Tokens", file: "host/src/auth/errors.ts", codes: AUTH_ERRORS },
   { area: "HTTP admin API", file: "host/src/api/errors.ts", codes: API_ERRORS },
   { area: "MCP server", file: "host/src/mcp/errors.ts", codes: MCP_ERRORS },

@@ -23,6 +23,7 @@ import type { ResolvedHostOptions } from "./config.ts";
 import type { AirlockHost, PluginLifecycle, RunOptions, ToolsChangeReason } from "./host-types.ts";
 import type { ModelsAdmin, OAuthAdmin } from "./oauth/admin.ts";
 import { tracedRun } from "./observability/tracing.ts";
+import { checkPatch, readPolicy, writePolicy } from "./people/policy.ts";
 import { createAgentStateCache, trackAgentWrites } from "./pipeline/agent-states.ts";
 import type { GrantIssuer, PipelineDeps } from "./pipeline/deps.ts";
 import { PIPELINE_ERRORS } from "./pipeline/errors.ts";
@@ -367,9 +368,16 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     async decideApproval(id, decision) {
       const fields = {
         agent: null,
-        details: { approvalId: id, toolName: null, approve: decision.approve === true },
+        details: {
+          approvalId: id,
+          toolName: null,
+          approve: decision.approve === true,
+          by: "operator",
+          via: decision.via ?? "admin API",
+        },
       };
-      const decided = await approvals.decide(id, decision).catch(async (error: unknown) => {
+      const { via: _via, ...settled } = decision;
+      const decided = await approvals.decide(id, settled).catch(async (error: unknown) => {
         await admin("approval.decide", fields, error);
         throw error;
       });
@@ -377,6 +385,20 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
         agent: decided.agent,
         details: { ...fields.details, toolName: decided.toolName },
       });
+    },
+    async getPeoplePolicy(agent) {
+      await requireAgent(store, agent);
+      return readPolicy(store, agent);
+    },
+    async setPeoplePolicy(agent, patch) {
+      const checked = checkPatch(patch);
+      await requireAgent(store, agent);
+      const policy = await audited(admin, "people.policy", { agent, details: { ...checked } }, () =>
+        writePolicy(store, agent, checked),
+      );
+      // Askable secrets change what the agent is served (a tool missing only those is listed).
+      if (checked.askSecrets !== undefined) announce(agent, "secrets");
+      return policy;
     },
     on: (type, listener) => events.on(type, listener),
     replica: membership.replica,

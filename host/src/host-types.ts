@@ -10,6 +10,8 @@ import type { CallNotification } from "./bridge/types.ts";
 import type { StreamEventType, StreamListener } from "./cluster/events.ts";
 import type { CodeModeChange, CodeModeSettings } from "./code-mode/settings.ts";
 import type { ModelsAdmin, OAuthAdmin } from "./oauth/admin.ts";
+import type { PolicyPatch } from "./people/policy.ts";
+import type { PeopleChannel, PeoplePolicy } from "./people/types.ts";
 import type { SandboxStats } from "./sandbox/types.ts";
 import type {
   AgentKnowledgeLevel,
@@ -170,6 +172,8 @@ export interface CallOptions {
   trace?: { traceparent: string; tracestate?: string };
   /** Set by code mode: the run_code call this call was made from (its audit entry names it). */
   parentCallId?: string;
+  /** How a person at the caller takes part: approvals, ctx.elicit, missing secrets (people/types.ts). */
+  people?: PeopleChannel;
 }
 
 /** What a tool call produced, as it goes back to the model. */
@@ -322,7 +326,14 @@ export interface AirlockHost {
   /** Pending approvals of every replica sharing the store, oldest first. */
   listApprovals(agent?: string): Promise<PendingApproval[]>;
   /** Decides an approval requested on any replica; AIRLOCK_APPROVAL_NOT_FOUND when unknown or settled. */
-  decideApproval(id: string, decision: { approve: boolean; reason?: string }): Promise<void>;
+  decideApproval(
+    id: string,
+    decision: { approve: boolean; reason?: string; via?: "admin API" | "approval page" },
+  ): Promise<void>;
+  /** The agent's people-in-the-loop policy: who approves which tool, which missing secrets are askable. */
+  getPeoplePolicy(agent: string): Promise<PeoplePolicy>;
+  /** Changes it (fields left out keep their value); audited; AIRLOCK_POLICY_INVALID when malformed. */
+  setPeoplePolicy(agent: string, patch: PolicyPatch): Promise<PeoplePolicy>;
   /** This process's events only (tools.changed included). */
   on<T extends HostEventType>(type: T, listener: (event: HostEventMap[T]) => void): () => void;
   /** This host's id among the replicas sharing its store. */

@@ -22,6 +22,7 @@ import type { AirlockHost } from "./host-types.ts";
 import { localPluginDir } from "./install/packages.ts";
 import { createPluginLifecycleFor } from "./lifecycle-wiring.ts";
 import { createBrokered } from "./oauth/wiring.ts";
+import { createElicitCapability } from "./people/elicit-capability.ts";
 import { createAuditWriter, withAuditWriter } from "./pipeline/audit-writer.ts";
 import { bridgeGrantIssuer } from "./pipeline/grants.ts";
 import { createSandbox, type Sandbox } from "./sandbox/index.ts";
@@ -102,6 +103,7 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
         createArtifactsCapability({ store, now: resolved.clock }),
         createKnowledgeCapability({ store, audit }),
         ...createNotifyCapabilities(),
+        createElicitCapability({ audit }),
         createFetchCapability({
           secrets,
           policy: resolved.egress,

@@ -224,6 +224,75 @@ export interface ModelCompletion {
 export interface ModelsAccessor {
   complete(request: ModelRequest): Promise<ModelCompletion>;
 }
+/**
+ * One field of a `ctx.elicit` form: a flat primitive (MCP's restricted elicitation schema).
+ * `sensitive: true` keeps the field's value out of the host's audit log (the host strips the
+ * flag before the form reaches the client).
+ */
+export type ElicitField =
+  | {
+      type: "string";
+      title?: string;
+      description?: string;
+      minLength?: number;
+      maxLength?: number;
+      format?: "email" | "uri" | "date" | "date-time";
+      default?: string;
+      sensitive?: boolean;
+    }
+  | {
+      type: "string";
+      title?: string;
+      description?: string;
+      enum: string[];
+      /** Titles of the enum values (the legacy form). */
+      enumNames?: string[];
+      default?: string;
+      sensitive?: boolean;
+    }
+  | {
+      type: "string";
+      title?: string;
+      description?: string;
+      oneOf: Array<{ const: string; title: string }>;
+      default?: string;
+      sensitive?: boolean;
+    }
+  | {
+      type: "array";
+      title?: string;
+      description?: string;
+      minItems?: number;
+      maxItems?: number;
+      items: { type: "string"; enum: string[] } | { anyOf: Array<{ const: string; title: string }> };
+      default?: string[];
+      sensitive?: boolean;
+    }
+  | {
+      type: "number" | "integer";
+      title?: string;
+      description?: string;
+      minimum?: number;
+      maximum?: number;
+      default?: number;
+      sensitive?: boolean;
+    }
+  | { type: "boolean"; title?: string; description?: string; default?: boolean; sensitive?: boolean };
+
+/** The form `ctx.elicit` shows the person at the client. */
+export interface ElicitRequest {
+  message: string;
+  schema: { type: "object"; properties: Record<string, ElicitField>; required?: string[] };
+}
+
+/**
+ * What the person did: `accept` (with the content, already validated by the host against the
+ * schema), `decline`, `cancel`; `unsupported` when the caller cannot ask (a client without
+ * elicitation, a call outside MCP). It never hangs past the call's deadline.
+ */
+export type ElicitResult =
+  | { action: "accept"; content: Record<string, string | number | boolean | string[]> }
+  | { action: "decline" | "cancel" | "unsupported" };
 
 export interface ToolContext {
   /** The agent (instance) slug this call runs for. */
@@ -247,4 +316,6 @@ export interface ToolContext {
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /** Sends a log line to the caller (an MCP logging notification). */
   log(level: "debug" | "info" | "warning" | "error", message: string): Promise<void>;
+  /** Asks the person at the client to fill in a flat form (an MCP elicitation). */
+  elicit(request: ElicitRequest): Promise<ElicitResult>;
 }

@@ -379,7 +379,7 @@ describe("the HTTP exchange", () => {
     expect(decided.status).toBe(200);
     expect((await pending).content).toEqual([{ type: "text", text: "written" }]);
     expect(notices).toEqual([
-      `waiting for an operator's approval of kit__write (approval ${approvalId}): decide it in the host's console (/admin) or with POST /api/approvals/${approvalId}`,
+      `waiting for an operator's approval of kit__write (approval ${approvalId}): decide it in the host's console (/admin), on its approval page ${server.url}/approve/${approvalId} or with POST /api/approvals/${approvalId}`,
     ]);
     await c.close();
   });

@@ -12,6 +12,7 @@ import type { AirlockHost } from "../host-types.ts";
 import type { McpHttpOptions } from "../mcp/http.ts";
 import { MCP_OPENAPI_PATH, mountMcpHttp } from "../mcp/http.ts";
 import { PROTECTED_RESOURCE_OPENAPI_PATHS } from "../mcp/protected-resource.ts";
+import { mountPeoplePages, PEOPLE_PAGES_OPENAPI_PATHS } from "../people/pages/routes.ts";
 import { apiError, toWireError } from "./errors.ts";
 import { hostGuard } from "./host-guard.ts";
 import { buildOpenApiDocument, type ExtraPath } from "./openapi.ts";
@@ -26,6 +27,7 @@ import { instanceRoutes } from "./routes/instances.ts";
 import { metaRoutes } from "./routes/meta.ts";
 import { oauthRoutes } from "./routes/oauth.ts";
 import { operationsRoutes } from "./routes/operations.ts";
+import { peopleRoutes } from "./routes/people.ts";
 import { pluginRoutes } from "./routes/plugins.ts";
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -64,6 +66,7 @@ export function adminRoutes(options: AdminApiOptions = {}): RouteSpec[] {
     ...auditRoutes,
     ...callRoutes,
     ...oauthRoutes,
+    ...peopleRoutes,
     ...operationsRoutes({
       accepting: options.accepting ?? (() => true),
       log: options.log ?? ((error: unknown) => console.error("airlock admin API:", error)),
@@ -83,7 +86,9 @@ export function createAdminApi(host: AirlockHost, options: AdminApiOptions = {})
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const app = new Hono();
   const extra: ExtraPath[] =
-    options.mcp === false ? [] : [MCP_OPENAPI_PATH, ...PROTECTED_RESOURCE_OPENAPI_PATHS];
+    options.mcp === false
+      ? []
+      : [MCP_OPENAPI_PATH, ...PROTECTED_RESOURCE_OPENAPI_PATHS, ...PEOPLE_PAGES_OPENAPI_PATHS];
   const routes: RouteSpec[] = [...adminRoutes(options)];
   routes.push(...metaRoutes(() => buildOpenApiDocument(routes, host.version, extra)), ...consolePageRoutes());
   const matchers = routes.map((route) => ({ method: route.method, match: pathMatcher(route.path) }));
@@ -116,6 +121,9 @@ export function createAdminApi(host: AirlockHost, options: AdminApiOptions = {})
   });
 
   for (const route of routes) registerRoute(app, host, route, { maxBodyBytes });
-  if (options.mcp !== false) mountMcpHttp(app, host, options.mcp ?? {});
+  if (options.mcp !== false) {
+    mountMcpHttp(app, host, options.mcp ?? {});
+    mountPeoplePages(app, host);
+  }
   return app;
 }

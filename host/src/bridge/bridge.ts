@@ -16,7 +16,7 @@ import type { EgressRule, PluginManifest } from "@airlock/sdk/manifest";
 import type { AuditInput } from "../store/types.ts";
 import { DENIAL_ROWS_PER_CALL, isDenied, SUPPRESSED_ACTION } from "./denials.ts";
 import { bridgeError } from "./errors.ts";
-import type { BridgeDispatch, CallGrant, CallNotification, Capability } from "./types.ts";
+import type { BridgeDispatch, CallGrant, CallNotification, Capability, ElicitChannel } from "./types.ts";
 
 export interface BridgeOptions {
   capabilities: readonly Capability[];
@@ -40,6 +40,8 @@ export interface GrantInput {
   /** See CallGrant.maxInboundBytes. */
   maxInboundBytes?: number;
   notify?: (n: CallNotification) => void;
+  /** ctx.elicit's way to the caller (CallGrant.elicit). */
+  elicit?: ElicitChannel;
   /** A signal that ends the call early (the host's deadline); the grant's own signal follows it. */
   signal?: AbortSignal;
   /**
@@ -271,6 +273,7 @@ export function createBridge(options: BridgeOptions): Bridge {
         capabilityCallsLeft: input.capabilityCalls,
         notify: input.notify ?? (() => undefined),
         ...(input.maxInboundBytes === undefined ? {} : { maxInboundBytes: input.maxInboundBytes }),
+        ...(input.elicit === undefined ? {} : { elicit: input.elicit }),
       };
       live.set(token, {
         grant,

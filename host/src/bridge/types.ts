@@ -5,7 +5,13 @@
 // Invariants: a grant is created only by the host for one tool call and revoked when the
 // call ends; handlers receive the grant (never anything the sandbox claims about itself) and
 // plain copied data; they throw AirlockError with a stable code to refuse.
-import type { ConversationMessage, KnowledgeLevel, ToolResult } from "@airlock/sdk";
+import type {
+  ConversationMessage,
+  ElicitRequest,
+  ElicitResult,
+  KnowledgeLevel,
+  ToolResult,
+} from "@airlock/sdk";
 import type { EgressRule, PluginManifest } from "@airlock/sdk/manifest";
 
 /** A notification a tool sends to its caller while it runs (MCP progress / logging). */
@@ -45,7 +51,12 @@ export interface CallGrant {
   readonly maxInboundBytes?: number;
   /** Delivers progress and log notifications to whoever made the call. */
   readonly notify: (n: CallNotification) => void;
+  /** Asks the person at the caller (ctx.elicit); absent when the caller cannot ask. */
+  readonly elicit?: ElicitChannel;
 }
+
+/** How ctx.elicit reaches the caller: a checked form in, the person's answer out. */
+export type ElicitChannel = (request: ElicitRequest, signal: AbortSignal) => Promise<ElicitResult>;
 
 /** One method of a capability. `args` is untrusted plain data from plugin code: validate it. */
 export type CapabilityMethod = (grant: CallGrant, args: readonly unknown[]) => Promise<unknown>;

@@ -24,6 +24,8 @@ export interface CliHost
     | "setPluginWorker"
     | "getCodeMode"
     | "setCodeMode"
+    | "getPeoplePolicy"
+    | "setPeoplePolicy"
   > {
   readonly plugins: Pick<AirlockHost["plugins"], "list" | "install" | "upgrade" | "rollback" | "uninstall">;
   readonly oauth: Pick<AirlockHost["oauth"], "connections" | "connectLink" | "disconnect">;
@@ -138,6 +140,21 @@ export function adminClient(adminUrl: string, token: string, version: string): C
     setPluginWorker: (ns, tier) => call("PUT", `${plugin(ns)}/worker`, { tier }),
     getCodeMode: (slug) => call("GET", `${agent(slug)}/code-mode`),
     setCodeMode: (slug, change) => call("PUT", `${agent(slug)}/code-mode`, change),
+    getPeoplePolicy: async (slug) =>
+      (
+        await call<{ policy: Awaited<ReturnType<AirlockHost["getPeoplePolicy"]>> }>(
+          "GET",
+          `${agent(slug)}/people`,
+        )
+      ).policy,
+    setPeoplePolicy: async (slug, patch) =>
+      (
+        await call<{ policy: Awaited<ReturnType<AirlockHost["setPeoplePolicy"]>> }>(
+          "PATCH",
+          `${agent(slug)}/people`,
+          patch,
+        )
+      ).policy,
     plugins: {
       list: async () =>
         (await call<{ plugins: Awaited<ReturnType<AirlockHost["plugins"]["list"]>> }>("GET", "/api/plugins"))

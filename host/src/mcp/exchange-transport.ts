@@ -3,9 +3,14 @@
 // The response is plain JSON unless the server sends a related message (progress, a log line)
 // before its result: then it becomes an SSE stream carrying those messages and the result, and
 // closes. A notification (or a posted response) is acknowledged with 202.
+// A request the server sends on the call's stream (an elicitation) goes out under a wire id unique
+// in this process, kept in `asked` until the client POSTs its answer (legacy-http.ts delivers it
+// here, under the server's own id) or the exchange ends.
 // Invariants: single use; the Response promise always settles (an early close answers 503 with
 // a JSON-RPC error); messages for other request ids are dropped (there is no standalone stream
-// here: server-initiated notifications travel on the session's GET stream, list-changes.ts).
+// here: server-initiated notifications travel on the session's GET stream, list-changes.ts); an
+// answer is taken only from the session the exchange serves.
+import { randomUUID } from "node:crypto";
 import type { JSONRPCMessage, Transport, TransportSendOptions } from "@modelcontextprotocol/server";
 
 type Id = string | number;
@@ -13,6 +18,9 @@ type Id = string | number;
 export interface ExchangeOptions {
   /** Response headers added to every answer (e.g. the Mcp-Session-Id of an initialize). */
   headers?: Record<string, string>;
+  /** The session this exchange serves, and the process's map of requests awaiting an answer. */
+  sessionId?: string;
+  asked?: Map<string, ExchangeTransport>;
 }
 
 const encoder = new TextEncoder();
@@ -24,6 +32,11 @@ export class ExchangeTransport implements Transport {
   sessionId?: string;
 
   readonly #headers: Record<string, string>;
+  readonly #sessionId: string | undefined;
+  readonly #asked: Map<string, ExchangeTransport> | undefined;
+  /** wire id → the server's own id, of the requests this exchange sent and awaits. */
+  readonly #outgoing = new Map<string, Id>();
+  #primer: { id: Id; done: () => void } | undefined;
   #requestId: Id | undefined;
   #resolve: ((response: Response) => void) | undefined;
   #stream: ReadableStreamDefaultController<Uint8Array> | undefined;
@@ -36,6 +49,28 @@ export class ExchangeTransport implements Transport {
 
   constructor(options: ExchangeOptions = {}) {
     this.#headers = options.headers ?? {};
+    this.#sessionId = options.sessionId;
+    this.#asked = options.asked;
+  }
+
+  /** Delivers a message whose answer is swallowed (a synthetic initialize); resolves once answered. */
+  prime(message: JSONRPCMessage): Promise<void> {
+    if (!("id" in message)) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.#primer = { id: message.id as Id, done: resolve };
+      this.onmessage?.(message);
+    });
+  }
+
+  /** The client's answer to a request this exchange sent (from the session's next POST). */
+  deliver(sessionId: string, message: JSONRPCMessage): void {
+    if (this.#done || sessionId !== this.#sessionId || !("id" in message)) return;
+    const wire = String(message.id);
+    const own = this.#outgoing.get(wire);
+    if (own === undefined) return;
+    this.#outgoing.delete(wire);
+    this.#asked?.delete(wire);
+    this.onmessage?.({ ...message, id: own } as JSONRPCMessage);
   }
 
   async start(): Promise<void> {
@@ -60,6 +95,23 @@ export class ExchangeTransport implements Transport {
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if (this.#done) return;
+    if (
+      this.#primer !== undefined &&
+      !("method" in message) &&
+      "id" in message &&
+      message.id === this.#primer.id
+    ) {
+      this.#primer.done();
+      this.#primer = undefined;
+      return;
+    }
+    if ("method" in message && "id" in message && options?.relatedRequestId === this.#requestId) {
+      // A request of the server (an elicitation): out under a process-unique id, answered by POST.
+      const wire = `airlock-${randomUUID()}`;
+      this.#outgoing.set(wire, message.id as Id);
+      this.#asked?.set(wire, this);
+      message = { ...message, id: wire };
+    }
     const isResponse = !("method" in message) && "id" in message && message.id === this.#requestId;
     if (!isResponse && options?.relatedRequestId !== this.#requestId) return;
     if (isResponse && this.#stream === undefined) {
@@ -127,6 +179,8 @@ export class ExchangeTransport implements Transport {
 
   #end(): void {
     this.#done = true;
+    for (const wire of this.#outgoing.keys()) this.#asked?.delete(wire);
+    this.#outgoing.clear();
     this.#finish();
   }
 }

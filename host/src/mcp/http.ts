@@ -87,7 +87,12 @@ export class McpHttpEndpoint {
       token: token.id,
       clientId: token.agent ?? "operator",
       scopes: [],
-      extra: { agent, tokenId: token.id, conversationId: modernConversation(body, token) },
+      extra: {
+        agent,
+        tokenId: token.id,
+        conversationId: modernConversation(body, token),
+        pagesOrigin: new URL(request.url).origin,
+      },
     };
     return this.#modernHandler(agent).fetch(request, { authInfo, parsedBody: body });
   }
@@ -98,11 +103,12 @@ export class McpHttpEndpoint {
     const bus = new InMemoryServerEventBus();
     const handler = createMcpHandler(
       ({ era, authInfo }) => {
-        const extra = authInfo?.extra as { conversationId?: string } | undefined;
+        const extra = authInfo?.extra as { conversationId?: string; pagesOrigin?: string } | undefined;
         return createAgentMcpServer(this.#host, agent, this.#options, {
           era,
           conversationId: extra?.conversationId ?? `mcp-${agent}`,
           runs: this.#runs,
+          ...(extra?.pagesOrigin === undefined ? {} : { pagesOrigin: extra.pagesOrigin }),
         });
       },
       {

@@ -59,6 +59,9 @@ interface Claims {
   c: string;
   /** issued at (ms since the epoch) */
   i: number;
+  /** what the client declared at initialize: its protocol version and elicitation modes (form, url) */
+  v?: string;
+  e?: { f: boolean; u: boolean };
 }
 
 interface OpenStream {
@@ -76,6 +79,8 @@ export class LegacyMcpHttp {
   readonly #limits: StreamLimits;
   readonly #streams = new Set<OpenStream>();
   readonly #inflight = new Map<string, ExchangeTransport>();
+  /** Requests (elicitations) calls running here sent, by their wire id, until answered or ended. */
+  readonly #asked = new Map<string, ExchangeTransport>();
   readonly #runs: RunCache;
 
   constructor(
@@ -99,7 +104,13 @@ export class LegacyMcpHttp {
   ): Promise<Response> {
     const header = request.headers.get("mcp-session-id");
     if (request.method === "POST" && isInitialize(body)) {
-      const claims: Claims = { a: caller.agent, t: caller.token.id, c: `mcp-${randomUUID()}`, i: Date.now() };
+      const claims: Claims = {
+        a: caller.agent,
+        t: caller.token.id,
+        c: `mcp-${randomUUID()}`,
+        i: Date.now(),
+        ...declared(body),
+      };
       const sessionId = this.#host.seal(SEAL_PURPOSE, claims);
       return this.#exchange(body as JSONRPCMessage, claims, sessionId, { "mcp-session-id": sessionId });
     }
@@ -126,7 +137,7 @@ export class LegacyMcpHttp {
         `unsupported MCP-Protocol-Version ${JSON.stringify(version.slice(0, 40))}; this endpoint speaks ${[...LEGACY_VERSIONS].join(", ")} and 2026-07-28`,
       );
     }
-    if (request.method === "POST") return this.#post(body, claims, header);
+    if (request.method === "POST") return this.#post(body, claims, header, new URL(request.url).origin);
     if (request.method === "GET") return this.#stream(request, claims, header);
     if (request.method === "DELETE") {
       for (const stream of [...this.#streams]) if (stream.sessionId === header) stream.close();
@@ -147,7 +158,7 @@ export class LegacyMcpHttp {
     return claims as Claims;
   }
 
-  #post(body: unknown, claims: Claims, sessionId: string): Promise<Response> | Response {
+  #post(body: unknown, claims: Claims, sessionId: string, origin: string): Promise<Response> | Response {
     if (Array.isArray(body) || body === null || typeof body !== "object") {
       return jsonRpcError(
         400,
@@ -162,7 +173,12 @@ export class LegacyMcpHttp {
       this.#inflight.get(inflightKey(sessionId, requestId))?.onmessage?.(message);
       return new Response(null, { status: 202 });
     }
-    return this.#exchange(message, claims, sessionId, {});
+    if (!("method" in message) && "id" in message) {
+      // The client's answer to an elicitation a call running here sent (per process, like a cancel).
+      this.#asked.get(String(message.id))?.deliver(sessionId, message);
+      return new Response(null, { status: 202 });
+    }
+    return this.#exchange(message, claims, sessionId, {}, origin);
   }
 
   async #exchange(
@@ -170,6 +186,7 @@ export class LegacyMcpHttp {
     claims: Claims,
     sessionId: string,
     headers: Record<string, string>,
+    origin?: string,
   ): Promise<Response> {
     const server = createAgentMcpServer(this.#host, claims.a, this.#options, {
       era: "legacy",
@@ -177,9 +194,12 @@ export class LegacyMcpHttp {
       logLevel: () => this.#logLevel(claims),
       setLogLevel: (level) => this.#setLogLevel(claims, level),
       runs: this.#runs,
+      ...(origin === undefined ? {} : { pagesOrigin: origin }),
     });
-    const transport = new ExchangeTransport({ headers });
+    const transport = new ExchangeTransport({ headers, sessionId, asked: this.#asked });
     await server.connect(transport);
+    // This fresh instance learns what the client declared at initialize (its elicitation modes).
+    if (claims.e !== undefined && !isInitialize(message)) await transport.prime(primer(claims));
     const key = "id" in message && "method" in message ? inflightKey(sessionId, message.id) : undefined;
     if (key !== undefined) this.#inflight.set(key, transport);
     void transport.finished.then(() => {
@@ -275,6 +295,39 @@ export class LegacyMcpHttp {
     await Promise.allSettled([...this.#inflight.values()].map((t) => t.close()));
     this.#inflight.clear();
   }
+}
+
+/** The client's protocol version and elicitation modes from its initialize (kept in the session). */
+function declared(body: unknown): Pick<Claims, "v" | "e"> {
+  const params = (
+    body as { params?: { protocolVersion?: unknown; capabilities?: { elicitation?: unknown } } }
+  ).params;
+  const version =
+    typeof params?.protocolVersion === "string" ? params.protocolVersion.slice(0, 20) : undefined;
+  const e = params?.capabilities?.elicitation as { form?: unknown; url?: unknown } | undefined;
+  if (e === undefined || e === null || typeof e !== "object")
+    return version === undefined ? {} : { v: version };
+  // A bare `elicitation: {}` is form support (the rule before modes existed).
+  const modes = { f: e.form !== undefined || e.url === undefined, u: e.url !== undefined };
+  return { ...(version === undefined ? {} : { v: version }), e: modes };
+}
+
+/** A synthetic initialize replaying what the session's client declared. */
+function primer(claims: Claims): JSONRPCMessage {
+  const elicitation = {
+    ...(claims.e?.f === true ? { form: {} } : {}),
+    ...(claims.e?.u === true ? { url: {} } : {}),
+  };
+  return {
+    jsonrpc: "2.0",
+    id: "airlock-session-primer",
+    method: "initialize",
+    params: {
+      protocolVersion: claims.v ?? "2025-03-26",
+      capabilities: { elicitation },
+      clientInfo: { name: "airlock-session", version: "1" },
+    },
+  };
 }
 
 function isInitialize(body: unknown): boolean {

@@ -29,6 +29,7 @@ import {
   toMcpTool,
   unknownToolMessage,
 } from "./mapping.ts";
+import { PeopleRound, verifyRoundState } from "./people.ts";
 
 export interface McpServerOptions {
   /** Run tools that are not read-only without waiting for an operator's approval (default false). */
@@ -58,6 +59,8 @@ export interface McpCallerContext {
   setLogLevel?: (level: LoggingLevel) => Promise<void>;
   /** Where runs come from (a RunCache shared by the endpoint); default a new run per request. */
   runs?: { get(options: RunOptions): Promise<Run> };
+  /** Origin of the host's approval and secret pages (HTTP only), for URL-mode elicitations. */
+  pagesOrigin?: string;
 }
 
 /**
@@ -104,6 +107,8 @@ export function createAgentMcpServer(
     {
       capabilities: { tools: { listChanged: true }, ...(caller.era === "legacy" ? { logging: {} } : {}) },
       instructions: `Tools of the Airlock agent "${agent}". Each tool runs sandboxed; a failed call returns isError with a reason and its code in _meta["airlock/errorCode"].`,
+      // 2026-07-28 rounds (approvals, ctx.elicit, missing secrets): state sealed by this host (people.ts).
+      requestState: { verify: (state) => verifyRoundState(host, state) },
     },
   );
 
@@ -155,8 +160,27 @@ export function createAgentMcpServer(
     const meta = request.params._meta as Record<string, unknown> | undefined;
     const traceparent = meta?.traceparent;
     const tracestate = meta?.tracestate;
+    // Approvals at the client, ctx.elicit and missing secrets travel as elicitations (people.ts).
+    let round: PeopleRound;
+    try {
+      round = new PeopleRound({
+        host,
+        server,
+        agent,
+        era: caller.era,
+        ctx,
+        wireName: name,
+        input: request.params.arguments ?? {},
+        pagesOrigin: caller.pagesOrigin,
+        log,
+      });
+    } catch (error) {
+      if (hasCode(error) && error.code.startsWith("AIRLOCK_")) return errorResult(error.code, error.message);
+      throw error;
+    }
     const callOptions: CallOptions = {
       signal: ctx.mcpReq.signal,
+      people: round.channel(),
       // W3C trace context from the request's _meta: the call's span continues the client's trace.
       ...(typeof traceparent === "string"
         ? { trace: { traceparent, ...(typeof tracestate === "string" ? { tracestate } : {}) } }
@@ -178,16 +202,26 @@ export function createAgentMcpServer(
         );
       },
     };
-    // A call that waits for an operator's approval says so (and where), instead of silence.
+    // A call that waits for an operator's approval says so (and where), instead of silence; a
+    // 2025 client that opens URLs is also pointed at the host's approval page.
+    let approvalPage: string | undefined;
     const offApproval = host.on("permission.required", (event) => {
       if (event.runId !== run.id || event.toolName !== tool.id) return;
-      const message = `waiting for an operator's approval of ${name} (approval ${event.approvalId}): decide it in the host's console (/admin) or with POST /api/approvals/${event.approvalId}`;
+      approvalPage = round.offerApprovalPage(event.approvalId, name);
+      const page =
+        caller.pagesOrigin === undefined
+          ? ""
+          : `, on its approval page ${caller.pagesOrigin}/approve/${event.approvalId}`;
+      const message = `waiting for an operator's approval of ${name} (approval ${event.approvalId}): decide it in the host's console (/admin)${page} or with POST /api/approvals/${event.approvalId}`;
       // Through the same mapping as the tool's own: progress only with a token, the log by level.
       callOptions.onNotification?.({ type: "progress", progress: 0, message });
       callOptions.onNotification?.({ type: "log", level: "info", message });
     });
     try {
       const outcome = await run.call(tool.id, request.params.arguments ?? {}, callOptions);
+      if (approvalPage !== undefined) await round.completeUrl(approvalPage);
+      const asking = round.finish(outcome.errorCode);
+      if (asking !== undefined) return asking;
       if (sending.length > 0) {
         await Promise.all(sending);
         // A send resolves before the transport has written it (stdio writes on a later turn):

@@ -3,7 +3,7 @@
 // implementation of them.
 import type { ConversationMessage, KnowledgeLevel } from "@airlock/sdk";
 import type { ToolManifest } from "@airlock/sdk/manifest";
-import type { BridgeDispatch, CallGrant, CallNotification } from "../bridge/types.ts";
+import type { BridgeDispatch, CallGrant, CallNotification, ElicitChannel } from "../bridge/types.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { EffectiveLimits, Sandbox } from "../sandbox/types.ts";
 import type { AuditInput, InstalledPluginRecord, Store } from "../store/types.ts";
@@ -27,6 +27,8 @@ export interface GrantRequest {
   /** The controller of `signal`: the grant may use it as its own (bridge GrantInput.controller). */
   controller?: AbortController;
   notify: (n: CallNotification) => void;
+  /** ctx.elicit's way to the caller, when the caller can ask. */
+  elicit?: ElicitChannel;
   /** The bridge ended the call itself (the capability-call cap), with this reason. */
   end?: (reason: Error & { code: string }) => void;
 }

@@ -6,7 +6,7 @@
 // timer and one abort path; a sandbox rejection becomes a Stop carrying its AIRLOCK_* code
 // (AIRLOCK_TOOL_FAILED otherwise), a passed deadline always AIRLOCK_TOOL_TIMEOUT.
 import { hasCode, type ToolResult } from "@airlock/sdk";
-import type { CallNotification } from "../bridge/types.ts";
+import type { CallNotification, ElicitChannel } from "../bridge/types.ts";
 import type { CatalogueEntry } from "../catalogue/catalogue.ts";
 import type { CallOptions } from "../host-types.ts";
 import type { EffectiveLimits } from "../sandbox/types.ts";
@@ -68,6 +68,20 @@ export async function executeInSandbox(
     req.emitProgress(n);
   };
 
+  // ctx.elicit through the caller's channel; a 2026-07-28 round that needs the answer first
+  // ends the call here (the client retries with it), whatever the plugin does with the error.
+  const ask = req.options.people?.elicit;
+  const elicit: ElicitChannel | undefined =
+    ask === undefined
+      ? undefined
+      : async (request, askSignal) => {
+          try {
+            return await ask(request, askSignal);
+          } catch (error) {
+            if (hasCode(error, "AIRLOCK_INPUT_REQUIRED")) controller.abort(error);
+            throw error;
+          }
+        };
   const grant = deps.grants.issue({
     callId: req.callId,
     agent: run.agent,
@@ -81,6 +95,7 @@ export async function executeInSandbox(
     controller,
     notify,
     end: (reason) => controller.abort(reason),
+    ...(elicit === undefined ? {} : { elicit }),
   });
   const timeout = {
     code: "AIRLOCK_TOOL_TIMEOUT",
@@ -107,9 +122,11 @@ export async function executeInSandbox(
     );
     // The bridge ended the call at the capability-call cap: that code, whatever the tool did after.
     if (hasCode(signal.reason, "AIRLOCK_BRIDGE_CALL_LIMIT")) return toStop(signal.reason, "");
+    if (hasCode(signal.reason, "AIRLOCK_INPUT_REQUIRED")) return toStop(signal.reason, "");
     return { result };
   } catch (error) {
     if (hasCode(signal.reason, "AIRLOCK_BRIDGE_CALL_LIMIT")) return toStop(signal.reason, "");
+    if (hasCode(signal.reason, "AIRLOCK_INPUT_REQUIRED")) return toStop(signal.reason, "");
     // Ended by the caller: say so in the caller's terms, whatever the sandbox answered.
     if (callerSignal?.aborted === true) {
       return { code: "AIRLOCK_TOOL_CANCELLED", message: "The call was cancelled by the caller." };

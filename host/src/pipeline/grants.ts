@@ -59,6 +59,7 @@ export function bridgeGrantIssuer(bridge: Bridge, policy: EgressPolicy): GrantIs
         signal: request.signal,
         ...(request.controller === undefined ? {} : { controller: request.controller }),
         ...(request.end === undefined ? {} : { end: request.end }),
+        ...(request.elicit === undefined ? {} : { elicit: request.elicit }),
       });
     },
     revoke: (token) => bridge.revoke(token),

@@ -11,6 +11,7 @@ import { normalizeToolResult, type ToolResult } from "@airlock/sdk";
 import { missingSecrets } from "../catalogue/agent-tools.ts";
 import { canonicalToolId } from "../catalogue/catalogue.ts";
 import type { CallOptions, ToolCallOutcome } from "../host-types.ts";
+import { approvalStep, secretsStep } from "../people/pipeline-steps.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { PipelineErrorCode } from "./errors.ts";
 import { executeInSandbox } from "./execute.ts";
@@ -117,7 +118,12 @@ export async function invokeTool(
       return stop("AIRLOCK_TOOL_DISABLED", `Tool ${toolName} was disabled for this agent by an operator.`);
     }
     const missing = missingSecrets(current, state.secretKeys);
-    if (missing.length > 0) {
+    const supplied =
+      missing.length > 0
+        ? await secretsStep(deps, { run, entry: current, toolName, callId, input }, missing, options)
+        : true;
+    if (typeof supplied === "object") return supplied;
+    if (!supplied) {
       return stop(
         "AIRLOCK_TOOL_SECRET_MISSING",
         `Tool ${toolName} cannot run: an operator must set the secret(s) ${missing.join(", ")}.`,
@@ -141,7 +147,10 @@ export async function invokeTool(
       inputBytes = rewritten.bytes;
     }
 
-    if (current.tool.annotations.readOnlyHint !== true && !run.autoApprove && !deps.autoApprove) {
+    // The agent's policy may let the person at the client decide, or run it unasked (people/).
+    const person = await approvalStep(deps, { run, entry: current, toolName, callId, input }, options);
+    if (typeof person === "object") return person;
+    if (person === "operator") {
       const decision = await deps.approvals.request(
         { runId: run.id, agent: run.agent, toolName, input },
         options.signal,

@@ -8,6 +8,7 @@ import { AirlockError, wireName } from "@airlock/sdk";
 import { missingSecrets } from "../catalogue/agent-tools.ts";
 import { type CatalogueEntry, canonicalToolId } from "../catalogue/catalogue.ts";
 import type { CallOptions, ModelTool, Run, RunOptions, ToolCallOutcome } from "../host-types.ts";
+import { askableSecrets } from "../people/pipeline-steps.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { PIPELINE_ERRORS } from "./errors.ts";
 import { invokeTool } from "./invoke.ts";
@@ -59,9 +60,15 @@ export async function takeSnapshot(
   const ids = new Set((options.tools ?? []).map((t) => canonicalToolId(t) ?? t));
   const groups = new Set(options.groups ?? []);
   const snapshot = new Map<string, CatalogueEntry>();
+  // A tool missing only secrets the person may enter on the host's page is served (people/).
+  let askable: ReadonlySet<string> | undefined;
   for (const entry of deps.catalogue.tools()) {
     if (!state.enabled.has(entry.id)) continue;
-    if (missingSecrets(entry, state.secretKeys).length > 0) continue;
+    const missing = missingSecrets(entry, state.secretKeys);
+    if (missing.length > 0) {
+      askable ??= await askableSecrets(deps.store, options.agent);
+      if (!missing.every((key) => askable?.has(key) === true)) continue;
+    }
     if (restricted && !restrictionMatches(entry, ids, groups)) continue;
     snapshot.set(entry.id, entry);
   }

@@ -55,9 +55,6 @@ function succeeded(checks: Check[], ids: string[]): string[] {
 
 const TOOLS: Target[] = ["dev"];
 const ANY: Target[] = ["dev", "agent"];
-const NO_ELICIT =
-  "elicitation: Airlock tools cannot ask the client a question yet (DESIGN plans ctx.elicit, travelling as MCP elicitation); the conformance plugin implements no test_elicitation* tool rather than fake one";
-
 export const SCENARIOS: Record<string, Applicable | NotApplicable> = {
   "server-initialize": { applicable: true, targets: ANY },
   "logging-set-level": { applicable: true, targets: ANY },
@@ -166,7 +163,22 @@ export const SCENARIOS: Record<string, Applicable | NotApplicable> = {
     reason:
       "sampling: Airlock tools cannot ask the client's model for a completion (no ctx capability for it); no test_sampling tool is implemented rather than fake one",
   },
-  "tools-call-elicitation": { applicable: false, reason: NO_ELICIT },
+  "tools-call-elicitation": {
+    applicable: true,
+    targets: TOOLS,
+    verify: (checks) => {
+      const d = details(checks, "tools-call-elicitation");
+      const r = (d?.result ?? {}) as { content?: Part[] };
+      return [
+        ...same("elicitation requested", d?.elicitationRequested, true),
+        ...same(
+          "result text",
+          r.content?.[0]?.text,
+          'User response: action=accept, content={"username":"testuser","email":"test@example.com"}',
+        ),
+      ];
+    },
+  },
   "json-schema-2020-12": {
     applicable: true,
     targets: TOOLS,
@@ -178,8 +190,30 @@ export const SCENARIOS: Record<string, Applicable | NotApplicable> = {
         "json-schema-2020-12-additionalProperties",
       ]),
   },
-  "elicitation-sep1034-defaults": { applicable: false, reason: NO_ELICIT },
-  "elicitation-sep1330-enums": { applicable: false, reason: NO_ELICIT },
+  "elicitation-sep1034-defaults": {
+    applicable: true,
+    targets: TOOLS,
+    verify: (checks) =>
+      succeeded(checks, [
+        "elicitation-sep1034-string-default",
+        "elicitation-sep1034-integer-default",
+        "elicitation-sep1034-number-default",
+        "elicitation-sep1034-enum-default",
+        "elicitation-sep1034-boolean-default",
+      ]),
+  },
+  "elicitation-sep1330-enums": {
+    applicable: true,
+    targets: TOOLS,
+    verify: (checks) =>
+      succeeded(checks, [
+        "elicitation-sep1330-untitled-single",
+        "elicitation-sep1330-titled-single",
+        "elicitation-sep1330-legacy-enumnames",
+        "elicitation-sep1330-untitled-multi",
+        "elicitation-sep1330-titled-multi",
+      ]),
+  },
   "server-sse-polling": {
     applicable: false,
     reason:

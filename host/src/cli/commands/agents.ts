@@ -226,6 +226,85 @@ Example:
   },
 };
 
+const POLICY_MODES = ["operator", "client", "auto"] as const;
+
+const policyCommand: CliCommand = {
+  path: ["agents", "policy"],
+  summary: "Show or change who approves an agent's tools and which secrets a person may enter",
+  help: `Usage: airlock agents policy <slug> [--approval MODE] [--tool ns:tool=MODE]... [--ask-secrets KEYS] [options]
+
+Shows the agent's people-in-the-loop policy, or changes it. A tool that is not read-only waits
+for an approval: MODE is operator (an operator decides: admin API, console or approval page),
+client (the person at the MCP client decides, through an elicitation; a client that cannot
+elicit falls back to the operator) or auto (runs unasked). The default is operator.
+--ask-secrets names the secret keys a person may enter on the host's page when a call finds
+them missing (comma-separated; an empty value allows none). Every change is audited.
+
+Options:
+  --approval MODE        The agent's default: operator, client or auto.
+  --tool ns:tool=MODE    A tool's own mode; ns:tool=default removes the override (repeatable).
+  --ask-secrets KEYS     Secret keys a person may enter on the host's page, e.g. api_key,token.
+${OPTIONS_HELP}
+  --json                 Print JSON.
+
+Example:
+  airlock agents policy support-bot --approval client --tool notes:deleteNote=operator --ask-secrets api_key
+`,
+  async run(args, io) {
+    const parsed = parseOptions(
+      args,
+      {
+        ...OPTIONS,
+        approval: { type: "string" },
+        tool: { type: "string", multiple: true },
+        "ask-secrets": { type: "string" },
+      },
+      1,
+    );
+    const slug = requiredPositional(parsed, 0, "<slug>");
+    const approval = parsed.values.approval;
+    const tools = (parsed.values.tool ?? []) as string[];
+    const ask = parsed.values["ask-secrets"];
+    const patch: Record<string, unknown> = {};
+    if (approval !== undefined) {
+      if (!(POLICY_MODES as readonly unknown[]).includes(approval)) {
+        throw cliError("AIRLOCK_CLI_USAGE", `--approval is one of ${POLICY_MODES.join(", ")}`);
+      }
+      patch.approval = approval;
+    }
+    if (tools.length > 0) {
+      const map: Record<string, string | null> = {};
+      for (const item of tools) {
+        const at = item.lastIndexOf("=");
+        const id = at < 0 ? "" : item.slice(0, at).replace("__", ":");
+        const value = at < 0 ? "" : item.slice(at + 1);
+        if (id === "" || !(value === "default" || (POLICY_MODES as readonly string[]).includes(value))) {
+          throw cliError(
+            "AIRLOCK_CLI_USAGE",
+            `--tool takes ns:tool=MODE (operator, client, auto or default), got ${JSON.stringify(item)}`,
+          );
+        }
+        map[id] = value === "default" ? null : value;
+      }
+      patch.tools = map;
+    }
+    if (typeof ask === "string") {
+      patch.askSecrets = ask
+        .split(",")
+        .map((k) => k.trim())
+        .filter((k) => k !== "");
+    }
+    const policy = await withTarget(parsed, io, async (host) => {
+      await requireAgent(host, slug);
+      return Object.keys(patch).length === 0 ? host.getPeoplePolicy(slug) : host.setPeoplePolicy(slug, patch);
+    });
+    return print(io, parsed.values.json === true, policy, () => {
+      const overrides = Object.entries(policy.tools).map(([id, m]) => `\n  ${id}: ${m}`);
+      return `Approvals for ${slug}: ${policy.approval}${overrides.length > 0 ? `; per tool:${overrides.join("")}` : ""}\nSecrets a person may enter: ${policy.askSecrets.length === 0 ? "none" : policy.askSecrets.join(", ")}\n`;
+    });
+  },
+};
+
 export const agentsCommands: CliCommand[] = [
   listCommand,
   createCommand,
@@ -236,4 +315,5 @@ export const agentsCommands: CliCommand[] = [
   secretsCommand,
   setSecretCommand,
   codeModeCommand,
+  policyCommand,
 ];

@@ -425,6 +425,7 @@
       ...(data.codeMode === true
         ? { tools: freeze({ call: (id, input) => call("tools", "call", [id, input]) }) }
         : {}),
+      elicit: (request) => call("elicit", "ask", [request]),
     };
     return freeze(ctx);
   }

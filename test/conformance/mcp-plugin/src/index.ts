@@ -4,9 +4,10 @@
 // `airlock-plugin build`). test/conformance/mcp-conformance.test.ts serves it with
 // `airlock-plugin dev --http` (bare names) and installs it into a host (`conformance__<tool>`).
 // Invariants: every tool returns what the suite's scenario text asks for, no more; a tool a
-// scenario wants but Airlock cannot express (sampling, elicitation, a stream the tool closes
-// mid-call) is absent, never faked — docs/mcp.md ("Conformance") lists those scenarios.
-import { definePlugin, defineTool } from "@airlock/sdk";
+// scenario wants but Airlock cannot express (sampling, a stream the tool closes mid-call) is
+// absent, never faked — docs/mcp.md ("Conformance") lists those scenarios. The elicitation
+// tools ask through ctx.elicit, like any plugin.
+import { definePlugin, defineTool, type ElicitResult } from "@airlock/sdk";
 import { z } from "zod";
 import { RED_PIXEL_PNG, SILENT_WAV } from "./media.ts";
 
@@ -118,6 +119,132 @@ const errorHandling = defineTool({
   },
 });
 
+/** The suite's text for an elicitation's outcome; a client that cannot elicit gets an error. */
+function outcome(prefix: string, r: ElicitResult) {
+  if (r.action === "unsupported") {
+    return {
+      content: [{ type: "text" as const, text: "The client does not support elicitation." }],
+      isError: true,
+    };
+  }
+  const content = r.action === "accept" ? r.content : {};
+  return {
+    content: [
+      { type: "text" as const, text: `${prefix}action=${r.action}, content=${JSON.stringify(content)}` },
+    ],
+  };
+}
+
+const elicitation = defineTool({
+  name: "test_elicitation",
+  description: "Asks the user for a username and an email (MCP conformance: tools-call-elicitation).",
+  annotations: { readOnlyHint: true },
+  parameters: z.object({ message: z.string().describe("The message to show the user.") }),
+  execute: async (input, ctx) => {
+    const r = await ctx.elicit({
+      message: input.message,
+      schema: {
+        type: "object",
+        properties: {
+          username: { type: "string", description: "User's response" },
+          email: { type: "string", description: "User's email address" },
+        },
+        required: ["username", "email"],
+      },
+    });
+    return outcome("User response: ", r);
+  },
+});
+
+const elicitationDefaults = defineTool({
+  name: "test_elicitation_sep1034_defaults",
+  description:
+    "Asks with a default for every primitive type (MCP conformance: elicitation-sep1034-defaults).",
+  annotations: { readOnlyHint: true },
+  parameters: none,
+  execute: async (_input, ctx) =>
+    outcome(
+      "Elicitation completed: ",
+      await ctx.elicit({
+        message: "Please review and update the form fields with defaults",
+        schema: {
+          type: "object",
+          properties: {
+            name: { type: "string", description: "User name", default: "John Doe" },
+            age: { type: "integer", description: "User age", default: 30 },
+            score: { type: "number", description: "User score", default: 95.5 },
+            status: {
+              type: "string",
+              description: "User status",
+              enum: ["active", "inactive", "pending"],
+              default: "active",
+            },
+            verified: { type: "boolean", description: "Verification status", default: true },
+          },
+        },
+      }),
+    ),
+});
+
+const elicitationEnums = defineTool({
+  name: "test_elicitation_sep1330_enums",
+  description: "Asks with the five enum forms (MCP conformance: elicitation-sep1330-enums).",
+  annotations: { readOnlyHint: true },
+  parameters: none,
+  execute: async (_input, ctx) =>
+    outcome(
+      "Elicitation completed: ",
+      await ctx.elicit({
+        message: "Please select options from the enum fields",
+        schema: {
+          type: "object",
+          properties: {
+            untitledSingle: {
+              type: "string",
+              description: "Select one option",
+              enum: ["option1", "option2", "option3"],
+            },
+            titledSingle: {
+              type: "string",
+              description: "Select one option with titles",
+              oneOf: [
+                { const: "value1", title: "First Option" },
+                { const: "value2", title: "Second Option" },
+                { const: "value3", title: "Third Option" },
+              ],
+            },
+            legacyEnum: {
+              type: "string",
+              description: "Select one option (legacy)",
+              enum: ["opt1", "opt2", "opt3"],
+              enumNames: ["Option One", "Option Two", "Option Three"],
+            },
+            untitledMulti: {
+              type: "array",
+              description: "Select multiple options",
+              minItems: 1,
+              maxItems: 3,
+              items: { type: "string", enum: ["option1", "option2", "option3"] },
+            },
+            titledMulti: {
+              type: "array",
+              description: "Select multiple options with titles",
+              minItems: 1,
+              maxItems: 3,
+              items: {
+                anyOf: [
+                  { const: "value1", title: "First Choice" },
+                  { const: "value2", title: "Second Choice" },
+                  { const: "value3", title: "Third Choice" },
+                ],
+              },
+            },
+          },
+        },
+      }),
+    ),
+});
+
 // `address` carries an id, so the build emits it once under the schema's definitions and
 // refers to it with $ref (the suite looks for `$defs.address` and `$schema` 2020-12).
 const address = z
@@ -152,5 +279,8 @@ export default definePlugin({
     withProgress,
     errorHandling,
     jsonSchema202012,
+    elicitation,
+    elicitationDefaults,
+    elicitationEnums,
   ],
 });
