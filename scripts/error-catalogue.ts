@@ -16,6 +16,7 @@ import { FETCH_ERRORS } from "../host/src/egress/errors.ts";
 import { INSTALL_ERRORS } from "../host/src/install/errors.ts";
 import { MCP_ERRORS } from "../host/src/mcp/errors.ts";
 import { PIPELINE_ERRORS } from "../host/src/pipeline/errors.ts";
+import { REMOTE_ERRORS } from "../host/src/remote/errors.ts";
 import { SANDBOX_ERRORS } from "../host/src/sandbox/errors.ts";
 import { SECRETS_ERRORS } from "../host/src/secrets/errors.ts";
 import { STORE_ERRORS } from "../host/src/store/errors.ts";
@@ -41,6 +42,7 @@ export const AREAS: ReadonlyArray<{ area: string; file: string; codes: ErrorCata
   { area: "Secrets", file: "host/src/secrets/errors.ts", codes: SECRETS_ERRORS },
   { area: "Outbound HTTP (ctx.fetch)", file: "host/src/egress/errors.ts", codes: FETCH_ERRORS },
   { area: "Catalogue", file: "host/src/catalogue/errors.ts", codes: CATALOGUE_ERRORS },
+  { area: "Remote MCP servers", file: "host/src/remote/errors.ts", codes: REMOTE_ERRORS },
   { area: "Invocation pipeline", file: "host/src/pipeline/errors.ts", codes: PIPELINE_ERRORS },
   { area: "Tokens", file: "host/src/auth/errors.ts", codes: AUTH_ERRORS },
   { area: "HTTP admin API", file: "host/src/api/errors.ts", codes: API_ERRORS },

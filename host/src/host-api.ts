@@ -29,6 +29,9 @@ import { createHookRegistry } from "./pipeline/hooks.ts";
 import { createPluginLoader, pluginKey } from "./pipeline/plugin-loader.ts";
 import { startRun } from "./pipeline/run.ts";
 import { createSchemaValidator } from "./pipeline/schema-validation.ts";
+import { createRemoteContext } from "./remote/context.ts";
+import { createRemoteExecutor } from "./remote/execute.ts";
+import { createRemoteServers } from "./remote/servers.ts";
 import { resolveLimits } from "./sandbox/limits.ts";
 import type { Sandbox } from "./sandbox/types.ts";
 import type { AgentKnowledgeLevel, AuditInput, InstalledPluginRecord, Store } from "./store/types.ts";
@@ -98,6 +101,16 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
       report("audit write", error);
     }
   };
+  const remoteContext = createRemoteContext({
+    store,
+    decrypt: (ciphertext) => parts.codec.decrypt(ciphertext),
+    egress: options.egress,
+    resolver: options.resolver,
+    audit,
+    refreshCatalogue: () => refreshCatalogue(),
+    toolsChanged: () => announce(null, "catalogue"),
+    report,
+  });
   const deps: PipelineDeps = {
     store,
     catalogue,
@@ -113,6 +126,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     audit,
     ...(parts.auditLater === undefined ? {} : { auditLater: parts.auditLater }),
     report,
+    remote: createRemoteExecutor(remoteContext),
     closed: () => closed,
   };
 
@@ -171,6 +185,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
 
   const admin = createAdminAudit(audit);
   const plugins = auditedLifecycle(parts.lifecycle, admin, refreshCatalogue);
+  const remote = createRemoteServers(remoteContext, admin);
 
   const assertOpen = () => {
     if (closed) {
@@ -197,6 +212,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     version: options.hostVersion,
     store,
     plugins,
+    remote,
 
     async createAgent(slug) {
       if (typeof slug !== "string" || !AGENT_SLUG.test(slug)) {

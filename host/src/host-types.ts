@@ -7,6 +7,7 @@ import type { Attachment, ConversationMessage, KnowledgeLevel, ToolResult } from
 import type { JsonSchema, Presentation, SecretSpec, ToolAnnotations } from "@airlock/sdk/manifest";
 import type { CallNotification } from "./bridge/types.ts";
 import type { StreamEventType, StreamListener } from "./cluster/events.ts";
+import type { RemoteServers } from "./remote/types.ts";
 import type { SandboxStats } from "./sandbox/types.ts";
 import type {
   AgentKnowledgeLevel,
@@ -248,6 +249,8 @@ export interface AirlockHost {
   readonly version: string;
   readonly store: Store;
   readonly plugins: PluginLifecycle;
+  /** Remote MCP servers installed as plugins (host/src/remote/types.ts). */
+  readonly remote: RemoteServers;
 
   // agents, levels, tokens
   createAgent(slug: string): Promise<AgentRecord>;
