@@ -32,6 +32,8 @@ export interface GateOptions {
   connectTimeoutMs: number;
   /** Ends every request in flight (the call's deadline or cancellation). */
   signal: AbortSignal;
+  /** Told of the first failure (a body cut at the cap fails a stream the client may not surface). */
+  onFailure?: (error: Error & { code: string }) => void;
 }
 
 export interface GatedFetch {
@@ -71,7 +73,10 @@ export function createGatedFetch(options: GateOptions): GatedFetch {
   let total = 0;
   const agents = new Set<Agent>();
   const fail = (error: Error & { code: string }) => {
-    first ??= error;
+    if (first === undefined) {
+      first = error;
+      options.onFailure?.(error);
+    }
     return error;
   };
 

@@ -46,7 +46,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   if (options.signal.aborted) onAbort();
   else options.signal.addEventListener("abort", onAbort, { once: true });
   const signal = controller.signal;
-  const gate = createGatedFetch({ ...options, signal });
+  const gate = createGatedFetch({ ...options, signal, onFailure: (error) => controller.abort(error) });
   let refused: (Error & { code: string }) | undefined;
 
   const client = new Client({ name: "airlock", version: SDK_VERSION }, { capabilities: {} });
