@@ -4,8 +4,8 @@
 // and the agent's header secret (a canary) appears in no result, audit entry or host report.
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type RemoteFixture, startRemoteFixture } from "../support/remote-mcp-fixture.ts";
 import { type RemoteHost, startRemoteHost } from "../support/remote-host.ts";
+import { type RemoteFixture, startRemoteFixture } from "../support/remote-mcp-fixture.ts";
 
 const CANARY = "Bearer canary-7f3a9c1e5b2d";
 
@@ -129,13 +129,20 @@ describe("a hostile remote MCP server", () => {
 
 describe("install URLs aimed at refused addresses", () => {
   test.each([
-    ["the metadata address", "mcp+http://169.254.169.254/mcp", ["127.0.0.1"], "AIRLOCK_FETCH_ADDRESS_REFUSED"],
+    [
+      "the metadata address",
+      "mcp+http://169.254.169.254/mcp",
+      ["127.0.0.1"],
+      "AIRLOCK_FETCH_ADDRESS_REFUSED",
+    ],
     ["loopback without --allow-private", "mcp+https://127.0.0.1:1/mcp", [], "AIRLOCK_FETCH_ADDRESS_REFUSED"],
     ["plain http to a public name", "mcp+http://example.com/mcp", [], "AIRLOCK_REMOTE_SPEC_INVALID"],
     ["another scheme", "mcp+ftp://example.com/mcp", [], "AIRLOCK_REMOTE_SPEC_INVALID"],
     ["credentials in the URL", "mcp+https://user:pw@example.com/mcp", [], "AIRLOCK_REMOTE_SPEC_INVALID"],
   ])("refuses %s with its code and writes nothing", async (_name, url, allowPrivate, code) => {
-    await expect(h.host.remote.install(url, { namespace: "evil", allowPrivate })).rejects.toMatchObject({ code });
+    await expect(h.host.remote.install(url, { namespace: "evil", allowPrivate })).rejects.toMatchObject({
+      code,
+    });
     expect((await h.host.plugins.list()).some((p) => p.namespace === "evil")).toBe(false);
     const [entry] = await h.host.queryAudit({ kind: "admin", plugin: "evil", limit: 1 });
     expect(entry).toMatchObject({ action: "remote.install", success: false, error: code });
