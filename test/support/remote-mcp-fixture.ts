@@ -31,7 +31,7 @@ export interface RemoteFixture {
   close(): Promise<void>;
 }
 
-export async function startRemoteFixture(): Promise<RemoteFixture> {
+export async function startRemoteFixture(options: { port?: number } = {}): Promise<RemoteFixture> {
   const state = {
     driftDescription: "Reports the drift.",
     mode: "normal" as RemoteFixture["mode"],
@@ -169,7 +169,7 @@ export async function startRemoteFixture(): Promise<RemoteFixture> {
     http = serve(
       {
         hostname: "127.0.0.1",
-        port: 0,
+        port: options.port ?? 0,
         fetch: async (request: Request) => {
           state.seenAuth.push(request.headers.get("authorization") ?? "");
           if (state.mode === "redirect") {

@@ -24,6 +24,7 @@ import { instanceRoutes } from "./routes/instances.ts";
 import { metaRoutes } from "./routes/meta.ts";
 import { operationsRoutes } from "./routes/operations.ts";
 import { pluginRoutes } from "./routes/plugins.ts";
+import { remoteRoutes } from "./routes/remote.ts";
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
@@ -56,6 +57,7 @@ export function adminRoutes(options: AdminApiOptions = {}): RouteSpec[] {
     ...catalogueRoutes,
     ...instanceRoutes,
     ...pluginRoutes,
+    ...remoteRoutes,
     ...auditRoutes,
     ...callRoutes,
     ...operationsRoutes({

@@ -6,6 +6,7 @@ import { installCommand } from "./install.ts";
 import { mcpCommand } from "./mcp.ts";
 import { pluginsCommands } from "./plugins.ts";
 import { registryCommands } from "./registry.ts";
+import { remoteCommands } from "./remote.ts";
 import { serveCommand, startCommand } from "./start.ts";
 import { tokensCommands } from "./tokens.ts";
 
@@ -15,6 +16,7 @@ export const COMMANDS: CliCommand[] = [
   mcpCommand,
   installCommand,
   ...pluginsCommands,
+  ...remoteCommands,
   ...agentsCommands,
   ...tokensCommands,
   ...registryCommands,
