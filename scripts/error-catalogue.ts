@@ -19,6 +19,7 @@ import { PIPELINE_ERRORS } from "../host/src/pipeline/errors.ts";
 import { REMOTE_ERRORS } from "../host/src/remote/errors.ts";
 import { SANDBOX_ERRORS } from "../host/src/sandbox/errors.ts";
 import { SECRETS_ERRORS } from "../host/src/secrets/errors.ts";
+import { SKILL_ERRORS } from "../host/src/skills/errors.ts";
 import { STORE_ERRORS } from "../host/src/store/errors.ts";
 import { REGISTRY_ERRORS } from "../registry/src/errors.ts";
 import { DEV_ERRORS } from "../sdk/src/cli/dev.ts";
@@ -43,6 +44,7 @@ export const AREAS: ReadonlyArray<{ area: string; file: string; codes: ErrorCata
   { area: "Outbound HTTP (ctx.fetch)", file: "host/src/egress/errors.ts", codes: FETCH_ERRORS },
   { area: "Catalogue", file: "host/src/catalogue/errors.ts", codes: CATALOGUE_ERRORS },
   { area: "Remote MCP servers", file: "host/src/remote/errors.ts", codes: REMOTE_ERRORS },
+  { area: "Skills", file: "host/src/skills/errors.ts", codes: SKILL_ERRORS },
   { area: "Invocation pipeline", file: "host/src/pipeline/errors.ts", codes: PIPELINE_ERRORS },
   { area: "Tokens", file: "host/src/auth/errors.ts", codes: AUTH_ERRORS },
   { area: "HTTP admin API", file: "host/src/api/errors.ts", codes: API_ERRORS },

@@ -34,6 +34,7 @@ import { createRemoteExecutor } from "./remote/execute.ts";
 import { createRemoteServers } from "./remote/servers.ts";
 import { resolveLimits } from "./sandbox/limits.ts";
 import type { Sandbox } from "./sandbox/types.ts";
+import { listSkills, readSkill, setSkillsEnabled } from "./skills/skills.ts";
 import type { AgentKnowledgeLevel, AuditInput, InstalledPluginRecord, Store } from "./store/types.ts";
 
 export interface HostParts {
@@ -269,6 +270,28 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
       );
       announce(agent, "enablement");
       return view;
+    },
+    async listSkills(agent) {
+      await fresh();
+      await requireAgent(store, agent);
+      return listSkills(store, catalogue, agent);
+    },
+    async setSkillsEnabled(agent, changes) {
+      await fresh();
+      await requireAgent(store, agent);
+      const view = await audited(
+        admin,
+        "skills.set_enabled",
+        { agent, details: { changes: { ...changes } } },
+        () => setSkillsEnabled(store, catalogue, agent, changes),
+      );
+      announce(agent, "enablement");
+      return view;
+    },
+    async readSkill(agent, id) {
+      await fresh();
+      await requireAgent(store, agent);
+      return readSkill(store, catalogue, agent, id);
     },
     async getToolPresentations() {
       await fresh();

@@ -9,6 +9,7 @@ import type { CallNotification } from "./bridge/types.ts";
 import type { StreamEventType, StreamListener } from "./cluster/events.ts";
 import type { RemoteServers } from "./remote/types.ts";
 import type { SandboxStats } from "./sandbox/types.ts";
+import type { SkillDocument, SkillView } from "./skills/skills.ts";
 import type {
   AgentKnowledgeLevel,
   AgentRecord,
@@ -269,6 +270,12 @@ export interface AirlockHost {
   listAgentTools(agent: string): Promise<AgentToolView[]>;
   setToolsEnabled(agent: string, changes: Record<string, boolean>): Promise<AgentToolView[]>;
   getToolPresentations(): Promise<Record<string, Presentation>>;
+
+  // skills shipped by plugins (host/src/skills): one line each, the body on request
+  listSkills(agent: string): Promise<SkillView[]>;
+  setSkillsEnabled(agent: string, changes: Record<string, boolean>): Promise<SkillView[]>;
+  /** The body of a skill the agent has enabled; AIRLOCK_SKILL_UNKNOWN otherwise. */
+  readSkill(agent: string, id: string): Promise<SkillDocument>;
 
   // secrets
   listSecrets(agent: string): Promise<SecretView[]>;

@@ -13,6 +13,17 @@ import {
   TOOL_NAME_PATTERN,
   wireName,
 } from "./names.ts";
+import {
+  MAX_SKILL_DESCRIPTION,
+  MAX_SKILL_FILE_BYTES,
+  MAX_SKILL_NAME,
+  MAX_SKILL_REFERENCES,
+  MAX_SKILLS,
+  REFERENCE_NAME,
+  SKILL_ID_PATTERN,
+  type SkillManifest,
+  skillProblems,
+} from "./skills.ts";
 import { manifestHostRefusal } from "./special-hosts.ts";
 import { hasLoneSurrogate } from "./strict-json.ts";
 
@@ -122,6 +133,8 @@ export interface PluginManifest {
   knowledge: "read" | "write" | "manage" | null;
   egress: EgressRule[];
   limits: RequestedLimits;
+  /** Skills shipped with the plugin (skills/<id>/SKILL.md), each file with its sha512; absent when none. */
+  skills?: SkillManifest[];
 }
 
 const text = (max: number) => z.string().min(1).max(max);
@@ -219,6 +232,30 @@ function strictSemver(what: string, build: boolean) {
     );
 }
 
+const sri = z.string().regex(/^sha512-[A-Za-z0-9+/]{86}==$/, "an SRI sha512 digest");
+const skillManifest = z.strictObject({
+  id: z.string().regex(SKILL_ID_PATTERN, `skill ids match ${SKILL_ID_PATTERN}`),
+  name: z
+    .string()
+    .min(1)
+    .max(MAX_SKILL_NAME * 2),
+  description: z
+    .string()
+    .min(1)
+    .max(MAX_SKILL_DESCRIPTION * 2),
+  integrity: sri,
+  source: z.string().max(MAX_SKILL_FILE_BYTES),
+  references: z
+    .array(
+      z.strictObject({
+        path: z.string().regex(REFERENCE_NAME, `reference file names match ${REFERENCE_NAME}`),
+        integrity: sri,
+        content: z.string().max(MAX_SKILL_FILE_BYTES),
+      }),
+    )
+    .max(MAX_SKILL_REFERENCES),
+});
+
 const pluginManifest = z
   .strictObject({
     manifestVersion: z.literal(MANIFEST_VERSION),
@@ -244,8 +281,21 @@ const pluginManifest = z
       concurrency: positive.optional(),
       capabilityCalls: positive.optional(),
     }),
+    skills: z.array(skillManifest).max(MAX_SKILLS).optional(),
   })
   .superRefine((m, ctx) => {
+    // A listed skill's hashes are checked against its content wherever a manifest is parsed.
+    for (const problem of skillProblems(m.skills ?? [])) {
+      ctx.addIssue({
+        code: "custom",
+        path: problem.path
+          .replace(/^\$\./, "")
+          .split(/[.[\]]+/)
+          .filter(Boolean)
+          .map((p) => (/^\d+$/.test(p) ? Number(p) : p)),
+        message: problem.message,
+      });
+    }
     const refusal = namespaceRefusal(m.namespace);
     if (refusal !== null) ctx.addIssue({ code: "custom", path: ["namespace"], message: refusal });
     m.egress.forEach((rule, i) => {

@@ -36,6 +36,10 @@ export interface McpCaller {
     args: Record<string, unknown>,
     onprogress?: (p: { progress: number; total?: number | undefined; message?: string | undefined }) => void,
   ): Promise<McpResult>;
+  /** prompts/list: the names of the prompts offered. */
+  prompts(): Promise<string[]>;
+  /** prompts/get: the text of the prompt's first message. */
+  prompt(name: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -84,6 +88,12 @@ export async function startRemoteHost(options: Partial<HostOptions> = {}): Promi
             { name, arguments: args },
             onprogress === undefined ? {} : { onprogress },
           )) as McpResult,
+        prompts: async () => (await client.listPrompts()).prompts.map((p) => p.name),
+        async prompt(name) {
+          const got = await client.getPrompt({ name });
+          const content = got.messages[0]?.content;
+          return content !== undefined && content.type === "text" ? content.text : "";
+        },
         close: () => client.close(),
       };
     },

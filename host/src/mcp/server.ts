@@ -29,6 +29,7 @@ import {
   toMcpTool,
   unknownToolMessage,
 } from "./mapping.ts";
+import { registerSkillPrompts } from "./skill-prompts.ts";
 
 export interface McpServerOptions {
   /** Run tools that are not read-only without waiting for an operator's approval (default false). */
@@ -102,7 +103,11 @@ export function createAgentMcpServer(
   const server = new Server(
     { name: options.serverName ?? "airlock", version: host.version },
     {
-      capabilities: { tools: { listChanged: true }, ...(caller.era === "legacy" ? { logging: {} } : {}) },
+      capabilities: {
+        tools: { listChanged: true },
+        prompts: {},
+        ...(caller.era === "legacy" ? { logging: {} } : {}),
+      },
       instructions: `Tools of the Airlock agent "${agent}". Each tool runs sandboxed; a failed call returns isError with a reason and its code in _meta["airlock/errorCode"].`,
     },
   );
@@ -122,6 +127,8 @@ export function createAgentMcpServer(
       return {};
     });
   }
+
+  registerSkillPrompts(server, host, agent); // skills the agent has enabled (skill-prompts.ts)
 
   server.setRequestHandler("tools/list", async (request) => {
     const offset = decodeCursor(request.params?.cursor);

@@ -21,6 +21,7 @@ import {
 } from "../manifest.ts";
 import { integrityOf } from "../signing.ts";
 import { bundleForSandbox, loadDescription } from "./bundle.ts";
+import { readSkills } from "./skills.ts";
 
 export const DIST_DIR = "dist";
 
@@ -119,7 +120,8 @@ export async function composeRawManifest(
     egress: described.egress,
     limits: described.limits,
   };
-  return { raw, bundle, pkg };
+  const skills = await readSkills(dir);
+  return { raw: skills.length === 0 ? raw : { ...raw, skills }, bundle, pkg };
 }
 
 /** composeRawManifest, then parseManifest (AIRLOCK_MANIFEST_INVALID naming each path); writes nothing. */
