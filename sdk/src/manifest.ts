@@ -22,8 +22,7 @@ import {
   REFERENCE_NAME,
   SKILL_ID_PATTERN,
   type SkillManifest,
-  skillProblems,
-} from "./skills.ts";
+} from "./skills-format.ts";
 import { manifestHostRefusal } from "./special-hosts.ts";
 import { hasLoneSurrogate } from "./strict-json.ts";
 
@@ -284,18 +283,6 @@ const pluginManifest = z
     skills: z.array(skillManifest).max(MAX_SKILLS).optional(),
   })
   .superRefine((m, ctx) => {
-    // A listed skill's hashes are checked against its content wherever a manifest is parsed.
-    for (const problem of skillProblems(m.skills ?? [])) {
-      ctx.addIssue({
-        code: "custom",
-        path: problem.path
-          .replace(/^\$\./, "")
-          .split(/[.[\]]+/)
-          .filter(Boolean)
-          .map((p) => (/^\d+$/.test(p) ? Number(p) : p)),
-        message: problem.message,
-      });
-    }
     const refusal = namespaceRefusal(m.namespace);
     if (refusal !== null) ctx.addIssue({ code: "custom", path: ["namespace"], message: refusal });
     m.egress.forEach((rule, i) => {

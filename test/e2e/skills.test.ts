@@ -6,6 +6,7 @@
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseManifest } from "@airlock/sdk/manifest";
+import { writePluginTarball } from "@airlock/sdk/package";
 import { parseSkillMarkdown } from "@airlock/sdk/skills";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPlugin } from "../../sdk/src/build/build-plugin.ts";
@@ -70,13 +71,22 @@ describe("skills shipped by a plugin", () => {
         ],
       }),
     ]);
-    // A manifest whose skill was altered after the build is refused wherever it is parsed.
+    // A tarball whose skill was altered after the build is refused by the installer, nothing written.
     const onDisk = JSON.parse(await readFile(join(copy.dir, "dist/airlock.json"), "utf8"));
     const tampered = structuredClone(onDisk);
     tampered.skills[0].source = SKILL.replace("Search", "Exfiltrate");
-    expect(() => parseManifest(tampered)).toThrow(
-      expect.objectContaining({ code: "AIRLOCK_MANIFEST_INVALID" }),
-    );
+    expect(parseManifest(tampered).skills?.[0]?.source).toContain("Exfiltrate"); // the shape is fine
+    const forged = writePluginTarball({
+      packageJson: await readFile(join(copy.dir, "dist/package.json")),
+      manifest: JSON.stringify(tampered),
+      bundle: await readFile(join(copy.dir, "dist/index.js")),
+    });
+    await expect(
+      h.host.plugins.installTarball(forged, "forged", { allowUnsigned: true }),
+    ).rejects.toMatchObject({
+      code: "AIRLOCK_MANIFEST_INVALID",
+    });
+    expect(await h.host.plugins.list()).toEqual([]);
 
     const packed = await packPlugin(copy.dir);
     await h.host.plugins.installTarball(await readFile(packed.file), "test", { allowUnsigned: true });
@@ -108,7 +118,9 @@ describe("skills shipped by a plugin", () => {
     // Through Airlock's MCP endpoint: a prompt for the agent that has it, nothing for the other.
     const alpha = await h.mcp("alpha");
     expect(await alpha.prompts()).toEqual(["fixture-notes__skill__note-taking"]);
-    expect(await alpha.prompt("fixture-notes__skill__note-taking")).toContain("Search with searchNotes first");
+    expect(await alpha.prompt("fixture-notes__skill__note-taking")).toContain(
+      "Search with searchNotes first",
+    );
     await alpha.close();
     const beta = await h.mcp("beta");
     expect(await beta.prompts()).toEqual([]);

@@ -20,6 +20,7 @@ import {
   SDK_VERSION,
 } from "../manifest.ts";
 import { integrityOf } from "../signing.ts";
+import { verifyManifestSkills } from "../skills.ts";
 import { bundleForSandbox, loadDescription } from "./bundle.ts";
 import { readSkills } from "./skills.ts";
 
@@ -127,7 +128,9 @@ export async function composeRawManifest(
 /** composeRawManifest, then parseManifest (AIRLOCK_MANIFEST_INVALID naming each path); writes nothing. */
 export async function composePlugin(pluginDir: string, options: BuildOptions = {}): Promise<ComposedPlugin> {
   const { raw, bundle, pkg } = await composeRawManifest(pluginDir, options);
-  return { manifest: parseManifest(raw), bundle, pkg };
+  const manifest = parseManifest(raw);
+  verifyManifestSkills(manifest);
+  return { manifest, bundle, pkg };
 }
 
 /**
