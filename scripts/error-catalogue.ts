@@ -21,8 +21,10 @@ import { MCP_ERRORS } from "../host/src/mcp/errors.ts";
 import { BROKER_ERRORS } from "../host/src/oauth/errors.ts";
 import { PEOPLE_ERRORS } from "../host/src/people/errors.ts";
 import { PIPELINE_ERRORS } from "../host/src/pipeline/errors.ts";
+import { REMOTE_ERRORS } from "../host/src/remote/errors.ts";
 import { SANDBOX_ERRORS } from "../host/src/sandbox/errors.ts";
 import { SECRETS_ERRORS } from "../host/src/secrets/errors.ts";
+import { SKILL_ERRORS } from "../host/src/skills/errors.ts";
 import { STORE_ERRORS } from "../host/src/store/errors.ts";
 import { REGISTRY_ERRORS } from "../registry/src/errors.ts";
 import { DEV_ERRORS } from "../sdk/src/cli/dev.ts";
@@ -47,6 +49,8 @@ export const AREAS: ReadonlyArray<{ area: string; file: string; codes: ErrorCata
   { area: "Outbound HTTP (ctx.fetch)", file: "host/src/egress/errors.ts", codes: FETCH_ERRORS },
   { area: "OAuth broker and model access", file: "host/src/oauth/errors.ts", codes: BROKER_ERRORS },
   { area: "Catalogue", file: "host/src/catalogue/errors.ts", codes: CATALOGUE_ERRORS },
+  { area: "Remote MCP servers", file: "host/src/remote/errors.ts", codes: REMOTE_ERRORS },
+  { area: "Skills", file: "host/src/skills/errors.ts", codes: SKILL_ERRORS },
   { area: "Invocation pipeline", file: "host/src/pipeline/errors.ts", codes: PIPELINE_ERRORS },
   { area: "Code mode", file: "host/src/code-mode/errors.ts", codes: CODE_MODE_ERRORS },
   { area: "People in the loop", file: "host/src/people/errors.ts", codes: PEOPLE_ERRORS },

@@ -33,9 +33,13 @@ import { createPluginLoader, pluginKey } from "./pipeline/plugin-loader.ts";
 import { startRun } from "./pipeline/run.ts";
 import { createSchemaValidator } from "./pipeline/schema-validation.ts";
 import { createWorkerTiers } from "./pipeline/worker-tiers.ts";
+import { createRemoteContext } from "./remote/context.ts";
+import { createRemoteExecutor } from "./remote/execute.ts";
+import { createRemoteServers } from "./remote/servers.ts";
 import { resolveLimits } from "./sandbox/limits.ts";
 import type { Sandbox } from "./sandbox/types.ts";
 import type { QuarantineNotice } from "./sandbox/worker-tiers.ts";
+import { listSkills, readSkill, setSkillsEnabled } from "./skills/skills.ts";
 import type { AgentKnowledgeLevel, AuditInput, InstalledPluginRecord, Store } from "./store/types.ts";
 
 export interface HostParts {
@@ -124,6 +128,16 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
       report("audit write", error);
     }
   };
+  const remoteContext = createRemoteContext({
+    store,
+    decrypt: (ciphertext) => parts.codec.decrypt(ciphertext),
+    egress: options.egress,
+    resolver: options.resolver,
+    audit,
+    refreshCatalogue: () => refreshCatalogue(),
+    toolsChanged: () => announce(null, "catalogue"),
+    report,
+  });
   const deps: PipelineDeps = {
     store,
     catalogue,
@@ -139,6 +153,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     audit,
     ...(parts.auditLater === undefined ? {} : { auditLater: parts.auditLater }),
     report,
+    remote: createRemoteExecutor(remoteContext),
     closed: () => closed,
   };
 
@@ -210,6 +225,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     ...lifecycle,
     list: async () => (await lifecycle.list()).map((p) => ({ ...p, worker: tiers.view(p.namespace) })),
   };
+  const remote = createRemoteServers(remoteContext, admin);
 
   const assertOpen = () => {
     if (closed) {
@@ -236,6 +252,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     version: options.hostVersion,
     store,
     plugins,
+    remote,
 
     async createAgent(slug) {
       if (typeof slug !== "string" || !AGENT_SLUG.test(slug)) {
@@ -296,6 +313,28 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
       );
       announce(agent, "enablement");
       return view;
+    },
+    async listSkills(agent) {
+      await fresh();
+      await requireAgent(store, agent);
+      return listSkills(store, catalogue, agent);
+    },
+    async setSkillsEnabled(agent, changes) {
+      await fresh();
+      await requireAgent(store, agent);
+      const view = await audited(
+        admin,
+        "skills.set_enabled",
+        { agent, details: { changes: { ...changes } } },
+        () => setSkillsEnabled(store, catalogue, agent, changes),
+      );
+      announce(agent, "enablement");
+      return view;
+    },
+    async readSkill(agent, id) {
+      await fresh();
+      await requireAgent(store, agent);
+      return readSkill(store, catalogue, agent, id);
     },
     async getToolPresentations() {
       await fresh();

@@ -12,7 +12,9 @@ import type { CodeModeChange, CodeModeSettings } from "./code-mode/settings.ts";
 import type { ModelsAdmin, OAuthAdmin } from "./oauth/admin.ts";
 import type { PolicyPatch } from "./people/policy.ts";
 import type { PeopleChannel, PeoplePolicy } from "./people/types.ts";
+import type { RemoteServers } from "./remote/types.ts";
 import type { SandboxStats } from "./sandbox/types.ts";
+import type { SkillDocument, SkillView } from "./skills/skills.ts";
 import type {
   AgentKnowledgeLevel,
   AgentRecord,
@@ -278,6 +280,8 @@ export interface AirlockHost {
   readonly version: string;
   readonly store: Store;
   readonly plugins: PluginLifecycle;
+  /** Remote MCP servers installed as plugins (host/src/remote/types.ts). */
+  readonly remote: RemoteServers;
 
   // agents, levels, tokens
   createAgent(slug: string): Promise<AgentRecord>;
@@ -296,6 +300,12 @@ export interface AirlockHost {
   listAgentTools(agent: string): Promise<AgentToolView[]>;
   setToolsEnabled(agent: string, changes: Record<string, boolean>): Promise<AgentToolView[]>;
   getToolPresentations(): Promise<Record<string, Presentation>>;
+
+  // skills shipped by plugins (host/src/skills): one line each, the body on request
+  listSkills(agent: string): Promise<SkillView[]>;
+  setSkillsEnabled(agent: string, changes: Record<string, boolean>): Promise<SkillView[]>;
+  /** The body of a skill the agent has enabled; AIRLOCK_SKILL_UNKNOWN otherwise. */
+  readSkill(agent: string, id: string): Promise<SkillDocument>;
 
   // secrets
   listSecrets(agent: string): Promise<SecretView[]>;

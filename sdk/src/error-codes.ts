@@ -50,6 +50,11 @@ export const SDK_ERROR_CODES = defineErrorCodes({
     status: 422,
     description: "A tool's Zod schema cannot be turned into JSON Schema.",
   },
+  AIRLOCK_SDK_SKILL_INVALID: {
+    status: 422,
+    description:
+      "A skills/<id>/SKILL.md is malformed (no front matter, name over 64 or description over 1024 characters, empty body) or a skill file is not plain UTF-8 text in its folder.",
+  },
   AIRLOCK_SDK_EXAMPLE_INVALID: {
     status: 422,
     description: "An inputExamples entry does not match the tool's parameters.",

@@ -20,6 +20,16 @@ import {
   type OAuthProviderSpec,
   oauthProviderProblems,
 } from "./oauth.ts";
+import {
+  MAX_SKILL_DESCRIPTION,
+  MAX_SKILL_FILE_BYTES,
+  MAX_SKILL_NAME,
+  MAX_SKILL_REFERENCES,
+  MAX_SKILLS,
+  REFERENCE_NAME,
+  SKILL_ID_PATTERN,
+  type SkillManifest,
+} from "./skills-format.ts";
 import { manifestHostRefusal } from "./special-hosts.ts";
 import { hasLoneSurrogate } from "./strict-json.ts";
 
@@ -133,6 +143,8 @@ export interface PluginManifest {
   oauth?: OAuthProviderSpec[];
   /** Present when the tools call models through ctx.models, with why. */
   models?: ModelsDeclaration;
+  /** Skills shipped with the plugin (skills/<id>/SKILL.md), each file with its sha512; absent when none. */
+  skills?: SkillManifest[];
 }
 
 const text = (max: number) => z.string().min(1).max(max);
@@ -230,6 +242,30 @@ function strictSemver(what: string, build: boolean) {
     );
 }
 
+const sri = z.string().regex(/^sha512-[A-Za-z0-9+/]{86}==$/, "an SRI sha512 digest");
+const skillManifest = z.strictObject({
+  id: z.string().regex(SKILL_ID_PATTERN, `skill ids match ${SKILL_ID_PATTERN}`),
+  name: z
+    .string()
+    .min(1)
+    .max(MAX_SKILL_NAME * 2),
+  description: z
+    .string()
+    .min(1)
+    .max(MAX_SKILL_DESCRIPTION * 2),
+  integrity: sri,
+  source: z.string().max(MAX_SKILL_FILE_BYTES),
+  references: z
+    .array(
+      z.strictObject({
+        path: z.string().regex(REFERENCE_NAME, `reference file names match ${REFERENCE_NAME}`),
+        integrity: sri,
+        content: z.string().max(MAX_SKILL_FILE_BYTES),
+      }),
+    )
+    .max(MAX_SKILL_REFERENCES),
+});
+
 const pluginManifest = z
   .strictObject({
     manifestVersion: z.literal(MANIFEST_VERSION),
@@ -257,6 +293,7 @@ const pluginManifest = z
     }),
     oauth: z.array(z.record(z.string(), z.unknown())).max(8).optional(),
     models: z.strictObject({ reason: text(1000) }).optional(),
+    skills: z.array(skillManifest).max(MAX_SKILLS).optional(),
   })
   .superRefine((m, ctx) => {
     checkOAuthProviders(m as unknown as PluginManifest, ctx);

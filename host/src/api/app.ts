@@ -29,6 +29,7 @@ import { oauthRoutes } from "./routes/oauth.ts";
 import { operationsRoutes } from "./routes/operations.ts";
 import { peopleRoutes } from "./routes/people.ts";
 import { pluginRoutes } from "./routes/plugins.ts";
+import { remoteRoutes } from "./routes/remote.ts";
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
@@ -63,6 +64,7 @@ export function adminRoutes(options: AdminApiOptions = {}): RouteSpec[] {
     ...codeModeRoutes,
     ...pluginRoutes,
     ...consoleApiRoutes,
+    ...remoteRoutes,
     ...auditRoutes,
     ...callRoutes,
     ...oauthRoutes,

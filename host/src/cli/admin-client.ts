@@ -26,6 +26,7 @@ export interface CliHost
     | "setCodeMode"
     | "getPeoplePolicy"
     | "setPeoplePolicy"
+    | "remote"
   > {
   readonly plugins: Pick<AirlockHost["plugins"], "list" | "install" | "upgrade" | "rollback" | "uninstall">;
   readonly oauth: Pick<AirlockHost["oauth"], "connections" | "connectLink" | "disconnect">;
@@ -84,6 +85,7 @@ export function adminClient(adminUrl: string, token: string, version: string): C
   }
   const agent = (slug: string) => `/api/instances/${encodeURIComponent(slug)}`;
   const plugin = (ns: string) => `/api/plugins/${encodeURIComponent(ns)}`;
+  const remote = (ns: string) => `/api/remote/${encodeURIComponent(ns)}`;
   return {
     version,
     createAgent: async (slug) =>
@@ -155,6 +157,20 @@ export function adminClient(adminUrl: string, token: string, version: string): C
           patch,
         )
       ).policy,
+    remote: {
+      install: (url, options) => call("POST", "/api/remote", { url, ...options }),
+      list: async () =>
+        (await call<{ servers: Awaited<ReturnType<AirlockHost["remote"]["list"]>> }>("GET", "/api/remote"))
+          .servers,
+      status: (ns, options) =>
+        call(
+          "GET",
+          `${remote(ns)}${options?.asAgent === undefined ? "" : `?asAgent=${encodeURIComponent(options.asAgent)}`}`,
+        ),
+      review: (ns, options) => call("POST", `${remote(ns)}/review`, options ?? {}),
+      setReadOnly: (ns, tool, readOnly) =>
+        call("PUT", `${remote(ns)}/tools/${encodeURIComponent(tool)}/read-only`, { readOnly }),
+    },
     plugins: {
       list: async () =>
         (await call<{ plugins: Awaited<ReturnType<AirlockHost["plugins"]["list"]>> }>("GET", "/api/plugins"))

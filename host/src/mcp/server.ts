@@ -30,6 +30,7 @@ import {
   unknownToolMessage,
 } from "./mapping.ts";
 import { PeopleRound, verifyRoundState } from "./people.ts";
+import { registerSkillPrompts } from "./skill-prompts.ts";
 
 export interface McpServerOptions {
   /** Run tools that are not read-only without waiting for an operator's approval (default false). */
@@ -105,7 +106,11 @@ export function createAgentMcpServer(
   const server = new Server(
     { name: options.serverName ?? "airlock", version: host.version },
     {
-      capabilities: { tools: { listChanged: true }, ...(caller.era === "legacy" ? { logging: {} } : {}) },
+      capabilities: {
+        tools: { listChanged: true },
+        prompts: {},
+        ...(caller.era === "legacy" ? { logging: {} } : {}),
+      },
       instructions: `Tools of the Airlock agent "${agent}". Each tool runs sandboxed; a failed call returns isError with a reason and its code in _meta["airlock/errorCode"].`,
       // 2026-07-28 rounds (approvals, ctx.elicit, missing secrets): state sealed by this host (people.ts).
       requestState: { verify: (state) => verifyRoundState(host, state) },
@@ -127,6 +132,8 @@ export function createAgentMcpServer(
       return {};
     });
   }
+
+  registerSkillPrompts(server, host, agent); // skills the agent has enabled (skill-prompts.ts)
 
   server.setRequestHandler("tools/list", async (request) => {
     const offset = decodeCursor(request.params?.cursor);

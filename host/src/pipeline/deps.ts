@@ -5,6 +5,7 @@ import type { ConversationMessage, KnowledgeLevel } from "@airlock/sdk";
 import type { ToolManifest } from "@airlock/sdk/manifest";
 import type { BridgeDispatch, CallGrant, CallNotification, ElicitChannel } from "../bridge/types.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
+import type { RemoteExecutor } from "../remote/execute.ts";
 import type { EffectiveLimits, Sandbox } from "../sandbox/types.ts";
 import type { AuditInput, InstalledPluginRecord, Store } from "../store/types.ts";
 import type { AgentStateCache } from "./agent-states.ts";
@@ -73,6 +74,8 @@ export interface PipelineDeps {
    * buffered and commits it shortly after (group commit), so the call does not wait for it.
    */
   auditLater?: (entry: AuditInput) => Promise<void>;
+  /** Remote MCP servers installed as plugins: their run-start screening and their calls (host/src/remote). */
+  remote?: RemoteExecutor;
   /** True once the host is closing: calls are answered with AIRLOCK_HOST_CLOSED. */
   closed(): boolean;
   /** Reports an internal failure that must not fail a call (audit write, after-hook, listener). */

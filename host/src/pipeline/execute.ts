@@ -41,6 +41,9 @@ export async function executeInSandbox(
   req: ExecuteRequest,
 ): Promise<{ result: ToolResult } | Stop> {
   const { entry, run, limits } = req;
+  // A remote MCP server's tool: called over the egress gate instead of the sandbox.
+  if (deps.remote?.owns(entry.plugin) === true)
+    return (await deps.remote.execute(req)) as { result: ToolResult } | Stop;
   let pluginKey: string;
   try {
     pluginKey = await deps.loader.ensure(entry.plugin);

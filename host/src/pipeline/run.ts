@@ -72,6 +72,9 @@ export async function takeSnapshot(
     if (restricted && !restrictionMatches(entry, ids, groups)) continue;
     snapshot.set(entry.id, entry);
   }
+  // Remote tools whose server changed or dropped their pinned definition are not registered.
+  for (const id of (await deps.remote?.screen(options.agent, [...snapshot.values()])) ?? [])
+    snapshot.delete(id);
   for (const group of options.harness ?? []) {
     const members = deps.catalogue.harness(group);
     if (members.length === 0) {

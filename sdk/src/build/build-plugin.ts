@@ -20,7 +20,9 @@ import {
   SDK_VERSION,
 } from "../manifest.ts";
 import { integrityOf } from "../signing.ts";
+import { verifyManifestSkills } from "../skills.ts";
 import { bundleForSandbox, loadDescription } from "./bundle.ts";
+import { readSkills } from "./skills.ts";
 
 export const DIST_DIR = "dist";
 
@@ -121,13 +123,16 @@ export async function composeRawManifest(
     ...(described.oauth.length === 0 ? {} : { oauth: described.oauth }),
     ...(described.models === null ? {} : { models: described.models }),
   };
-  return { raw, bundle, pkg };
+  const skills = await readSkills(dir);
+  return { raw: skills.length === 0 ? raw : { ...raw, skills }, bundle, pkg };
 }
 
 /** composeRawManifest, then parseManifest (AIRLOCK_MANIFEST_INVALID naming each path); writes nothing. */
 export async function composePlugin(pluginDir: string, options: BuildOptions = {}): Promise<ComposedPlugin> {
   const { raw, bundle, pkg } = await composeRawManifest(pluginDir, options);
-  return { manifest: parseManifest(raw), bundle, pkg };
+  const manifest = parseManifest(raw);
+  verifyManifestSkills(manifest);
+  return { manifest, bundle, pkg };
 }
 
 /**

@@ -7,6 +7,7 @@
 // written anywhere.
 import { createHash } from "node:crypto";
 import { type PluginManifest, parseManifest } from "../manifest.ts";
+import { verifyManifestSkills } from "../skills.ts";
 import { duplicateKey } from "../strict-json.ts";
 import {
   DEFAULT_TARBALL_LIMITS,
@@ -83,6 +84,8 @@ export async function readPluginTarball(
   };
   const packageJson = jsonObject(raw.packageJson, "package.json");
   const manifest = parseManifest(jsonObject(raw.manifest, "airlock.json"));
+  verifyManifestSkills(manifest); // every listed skill file against its sha512
+
   let bundle: string;
   try {
     bundle = strictUtf8.decode(raw.bundle);

@@ -54,6 +54,8 @@ function succeeded(checks: Check[], ids: string[]): string[] {
 }
 
 const TOOLS: Target[] = ["dev"];
+const PROMPTS =
+  "prompts: Airlock's prompts are the agent's enabled skills (docs/mcp.md, Prompts); it serves none of the suite's test_* prompts";
 const ANY: Target[] = ["dev", "agent"];
 export const SCENARIOS: Record<string, Applicable | NotApplicable> = {
   "server-initialize": { applicable: true, targets: ANY },
@@ -231,11 +233,13 @@ export const SCENARIOS: Record<string, Applicable | NotApplicable> = {
   "resources-templates-read": { applicable: false, reason: "resources: Airlock offers tools only" },
   "resources-subscribe": { applicable: false, reason: "resources: Airlock offers tools only" },
   "resources-unsubscribe": { applicable: false, reason: "resources: Airlock offers tools only" },
-  "prompts-list": { applicable: false, reason: "prompts: Airlock offers tools only" },
-  "prompts-get-simple": { applicable: false, reason: "prompts: Airlock offers tools only" },
-  "prompts-get-with-args": { applicable: false, reason: "prompts: Airlock offers tools only" },
-  "prompts-get-embedded-resource": { applicable: false, reason: "prompts: Airlock offers tools only" },
-  "prompts-get-with-image": { applicable: false, reason: "prompts: Airlock offers tools only" },
+  // The endpoint declares prompts (the agent's enabled skills; none in these fixtures): the
+  // listing itself is well-formed, the suite's own test_* prompts do not exist.
+  "prompts-list": { applicable: true, targets: ANY },
+  "prompts-get-simple": { applicable: false, reason: PROMPTS },
+  "prompts-get-with-args": { applicable: false, reason: PROMPTS },
+  "prompts-get-embedded-resource": { applicable: false, reason: PROMPTS },
+  "prompts-get-with-image": { applicable: false, reason: PROMPTS },
   "dns-rebinding-protection": {
     applicable: true,
     targets: ANY,

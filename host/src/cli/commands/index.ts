@@ -7,6 +7,7 @@ import { installCommand } from "./install.ts";
 import { mcpCommand } from "./mcp.ts";
 import { pluginsCommands } from "./plugins.ts";
 import { registryCommands } from "./registry.ts";
+import { remoteCommands } from "./remote.ts";
 import { serveCommand, startCommand } from "./start.ts";
 import { tokensCommands } from "./tokens.ts";
 
@@ -16,6 +17,7 @@ export const COMMANDS: CliCommand[] = [
   mcpCommand,
   installCommand,
   ...pluginsCommands,
+  ...remoteCommands,
   ...agentsCommands,
   ...tokensCommands,
   ...brokerCommands,

@@ -3,6 +3,7 @@
 // SDK ranges) and installs a plugin into the data directory through the host's lifecycle.
 import { resolve } from "node:path";
 import { parseOptions, requiredPositional, stringOption } from "../args.ts";
+import { cliError } from "../errors.ts";
 import type { CliCommand } from "../types.ts";
 import {
   INSTALL_DECISION_OPTIONS,
@@ -14,11 +15,14 @@ import {
   trustKeysOf,
   withPluginHost,
 } from "./plugin-options.ts";
+import { installRemote, REMOTE_INSTALL_HELP, REMOTE_INSTALL_OPTIONS } from "./remote.ts";
 
 export const installCommand: CliCommand = {
   path: ["install"],
-  summary: "Install a plugin from a registry (name@range) or a .tgz file",
+  summary:
+    "Install a plugin from a registry (name@range), a .tgz file, or a remote MCP server (mcp+https://…)",
   help: `Usage: airlock install <name>@<range> | <registry-url>/<name>@<range> | ./plugin.tgz [options]
+       airlock install mcp+https://host/path --namespace <ns> [--header N=KEY] [options]
 
 Installs a plugin and makes it the active version of its namespace. Before anything is
 written the installer checks the tarball's sha512 against the registry's, verifies its
@@ -32,17 +36,33 @@ or of the same precedence, is refused unless --allow-downgrade. Ranges ignore pr
 unless they name one (^1.2.0-beta.0); a prerelease .tgz needs --allow-prerelease.
 A .tgz is signed by a sidecar <file>.tgz.sig ({"keyid","sig"}) when it has one.
 
+An mcp+ spec installs a remote MCP server (streamable HTTP) as the plugin <ns>: its tools
+are listed now, pinned (a hash of name, description and schemas) and served as <ns>:<tool>
+through the same enablement, approvals, audit, limits and egress rules as any plugin's.
+A server on this machine needs mcp+http://127.0.0.1:PORT/… with --allow-private 127.0.0.1.
+
 Options:
 ${installDecisionsHelp("install")}
+${REMOTE_INSTALL_HELP}
 ${PLUGIN_OPTIONS_HELP}
 
 Examples:
   airlock install weather@^1.2.0 --registry http://127.0.0.1:4873
   airlock install ./weather-1.2.0.tgz --trust-key ./publisher.pub
+  airlock install mcp+https://mcp.example.com/mcp --namespace example --header Authorization=example_token
 `,
   async run(args, io) {
-    const parsed = parseOptions(args, { ...PLUGIN_OPTIONS, ...INSTALL_DECISION_OPTIONS }, 1);
+    const parsed = parseOptions(
+      args,
+      { ...PLUGIN_OPTIONS, ...INSTALL_DECISION_OPTIONS, ...REMOTE_INSTALL_OPTIONS },
+      1,
+    );
     const given = requiredPositional(parsed, 0, "<name>@<range> or a path to a .tgz");
+    if (given.startsWith("mcp+")) return installRemote(given, parsed, io);
+    for (const only of Object.keys(REMOTE_INSTALL_OPTIONS)) {
+      if (parsed.values[only] !== undefined)
+        throw cliError("AIRLOCK_CLI_USAGE", `--${only} applies to mcp+ specs only`);
+    }
     // A file path is relative to the CLI's cwd (io.cwd), not the host process's.
     const isFile = !/^https?:\/\//.test(given) && (given.endsWith(".tgz") || /^\.{0,2}\//.test(given));
     // `--registry` travels in the spec (`<registry URL>/name@range`), so a running host asked

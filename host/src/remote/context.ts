@@ -1,0 +1,142 @@
+// What the remote-MCP parts share: the host's pieces they use (store, secrets, egress policy,
+// audit, the catalogue refresh that raises `tools.changed`), the drift state (definitions the
+// server changed or dropped since they were pinned), and opening a session to a server as one
+// agent. One RemoteContext per host.
+// Invariants: drift is kept per plugin version (a review makes a new version, which starts
+// clean); a newly seen drift is audited once and raises `tools.changed` for every agent; a
+// header's value comes from the agent's secret and is used only inside the gated fetch.
+import type { PrivateAllowance } from "../egress/address.ts";
+import { compileAllowance } from "../egress/address.ts";
+import { systemResolver } from "../egress/resolve.ts";
+import type { EgressPolicy, Resolver } from "../egress/types.ts";
+import type { AuditInput, InstalledPluginRecord, Store } from "../store/types.ts";
+import { definitionHash as definitionHashOf, type RemoteSection, type RemoteTool } from "./definitions.ts";
+import { openSession, type Session } from "./session.ts";
+
+export interface RemoteContextOptions {
+  store: Store;
+  /** Opens a ciphertext the store holds (the vault). */
+  decrypt(ciphertext: string): string;
+  egress: EgressPolicy;
+  resolver?: Resolver | undefined;
+  audit(entry: AuditInput): Promise<void>;
+  /** Re-reads the catalogue and raises `tools.changed` (host-api.ts's refresh). */
+  refreshCatalogue(): Promise<void>;
+  /** Raises `tools.changed` for every agent without a reload (a drift seen). */
+  toolsChanged(): void;
+  report(what: string, error: unknown): void;
+  /** How long a run-start listing is reused for the same agent and version (default 2 s). */
+  listTtlMs?: number;
+}
+
+export type DriftKind = "changed" | "removed";
+
+export interface RemoteContext extends RemoteContextOptions {
+  readonly listTtlMs: number;
+  /** Tool name → drift, for one plugin version (`ns@version`). */
+  drift(key: string): ReadonlyMap<string, DriftKind>;
+  /**
+   * Records what a listing started at `listedAt` (performance.now()) showed for a version; audits
+   * and announces a drift not seen before. A listing older than the last one recorded changes
+   * nothing (a cached run-start listing never undoes what a later call saw). Returns the drifted tools.
+   */
+  observe(
+    record: InstalledPluginRecord,
+    section: RemoteSection,
+    listed: readonly RemoteTool[],
+    listedAt: number,
+  ): Set<string>;
+  session(
+    section: RemoteSection,
+    namespace: string,
+    agent: string | null,
+    limits: { maxBytes: number; signal: AbortSignal },
+  ): Promise<Session>;
+}
+
+const CONNECT_TIMEOUT_MS = 10_000;
+
+export function createRemoteContext(options: RemoteContextOptions): RemoteContext {
+  const drifts = new Map<string, Map<string, DriftKind>>();
+  const observedAt = new Map<string, number>();
+  const allowances = new Map<string, PrivateAllowance>();
+  const resolver = options.resolver ?? systemResolver;
+
+  function allowanceFor(section: RemoteSection): PrivateAllowance {
+    const entries = [...(options.egress.allowPrivate ?? []), ...section.allowPrivate];
+    const key = entries.join("\n");
+    let compiled = allowances.get(key);
+    if (compiled === undefined) {
+      compiled = compileAllowance(entries);
+      allowances.set(key, compiled);
+    }
+    return compiled;
+  }
+
+  async function headerFor(section: RemoteSection, agent: string | null) {
+    if (section.header === null || agent === null) return undefined;
+    const stored = await options.store.getSecret(agent, section.header.secret);
+    if (stored === null) return undefined;
+    return { name: section.header.name, value: options.decrypt(stored.ciphertext) };
+  }
+
+  return {
+    ...options,
+    listTtlMs: options.listTtlMs ?? 2000,
+    drift: (key) => drifts.get(key) ?? new Map(),
+    observe(record, section, listed, listedAt) {
+      const key = `${record.namespace}@${record.version}`;
+      if (listedAt < (observedAt.get(key) ?? Number.NEGATIVE_INFINITY)) {
+        return new Set((drifts.get(key) ?? new Map()).keys());
+      }
+      observedAt.set(key, listedAt);
+      const byRemote = new Map(listed.map((t) => [t.name, t]));
+      const now = new Map<string, DriftKind>();
+      for (const [name, pin] of Object.entries(section.tools)) {
+        const tool = byRemote.get(pin.remoteName);
+        if (tool === undefined) now.set(name, "removed");
+        else if (definitionHashOf(tool) !== pin.hash) now.set(name, "changed");
+      }
+      const before = drifts.get(key) ?? new Map<string, DriftKind>();
+      const fresh = [...now].filter(([name, kind]) => before.get(name) !== kind);
+      drifts.set(key, now);
+      for (const [tool, kind] of fresh) {
+        void options.audit({
+          agent: null,
+          plugin: record.namespace,
+          tool,
+          conversationId: null,
+          kind: "admin",
+          action: "remote.definition_changed",
+          allowed: false,
+          success: null,
+          error: "AIRLOCK_REMOTE_DEFINITION_CHANGED",
+          durationMs: null,
+          details: { version: record.version, drift: kind },
+        });
+      }
+      if (fresh.length > 0 || now.size !== before.size) options.toolsChanged();
+      return new Set(now.keys());
+    },
+    async session(section, namespace, agent, limits) {
+      const url = new URL(section.url);
+      return openSession({
+        url: section.url,
+        namespace,
+        rule: {
+          host: url.hostname.replace(/^\[|\]$/g, ""),
+          ports: [url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port)],
+          schemes: [url.protocol === "https:" ? "https" : "http"],
+        },
+        hosts: options.egress.hosts,
+        allowance: allowanceFor(section),
+        resolver,
+        ca: undefined,
+        header: await headerFor(section, agent),
+        maxBytes: limits.maxBytes,
+        connectTimeoutMs: CONNECT_TIMEOUT_MS,
+        signal: limits.signal,
+      });
+    },
+  };
+}

@@ -1,0 +1,174 @@
+// Attacks from a remote MCP server installed as a plugin: huge answers, silence, redirects
+// toward loopback and the cloud metadata address, server-initiated sampling, and install URLs
+// aimed at refused addresses. Each is contained with its exact code, the host keeps serving,
+// and the agent's header secret (a canary) appears in no result, audit entry or host report.
+import { createServer, type Server } from "node:http";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { type RemoteHost, startRemoteHost } from "../support/remote-host.ts";
+import { type RemoteFixture, startRemoteFixture } from "../support/remote-mcp-fixture.ts";
+
+const CANARY = "Bearer canary-7f3a9c1e5b2d";
+
+let fx: RemoteFixture;
+let h: RemoteHost;
+/** A listener the redirects point at: it must never be reached. */
+let trap: Server;
+let trapHits = 0;
+const outputs: string[] = [];
+
+async function call(tool: string, input: Record<string, unknown> = {}) {
+  const run = await h.host.startRun({ agent: "alpha" });
+  const outcome = await run.call(`fx:${tool}`, input);
+  outputs.push(JSON.stringify(outcome));
+  return outcome;
+}
+
+async function healthy() {
+  const outcome = await call("echo", { text: "still fine" });
+  expect(outcome.result.content).toEqual([{ type: "text", text: "echo: still fine" }]);
+}
+
+beforeAll(async () => {
+  fx = await startRemoteFixture();
+  trap = createServer((_req, res) => {
+    trapHits++;
+    res.end("trapped");
+  });
+  await new Promise<void>((resolve) => trap.listen(0, "127.0.0.1", resolve));
+  h = await startRemoteHost({ limits: { wallMs: 2000, maxResultBytes: 256 * 1024 } });
+  await h.host.remote.install(`mcp+${fx.url}`, {
+    namespace: "fx",
+    allowPrivate: ["127.0.0.1"],
+    header: { name: "Authorization", secret: "fx_token" },
+  });
+  const tools = ["echo", "huge", "hang", "sample"];
+  for (const tool of tools) await h.host.remote.setReadOnly("fx", tool, true);
+  await h.host.setToolsEnabled("alpha", Object.fromEntries(tools.map((t) => [`fx:${t}`, true])));
+  await h.host.setSecrets("alpha", { fx_token: CANARY });
+});
+
+afterAll(async () => {
+  const trail = await h.host.queryAudit({ limit: 10_000 });
+  const everything = [JSON.stringify(trail), ...outputs, ...h.internal].join("\n");
+  expect(everything).not.toContain("canary-7f3a9c1e5b2d");
+  await h.close();
+  await fx.close();
+  await new Promise<void>((resolve) => trap.close(() => resolve()));
+});
+
+describe("a hostile remote MCP server", () => {
+  test("gets the agent's header secret only on its own requests, and the tool is withheld without it", async () => {
+    await healthy();
+    expect(fx.seenAuth).toContain(CANARY);
+    const beta = await h.host.startRun({ agent: "beta" });
+    expect(beta.tools()).toEqual([]);
+    await h.host.setToolsEnabled("beta", { "fx:echo": true });
+    const withheld = await h.host.startRun({ agent: "beta" });
+    expect(withheld.tools()).toEqual([]); // enabled, but its required header secret is not set
+    expect((await h.host.listAgentTools("beta")).find((t) => t.id === "fx:echo")?.missingSecrets).toEqual([
+      "fx_token",
+    ]);
+  });
+
+  test("a result over the byte cap is aborted as it streams: AIRLOCK_REMOTE_RESPONSE_TOO_LARGE", async () => {
+    const outcome = await call("huge", { bytes: 2 * 1024 * 1024 });
+    expect(outcome.errorCode).toBe("AIRLOCK_REMOTE_RESPONSE_TOO_LARGE");
+    // Under the wire cap but over maxResultBytes: the pipeline's own cap.
+    const over = await call("huge", { bytes: 300 * 1024 });
+    expect(over.errorCode).toBe("AIRLOCK_TOOL_RESULT_TOO_LARGE");
+    await healthy();
+  });
+
+  test("a call never answered ends at the wall time with AIRLOCK_TOOL_TIMEOUT", async () => {
+    const started = performance.now();
+    const outcome = await call("hang");
+    expect(outcome.errorCode).toBe("AIRLOCK_TOOL_TIMEOUT");
+    expect(performance.now() - started).toBeLessThan(4000);
+    await healthy();
+  });
+
+  test("a server that stops answering at all: the run starts anyway and the call times out", async () => {
+    fx.mode = "silent";
+    try {
+      const started = performance.now();
+      const run = await h.host.startRun({ agent: "alpha" });
+      const outcome = await run.call("fx:echo", { text: "hello?" });
+      expect(outcome.errorCode).toBe("AIRLOCK_TOOL_TIMEOUT");
+      expect(performance.now() - started).toBeLessThan(9000);
+    } finally {
+      fx.mode = "normal";
+    }
+    await healthy();
+  });
+
+  test.each([
+    ["loopback", () => `http://127.0.0.1:${(trap.address() as { port: number }).port}/mcp`],
+    ["the cloud metadata address", () => "http://169.254.169.254/latest/meta-data/"],
+  ])("a redirect toward %s is never followed: AIRLOCK_REMOTE_REDIRECT_REFUSED", async (_name, target) => {
+    fx.redirectTo = target();
+    fx.mode = "redirect";
+    try {
+      const outcome = await call("echo", { text: "follow me" });
+      expect(outcome.errorCode).toBe("AIRLOCK_REMOTE_REDIRECT_REFUSED");
+    } finally {
+      fx.mode = "normal";
+    }
+    expect(trapHits).toBe(0);
+    await healthy();
+  });
+
+  test("a sampling request from the server is refused and ends the call: AIRLOCK_REMOTE_SERVER_REQUEST_REFUSED", async () => {
+    const outcome = await call("sample");
+    expect(outcome.errorCode).toBe("AIRLOCK_REMOTE_SERVER_REQUEST_REFUSED");
+    // The server never got a model's answer (at most the refusal, if it arrived before the call ended).
+    expect(fx.samplingAnswers.every((a) => !Object.hasOwn(a as object, "result"))).toBe(true);
+    expect(fx.methods.get("tools/call")).toBeGreaterThan(0);
+    await healthy();
+  });
+});
+
+describe("install URLs aimed at refused addresses", () => {
+  test.each([
+    [
+      "the metadata address",
+      "mcp+http://169.254.169.254/mcp",
+      ["127.0.0.1"],
+      "AIRLOCK_FETCH_ADDRESS_REFUSED",
+    ],
+    ["loopback without --allow-private", "mcp+https://127.0.0.1:1/mcp", [], "AIRLOCK_FETCH_ADDRESS_REFUSED"],
+    ["plain http to a public name", "mcp+http://example.com/mcp", [], "AIRLOCK_REMOTE_SPEC_INVALID"],
+    ["another scheme", "mcp+ftp://example.com/mcp", [], "AIRLOCK_REMOTE_SPEC_INVALID"],
+    ["credentials in the URL", "mcp+https://user:pw@example.com/mcp", [], "AIRLOCK_REMOTE_SPEC_INVALID"],
+  ])("refuses %s with its code and writes nothing", async (_name, url, allowPrivate, code) => {
+    await expect(h.host.remote.install(url, { namespace: "evil", allowPrivate })).rejects.toMatchObject({
+      code,
+    });
+    expect((await h.host.plugins.list()).some((p) => p.namespace === "evil")).toBe(false);
+    const [entry] = await h.host.queryAudit({ kind: "admin", plugin: "evil", limit: 1 });
+    expect(entry).toMatchObject({ action: "remote.install", success: false, error: code });
+  });
+
+  test("a host name that resolves to loopback is refused after resolution", async () => {
+    const tricked = await startRemoteHost({ resolver: async () => [{ address: "127.0.0.1", family: 4 }] });
+    try {
+      await expect(
+        tricked.host.remote.install(`mcp+https://mcp.example.com:${fx.port}/mcp`, { namespace: "evil" }),
+      ).rejects.toMatchObject({ code: "AIRLOCK_FETCH_ADDRESS_REFUSED" });
+    } finally {
+      await tricked.close();
+    }
+  });
+
+  test("refuses a header the transport owns, and a reserved namespace", async () => {
+    await expect(
+      h.host.remote.install(`mcp+${fx.url}`, {
+        namespace: "evil",
+        allowPrivate: ["127.0.0.1"],
+        header: { name: "Host", secret: "x_token" },
+      }),
+    ).rejects.toMatchObject({ code: "AIRLOCK_REMOTE_SPEC_INVALID" });
+    await expect(
+      h.host.remote.install(`mcp+${fx.url}`, { namespace: "airlock", allowPrivate: ["127.0.0.1"] }),
+    ).rejects.toMatchObject({ code: "AIRLOCK_REMOTE_SPEC_INVALID" });
+  });
+});
