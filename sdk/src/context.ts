@@ -150,13 +150,37 @@ export interface KnowledgeAccessor {
   reingest(id: string): Promise<KnowledgeMutation>;
 }
 
+/** The Headers a Response carries (the Web runtime's Headers class; names are lower-case). */
+export interface FetchHeaders extends Iterable<[string, string]> {
+  get(name: string): string | null;
+  has(name: string): boolean;
+  getSetCookie(): string[];
+  entries(): IterableIterator<[string, string]>;
+  keys(): IterableIterator<string>;
+  values(): IterableIterator<string>;
+  forEach(fn: (value: string, name: string) => void): void;
+}
+
+/** A Request (the Web runtime's class) or anything with the same shape. */
+export interface FetchRequestLike {
+  readonly url: string;
+  readonly method: string;
+  readonly headers: FetchHeaders;
+}
+
 export interface FetchInit {
   method?: string;
-  /** Header values may be `ctx.secrets.ref(key)` placeholders. */
-  headers?: Record<string, string | SecretRef>;
-  body?: string | Uint8Array;
+  /**
+   * Header values may be `ctx.secrets.ref(key)` placeholders in a plain object; a Headers object
+   * or an array of pairs holds strings only.
+   */
+  headers?: Record<string, string | SecretRef> | FetchHeaders | Array<[string, string]>;
+  /** A string (UTF-8), bytes, or URLSearchParams (form-encoded); no streams. */
+  body?: string | Uint8Array | ArrayBuffer | ArrayBufferView | { toString(): string };
   /** Per-request timeout in ms, capped by the host. */
   timeoutMs?: number;
+  /** Aborting rejects the ctx.fetch promise with the signal's reason (the host request runs out). */
+  signal?: { readonly aborted: boolean; readonly reason: unknown } | null;
   /**
    * A declared OAuth provider: the host adds `Authorization: Bearer <token>` on its side, only
    * toward that provider's `apiHosts` (the token never enters the sandbox). Call
@@ -165,19 +189,30 @@ export interface FetchInit {
   oauth?: string;
 }
 
+/** What ctx.fetch resolves to: a Response of the Web runtime (the body is read once). */
 export interface FetchResponse {
-  status: number;
-  statusText: string;
-  headers: Record<string, string>;
-  url: string;
-  redirected: boolean;
+  readonly status: number;
+  readonly statusText: string;
+  readonly ok: boolean;
+  readonly headers: FetchHeaders;
+  readonly url: string;
+  readonly redirected: boolean;
+  readonly bodyUsed: boolean;
   text(): Promise<string>;
   json(): Promise<unknown>;
   bytes(): Promise<Uint8Array>;
+  arrayBuffer(): Promise<ArrayBuffer>;
+  clone(): FetchResponse;
 }
 
-/** Outbound HTTP, only to hosts the manifest declares and the operator allows. */
-export type FetchFunction = (url: string, init?: FetchInit) => Promise<FetchResponse>;
+/**
+ * Outbound HTTP, only to hosts the manifest declares and the operator allows. `input` is a URL
+ * string, a URL or a Request.
+ */
+export type FetchFunction = (
+  input: string | { readonly href: string } | FetchRequestLike,
+  init?: FetchInit,
+) => Promise<FetchResponse>;
 
 /** What `ctx.oauth.requireToken` answers: connected, or a result telling the person how to connect. */
 export type OAuthRequirement = { ok: true } | { ok: false; result: ToolResult };

@@ -16,7 +16,7 @@ const probe = `async (input, ctx) => {
   try {
     const headers = input.withKey ? { authorization: ctx.secrets.ref("api_key") } : {};
     const r = await ctx.fetch(input.url, { headers });
-    return { status: r.status, text: await r.text(), headers: r.headers, url: r.url };
+    return { status: r.status, text: await r.text(), headers: Object.fromEntries(r.headers), url: r.url };
   } catch (e) {
     return { code: e.code, message: e.message };
   }

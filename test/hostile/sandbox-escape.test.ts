@@ -15,12 +15,12 @@ describe.each(MODES)("sandbox escape attempts (%s)", (mode) => {
   });
   afterAll(async () => h.close());
 
-  it("finds no process, require, fetch, ivm, bridge, WebAssembly or timers from inside", async () => {
+  it("finds no process, require, fetch, ivm, bridge or WebAssembly from inside (timers are the runtime's)", async () => {
     const result = await h.call(plugin, "reach");
     const globals = Object.fromEntries(
       ["process", "require", "fetch", "ivm", "__airlockBridge", "WebAssembly", "SharedArrayBuffer", "Atomics"]
         .concat(["module", "exports", "Buffer", "setTimeout", "global", "_ivm", "Reference", "ExternalCopy"])
-        .map((n) => [n, "undefined"]),
+        .map((n) => [n, n === "setTimeout" ? "function" : "undefined"]),
     );
     expect(result.structuredContent).toEqual({
       atLoad: { bridge: "undefined", names: [] },

@@ -44,6 +44,11 @@ export const SANDBOX_ERRORS = defineErrorCodes({
     description:
       "The tool threw (an Error or any other value); details.errorCode carries a string `code` the thrown Error had.",
   },
+  AIRLOCK_SANDBOX_TIMER_LIMIT: {
+    status: 429,
+    description:
+      "Thrown inside the isolate: the call already has 1000 timers pending; an uncaught one fails the call with this code.",
+  },
   AIRLOCK_SANDBOX_TIMEOUT: {
     status: 504,
     description: "The call passed its wall-clock deadline (wallMs, or the host's own deadline signal).",

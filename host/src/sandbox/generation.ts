@@ -10,6 +10,7 @@ import { AirlockError } from "@airlock/sdk/errors";
 import ivm from "isolated-vm";
 import { ContextPool } from "./contexts.ts";
 import { isSandboxCode, sandboxError } from "./errors.ts";
+import type { CallTimers } from "./runtime/index.ts";
 
 /** How plugin code reaches the host for one call: the call's token is bound by the caller. */
 export type EngineBridge = (capability: string, method: string, args: unknown[]) => Promise<unknown>;
@@ -21,6 +22,8 @@ export interface Execution {
   exceeded: boolean;
   /** Sync entry: the call's context's settle() (ctx calls are answered through it). */
   settle?: AgentContext["settle"];
+  /** The call's context's fire() (its due timers run through it). */
+  fire?: AgentContext["fire"];
   /** Ends the call at once with this error (its isolate was reset or it overran its budget). */
   fail?: (error: AirlockError) => void;
 }
@@ -29,6 +32,7 @@ export interface AgentContext {
   context: ivm.Context;
   run: ivm.Reference<(...args: unknown[]) => Promise<string>>;
   settle: ivm.Reference<(bid: number, ok: boolean, valueOrCode: unknown, message?: string) => void>;
+  fire: ivm.Reference<(seq: number) => void>;
 }
 
 /**
@@ -65,12 +69,16 @@ export class Generation {
   readonly sendRef: ivm.Reference | null = null;
   /** CPU (ns) charged to sync entries that served no call in flight since the last call started. */
   strayNs = 0;
+  /** The Web runtime's timers of this isolate's calls, and the primitives Reference it calls. */
+  timers: CallTimers | null = null;
+  runtimeRef: ivm.Reference | null = null;
 
   /** Drops a context's handles (all: one Reference alone would keep the context alive). */
   releaseContext(ctx: AgentContext): void {
     if (this.isolate.isDisposed) return; // its heap is gone already
     ctx.run.release();
     ctx.settle.release();
+    ctx.fire.release();
     ctx.context.release();
   }
 

@@ -1,12 +1,11 @@
 // The render plugin's pure encoders, checked byte by byte: a PNG any decoder accepts (signature,
-// IHDR, CRCs, a zlib stream node:zlib inflates back to the exact scanlines), deflate round trips
-// and RFC 4180 CSV.
-import { inflateRawSync, inflateSync } from "node:zlib";
+// IHDR, CRCs, a zlib stream node:zlib inflates back to the exact scanlines), base64 and
+// RFC 4180 CSV.
+import { inflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { base64 } from "./base64.ts";
 import { barChart } from "./chart.ts";
 import { toCsv } from "./csv.ts";
-import { deflate } from "./deflate.ts";
 import { crc32, encodePng, PNG_SIGNATURE } from "./png.ts";
 
 function chunks(png: Uint8Array): Array<{ type: string; data: Uint8Array; crcOk: boolean }> {
@@ -52,15 +51,6 @@ describe("encodePng", () => {
     }
   });
 
-  it("round-trips noise, short runs and every byte value through deflate", () => {
-    const bytes = Uint8Array.from({ length: 5000 }, (_, i) => (i % 7 < 3 ? 200 : (i * 131) & 255));
-    expect(new Uint8Array(inflateRawSync(deflate(bytes)))).toEqual(bytes);
-    const all = Uint8Array.from({ length: 256 }, (_, i) => i);
-    expect(new Uint8Array(inflateRawSync(deflate(all)))).toEqual(all);
-    const long = new Uint8Array(3000).fill(9);
-    expect(new Uint8Array(inflateRawSync(deflate(long)))).toEqual(long);
-  });
-
   it("refuses pixel data of the wrong length", () => {
     expect(() => encodePng(2, 2, new Uint8Array(3))).toThrow(/width\*height\*4/);
   });
@@ -93,7 +83,7 @@ describe("toCsv", () => {
 
 describe("base64", () => {
   it("matches Node's encoding for every padding case", () => {
-    for (const n of [0, 1, 2, 3, 4, 5, 255]) {
+    for (const n of [0, 1, 2, 3, 4, 5, 255, 20_000]) {
       const bytes = Uint8Array.from({ length: n }, (_, i) => (i * 37) & 255);
       expect(base64(bytes)).toBe(Buffer.from(bytes).toString("base64"));
     }

@@ -1,9 +1,8 @@
-// A minimal PNG encoder in pure JS (no node built-ins, no Web APIs): it runs inside the isolate.
+// A minimal PNG encoder in pure JS (no node built-ins): it runs inside the isolate.
 // Contract: `encodePng(width, height, rgba)` returns a valid PNG (8-bit RGBA, no interlace).
-// Pixel data is compressed by deflate.ts (fixed Huffman, previous-pixel matches); CRC-32 and
-// Adler-32 are computed here. Input length must be width * height * 4.
-
-import { deflate } from "./deflate.ts";
+// Pixel data is a zlib stream from fflate (bundled into the plugin by the SDK build); the
+// chunk CRC-32 is computed here. Input length must be width * height * 4.
+import { zlibSync } from "fflate";
 
 const CRC_TABLE: Uint32Array = (() => {
   const table = new Uint32Array(256);
@@ -19,32 +18,6 @@ export function crc32(bytes: Uint8Array, start = 0, end = bytes.length): number 
   let c = 0xffffffff;
   for (let i = start; i < end; i++) c = (CRC_TABLE[(c ^ (bytes[i] as number)) & 0xff] as number) ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
-}
-
-function adler32(bytes: Uint8Array): number {
-  let a = 1;
-  let b = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    a = (a + (bytes[i] as number)) % 65521;
-    b = (b + a) % 65521;
-  }
-  return ((b << 16) | a) >>> 0;
-}
-
-/** zlib stream: header (deflate, 32K window, no dictionary), deflate data, Adler-32. */
-function zlib(data: Uint8Array): Uint8Array {
-  const body = deflate(data);
-  const out = new Uint8Array(2 + body.length + 4);
-  out[0] = 0x78;
-  out[1] = 0x01;
-  out.set(body, 2);
-  const ad = adler32(data);
-  const o = 2 + body.length;
-  out[o] = ad >>> 24;
-  out[o + 1] = (ad >>> 16) & 0xff;
-  out[o + 2] = (ad >>> 8) & 0xff;
-  out[o + 3] = ad & 0xff;
-  return out;
 }
 
 function chunk(type: string, data: Uint8Array): Uint8Array {
@@ -75,7 +48,7 @@ export function encodePng(width: number, height: number, rgba: Uint8Array): Uint
   const parts = [
     new Uint8Array(PNG_SIGNATURE),
     chunk("IHDR", header),
-    chunk("IDAT", zlib(raw)),
+    chunk("IDAT", zlibSync(raw, { level: 6 })),
     chunk("IEND", new Uint8Array(0)),
   ];
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));

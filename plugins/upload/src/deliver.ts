@@ -2,7 +2,6 @@
 // host from ctx.secrets.ref) or the knowledge base (valid UTF-8 text only). Both answer
 // `{success, result|error}` for the model; neither throws for an upstream or policy refusal.
 import { hasCode, type SecretDeclaration, type ToolContext } from "@airlock/sdk";
-import { decodeUtf8 } from "./utf8.ts";
 
 // The loopback endpoint (local use, tests) is on a port below Linux's ephemeral range
 // (32768–60999), so a server bound to it never collides with an outgoing connection's port.
@@ -32,10 +31,19 @@ export interface FileBytes {
 
 type Outcome = { success: true; result: Record<string, unknown> } | { success: false; error: string };
 
+/** The text of UTF-8 bytes, or null when they are not valid UTF-8 (how text is told from binary). */
+export function textOf(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
 export async function toKnowledge(ctx: ToolContext, file: FileBytes): Promise<Outcome> {
   if (!ctx.knowledge) return { success: false, error: "This agent has no knowledge base access." };
-  const { text, valid } = decodeUtf8(file.buffer);
-  if (!valid)
+  const text = textOf(file.buffer);
+  if (text === null)
     return { success: false, error: `${file.filename} is binary; only text files go to knowledge.` };
   const out = await ctx.knowledge.write({ filename: file.filename, content: text, mime: file.mime });
   if (!out.ok) return { success: false, error: `The knowledge base refused the file (${out.reason}).` };

@@ -8,7 +8,11 @@
 // - It removes WebAssembly, SharedArrayBuffer and Atomics (memory the heap limit cannot see).
 // - run(seq, tool, inputJson, ctxJson, maxResultBytes) → "R" + result JSON, or "E" + the JSON
 //   strings code, message and errorCode on three lines. The result is serialised here from own data properties only.
-// - The completion value is the frozen pair [run, settle]. With globalThis.__airlockSend (taken
+// - It installs the Web runtime (../runtime/isolate/index.js, run just before this script in the
+//   same compiled source): it takes and deletes globalThis.__airlockWebRuntime and the runtime's
+//   host primitives Reference (__airlockRuntime), and tells the runtime which call runs (its
+//   timers belong to that call and are dropped when it settles).
+// - The completion value is the frozen triple [run, settle, fire]; fire(seq) runs seq's due timers. With globalThis.__airlockSend (taken
 //   and deleted like the bridge) a ctx call leaves synchronously through send() and its promise
 //   is settled when the host enters settle(bid, ok, value | code, message); without it, it
 //   crosses the bridge Reference with async apply.
@@ -25,6 +29,25 @@
   const send = global.__airlockSend;
   delete global.__airlockSend;
   for (const name of ["WebAssembly", "SharedArrayBuffer", "Atomics"]) delete global[name];
+  const installWeb = global.__airlockWebRuntime;
+  delete global.__airlockWebRuntime;
+  const runtimeRef = global.__airlockRuntime;
+  delete global.__airlockRuntime;
+  // calls in flight in this context: seq → reject of the promise run() awaits (a throw in a
+  // timer or microtask callback of that call fails it)
+  const running = new Map();
+  const web = installWeb(global, runtimeRef, (seq, error) => {
+    const fail = apply(mapGet, running, [seq]);
+    if (fail !== undefined) fail(error);
+  });
+  const { utf8Encode } = web;
+  const webBegin = web.begin;
+  const webEnter = web.enter;
+  const webEnd = web.end;
+  const webFire = web.fire;
+  const failureOf = web.failureOf;
+  const toRequest = web.toRequest;
+  const fromReply = web.fromReply;
 
   const { apply } = Reflect;
   const { ownKeys } = Reflect;
@@ -43,8 +66,6 @@
   const ArrayBufferCtor = ArrayBuffer;
   const abIsView = ArrayBuffer.isView;
   const StringCtor = String;
-  const stringFromCharCode = String.fromCharCode;
-  const charCodeAt = String.prototype.charCodeAt;
   const stringSlice = String.prototype.slice;
   const regexTest = RegExp.prototype.test;
   const codePattern = /^[A-Z][A-Z0-9_]{0,63}$/;
@@ -59,6 +80,8 @@
   const sendApplySync = send === undefined ? undefined : send.applySync;
   const PromiseCtor = Promise;
   const promiseReject = Promise.reject;
+  const promiseResolve = Promise.resolve;
+  const promiseThen = Promise.prototype.then;
   const waits = new Map();
   const mapGet = Map.prototype.get;
   const mapSet = Map.prototype.set;
@@ -99,75 +122,6 @@
     const keys = ownKeys(value);
     for (let i = 0; i < keys.length; i++) deepFreeze(value[keys[i]]);
     return freeze(value);
-  }
-
-  // ---- UTF-8 (the isolate has no TextEncoder/TextDecoder) ----
-  function codePointsOf(text, visit) {
-    for (let i = 0; i < text.length; i++) {
-      let c = apply(charCodeAt, text, [i]);
-      if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length) {
-        const d = apply(charCodeAt, text, [i + 1]);
-        if (d >= 0xdc00 && d < 0xe000) {
-          c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-          i++;
-        }
-      }
-      visit(c >= 0xd800 && c < 0xe000 ? 0xfffd : c);
-    }
-  }
-  function utf8Encode(text) {
-    let n = 0;
-    codePointsOf(text, (c) => {
-      n += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
-    });
-    const bytes = new Uint8ArrayCtor(n);
-    let i = 0;
-    const put = (b) => {
-      bytes[i++] = b;
-    };
-    codePointsOf(text, (c) => {
-      if (c < 0x80) put(c);
-      else if (c < 0x800) {
-        put(0xc0 | (c >> 6));
-        put(0x80 | (c & 63));
-      } else if (c < 0x10000) {
-        put(0xe0 | (c >> 12));
-        put(0x80 | ((c >> 6) & 63));
-        put(0x80 | (c & 63));
-      } else {
-        put(0xf0 | (c >> 18));
-        put(0x80 | ((c >> 12) & 63));
-        put(0x80 | ((c >> 6) & 63));
-        put(0x80 | (c & 63));
-      }
-    });
-    return bytes;
-  }
-  function utf8Decode(bytes) {
-    let out = "";
-    let i = 0;
-    while (i < bytes.length) {
-      const b = bytes[i];
-      let c = 0xfffd;
-      let n = 1;
-      if (b < 0x80) c = b;
-      else if (b >= 0xc2 && b < 0xe0 && i + 1 < bytes.length) {
-        n = 2;
-        c = ((b & 31) << 6) | (bytes[i + 1] & 63);
-      } else if (b >= 0xe0 && b < 0xf0 && i + 2 < bytes.length) {
-        n = 3;
-        c = ((b & 15) << 12) | ((bytes[i + 1] & 63) << 6) | (bytes[i + 2] & 63);
-      } else if (b >= 0xf0 && b < 0xf5 && i + 3 < bytes.length) {
-        n = 4;
-        c = ((b & 7) << 18) | ((bytes[i + 1] & 63) << 12) | ((bytes[i + 2] & 63) << 6) | (bytes[i + 3] & 63);
-      }
-      if (c >= 0x10000) {
-        c -= 0x10000;
-        out += stringFromCharCode(0xd800 + (c >> 10), 0xdc00 + (c & 1023));
-      } else out += stringFromCharCode(c);
-      i += n;
-    }
-    return out;
   }
 
   // ---- result serialisation: own enumerable data properties of plain objects/arrays only ----
@@ -259,6 +213,8 @@
   function describeThrown(e) {
     if (typeof e === "object" && e !== null && apply(weakHas, failures, [e]))
       return { code: e.code, message: e.message };
+    const own = failureOf(e);
+    if (own !== undefined) return { code: own.code, message: own.message };
     let isError = false;
     try {
       isError = typeof e === "object" && e !== null && apply(isProtoOf, ErrorProto, [e]);
@@ -314,7 +270,7 @@
         return apply(promiseReject, PromiseCtor, [err]);
       }
       return new PromiseCtor((resolve, reject) => {
-        apply(mapSet, waits, [bid, { resolve, reject }]);
+        apply(mapSet, waits, [bid, { resolve, reject, seq }]);
       });
     }
     async function call(capability, method, args) {
@@ -327,10 +283,12 @@
           BRIDGE_OPTIONS,
         ]);
       } catch {
+        webEnter(seq);
         const err = new ErrorCtor(`arguments to ctx.${capability}.${method} must be plain data`);
         err.code = "AIRLOCK_SANDBOX_ARGS_NOT_COPYABLE";
         throw err;
       }
+      webEnter(seq); // what runs next is this call's code (its timers belong to it)
       if (ownData(reply, "ok") === true) return ownData(reply, "value");
       const err = new ErrorCtor(StringCtor(ownData(reply, "message")));
       err.code = StringCtor(ownData(reply, "code"));
@@ -346,16 +304,35 @@
     }
     function response(r) {
       const body = ownData(r, "body");
-      const bytes = abIsView(body) ? body : new Uint8ArrayCtor(0);
-      return freeze({
+      return fromReply({
         status: ownData(r, "status"),
-        statusText: ownData(r, "statusText"),
-        headers: deepFreeze(ownData(r, "headers") ?? {}),
-        url: ownData(r, "url"),
+        statusText: StringCtor(ownData(r, "statusText") ?? ""),
+        headers: ownData(r, "headers") ?? {},
+        url: StringCtor(ownData(r, "url") ?? ""),
         redirected: ownData(r, "redirected") === true,
-        text: async () => utf8Decode(bytes),
-        json: async () => jsonParse(utf8Decode(bytes)),
-        bytes: async () => new Uint8ArrayCtor(bytes),
+        body: abIsView(body) ? body : null,
+      });
+    }
+    // ctx.fetch(input: string | URL | Request, init?): a Response; an AbortSignal (init.signal or
+    // the Request's) rejects the promise with its reason (the host request still runs out)
+    async function fetch(input, init) {
+      const { url, init: plain, signal } = toRequest(input, init);
+      if (signal?.aborted) throw signal.reason;
+      const reply = call("fetch", "request", [url, plain]);
+      if (signal === null) return response(await reply);
+      return new PromiseCtor((resolve, reject) => {
+        const onAbort = () => reject(signal.reason);
+        signal.addEventListener("abort", onAbort, { once: true });
+        apply(promiseThen, reply, [
+          (r) => {
+            signal.removeEventListener("abort", onAbort);
+            resolve(response(r));
+          },
+          (e) => {
+            signal.removeEventListener("abort", onAbort);
+            reject(e);
+          },
+        ]);
       });
     }
     const knowledge =
@@ -407,7 +384,7 @@
         },
         take: (handle) => call("artifacts", "take", [handle]),
       }),
-      fetch: async (url, init) => response(await call("fetch", "request", [url, init ?? {}])),
+      fetch,
       oauth: freeze({
         requireToken: (provider) => call("oauth", "requireToken", [provider]),
         token: (provider) => call("oauth", "token", [provider]),
@@ -462,9 +439,23 @@
         });
       }
       const ctx = makeCtx(seq, jsonParse(ctxJson));
-      value = await apply(fn, undefined, [jsonParse(inputJson), ctx]);
+      webBegin(seq);
+      // the tool runs outside any Promise executor (no builtin frame between it and run)
+      let resolveRun;
+      let rejectRun;
+      const outcome = new PromiseCtor((resolve, reject) => {
+        resolveRun = resolve;
+        rejectRun = reject;
+      });
+      apply(mapSet, running, [seq, rejectRun]);
+      const returned = apply(fn, undefined, [jsonParse(inputJson), ctx]);
+      apply(promiseThen, apply(promiseResolve, PromiseCtor, [returned]), [resolveRun, rejectRun]);
+      value = await outcome;
     } catch (e) {
       return failure(describeThrown(e));
+    } finally {
+      apply(mapDelete, running, [seq]);
+      webEnd(seq);
     }
     try {
       return `R${serialize(value, maxResultBytes)}`;
@@ -482,6 +473,7 @@
     const wait = apply(mapGet, waits, [bid]);
     if (wait === undefined) return;
     apply(mapDelete, waits, [bid]);
+    webEnter(wait.seq);
     if (ok === true) {
       wait.resolve(valueOrCode);
       return;
@@ -490,5 +482,9 @@
     err.code = StringCtor(valueOrCode);
     wait.reject(err);
   }
-  return freeze([run, settle]);
+  // the host's timer for seq fired: run its due timers (bounded like settle)
+  function fire(seq) {
+    webFire(seq);
+  }
+  return freeze([run, settle, fire]);
 })(globalThis);

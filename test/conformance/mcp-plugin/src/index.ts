@@ -14,8 +14,9 @@ import { RED_PIXEL_PNG, SILENT_WAV } from "./media.ts";
 const none = z.object({});
 
 // The suite's reference tools space their notifications ~50 ms apart; its checks are on their
-// number, order and content, each sent before the result. Plugin code has no timers yet (the
-// author-journey issue's bounded timers), so these tools send them back to back.
+// number, order and content, each sent before the result. These pause the same way, with the
+// sandbox's bounded setTimeout (the call waits for it like any await).
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const simpleText = defineTool({
   name: "test_simple_text",
@@ -89,7 +90,9 @@ const withLogging = defineTool({
   parameters: none,
   execute: async (_input, ctx) => {
     await ctx.log("info", "Tool execution started");
+    await pause(50);
     await ctx.log("info", "Tool processing data");
+    await pause(50);
     await ctx.log("info", "Tool execution completed");
     return { content: [{ type: "text", text: "Tool with logging executed successfully" }] };
   },
@@ -103,7 +106,9 @@ const withProgress = defineTool({
   parameters: none,
   execute: async (_input, ctx) => {
     await ctx.progress(0, 100);
+    await pause(50);
     await ctx.progress(50, 100);
+    await pause(50);
     await ctx.progress(100, 100);
     return { content: [{ type: "text", text: "Tool with progress executed successfully" }] };
   },

@@ -1,0 +1,28 @@
+// The one Reference the isolate-side Web runtime may call (taken and deleted by the bootstrap,
+// never visible to plugin code): ("wake", seq, ms) arms the call's timer (CallTimers), and
+// ("random", n) returns n bytes from the host's CSPRNG.
+// Why this is safe: both operations are synchronous and data-only. Numbers go in; nothing comes
+// out but `undefined` or fresh random bytes, which carry no host state, identity or capability;
+// neither touches a store, a secret, a token or the bridge. `wake` only schedules an entry into
+// the same isolate for a call the runtime still has in flight (anything else is ignored), and
+// that entry is bounded like every other (the call's CPU budget; the call's wall deadline).
+// `random` refuses anything but an integer in [1, 65536].
+import { randomBytes } from "node:crypto";
+import ivm from "isolated-vm";
+import type { CallTimers } from "./call-timers.ts";
+
+export const MAX_RANDOM_BYTES = 65536;
+
+export function createHostPrimitives(timers: CallTimers): ivm.Reference {
+  return new ivm.Reference((op: unknown, a: unknown, b: unknown) => {
+    if (op === "wake") {
+      timers.wake(a, b);
+      return undefined;
+    }
+    if (op === "random" && typeof a === "number" && Number.isInteger(a) && a >= 1 && a <= MAX_RANDOM_BYTES) {
+      const bytes = randomBytes(a);
+      return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    }
+    throw new Error("malformed runtime request");
+  });
+}
