@@ -76,7 +76,7 @@ async function expectHealthy(): Promise<void> {
 }
 
 describe("run_code under attack (workers)", () => {
-  it("reaches nothing of the host: no process, require, fetch, timers, bridge or runtime internals", async () => {
+  it("reaches nothing of the host: no process, require, fetch, bridge or runtime internals (timers only the bounded ones)", async () => {
     const outcome = await runCode(`
       const probe = (f) => { try { return typeof f(); } catch (e) { return "threw"; } };
       return {
@@ -95,8 +95,9 @@ describe("run_code under attack (workers)", () => {
       process: "undefined",
       require: "undefined",
       fetch: "undefined",
-      setTimeout: "undefined",
-      setInterval: "undefined",
+      // the sandbox's bounded timers (docs/sandbox.md): they die with the call
+      setTimeout: "function",
+      setInterval: "function",
       WebAssembly: "undefined",
       SharedArrayBuffer: "undefined",
       bridge: "undefined",

@@ -74,7 +74,7 @@ function runCodeTool(settings: CodeModeSettings, namespaces: string[]): ModelToo
     description:
       "Run JavaScript or TypeScript (types stripped) as an async function body. " +
       "`await tools.<namespace>.<tool>(input)` calls your tools (see search_tools) and returns their structured result; a failed call throws an Error with `code`. " +
-      "`return` JSON; console.log is returned too. No other globals (no fetch, no timers). " +
+      "`return` JSON; console.log is returned too. No fetch; timers end with the call. " +
       `Limits: ${l.maxInnerCalls} calls, ${l.cpuMs} ms CPU, ${l.wallMs} ms. ` +
       `Namespaces: ${namespaces.length === 0 ? "none" : namespaces.join(", ")}.`,
     inputSchema: {
