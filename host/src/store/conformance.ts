@@ -7,6 +7,7 @@ import type { PluginManifest } from "@airlock/sdk/manifest";
 import { beforeEach, expect, it } from "vitest";
 import { artifactConformance } from "./conformance-artifacts.ts";
 import { doc, knowledgeConformance } from "./conformance-knowledge.ts";
+import { taskConformance } from "./conformance-tasks.ts";
 import type { InstalledPluginRecord, Store } from "./types.ts";
 
 export type StoreFactory = () => Promise<Store>;
@@ -268,4 +269,5 @@ export function storeConformance(factory: StoreFactory): void {
 
   artifactConformance(s);
   knowledgeConformance(s);
+  taskConformance(s);
 }

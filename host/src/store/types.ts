@@ -6,6 +6,7 @@
 import type { KnowledgeLevel } from "@airlock/sdk";
 import type { PluginManifest } from "@airlock/sdk/manifest";
 import type { ClusterStore } from "./cluster-types.ts";
+import type { TaskStore } from "./task-types.ts";
 
 export type AgentKnowledgeLevel = KnowledgeLevel | "none";
 
@@ -241,4 +242,6 @@ export interface Store {
 
   /** What replicas sharing this store coordinate through; PostgreSQL only (store/cluster-types.ts). */
   readonly cluster?: ClusterStore;
+  /** Long-running calls run as tasks (host/src/tasks/), in both dialects. */
+  readonly tasks: TaskStore;
 }

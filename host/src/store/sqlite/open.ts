@@ -18,6 +18,7 @@ import { sqliteData } from "./data.ts";
 import { sqliteKnowledge } from "./knowledge.ts";
 import { migrateSqlite } from "./migrations.ts";
 import { sqliteRegistry } from "./registry.ts";
+import { sqliteTasks } from "./tasks.ts";
 
 export const SQLITE_FILE = "airlock.db";
 /** How long a statement waits for another process's write lock before failing. */
@@ -100,6 +101,7 @@ export async function openSqliteStore(
     ...sqliteData(db),
     ...sqliteKnowledge(db),
     ...sqliteAudit(db),
+    ...sqliteTasks(db),
   };
   try {
     await store.migrate();
