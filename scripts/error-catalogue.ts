@@ -19,6 +19,7 @@ import { PIPELINE_ERRORS } from "../host/src/pipeline/errors.ts";
 import { SANDBOX_ERRORS } from "../host/src/sandbox/errors.ts";
 import { SECRETS_ERRORS } from "../host/src/secrets/errors.ts";
 import { STORE_ERRORS } from "../host/src/store/errors.ts";
+import { TASK_ERRORS } from "../host/src/tasks/errors.ts";
 import { REGISTRY_ERRORS } from "../registry/src/errors.ts";
 import { DEV_ERRORS } from "../sdk/src/cli/dev.ts";
 import { SDK_ERROR_CODES } from "../sdk/src/error-codes.ts";
@@ -45,6 +46,7 @@ export const AREAS: ReadonlyArray<{ area: string; file: string; codes: ErrorCata
   { area: "Tokens", file: "host/src/auth/errors.ts", codes: AUTH_ERRORS },
   { area: "HTTP admin API", file: "host/src/api/errors.ts", codes: API_ERRORS },
   { area: "MCP server", file: "host/src/mcp/errors.ts", codes: MCP_ERRORS },
+  { area: "Tasks (long-running calls)", file: "host/src/tasks/errors.ts", codes: TASK_ERRORS },
   { area: "airlock CLI", file: "host/src/cli/errors.ts", codes: CLI_ERRORS },
   { area: "airlock start bootstrap", file: "host/src/cli/bootstrap/errors.ts", codes: BOOTSTRAP_ERRORS },
 ];

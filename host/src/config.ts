@@ -11,6 +11,8 @@ import type { EgressPolicy, Resolver } from "./egress/types.ts";
 import type { TrustConfig } from "./install/index.ts";
 import type { EffectiveLimits, Sandbox } from "./sandbox/types.ts";
 import type { Store } from "./store/types.ts";
+import { resolveTaskSettings } from "./tasks/settings.ts";
+import type { TaskSettings } from "./tasks/types.ts";
 
 export type StoreOption =
   /**
@@ -65,6 +67,8 @@ export interface HostOptions {
   resolver?: Resolver;
   /** The clock (ms since the epoch) artifact TTLs and their sweeper read. Default `Date.now`. */
   clock?: () => number;
+  /** Long-running calls run as tasks: result TTL, wall ceilings, polling hint, worker slots (tasks/types.ts). */
+  tasks?: Partial<TaskSettings>;
 }
 
 /** One version for the whole product: the SDK's (every package.json says the same, checked by a test). */
@@ -87,6 +91,7 @@ export interface ResolvedHostOptions {
   replica: ReplicaSettings;
   resolver: Resolver | undefined;
   clock: () => number;
+  tasks: TaskSettings;
 }
 
 function reportToStderr(what: string, error: unknown): void {
@@ -116,6 +121,7 @@ export function resolveHostOptions(options: HostOptions = {}): ResolvedHostOptio
     },
     resolver: options.resolver,
     clock: options.clock ?? Date.now,
+    tasks: resolveTaskSettings(options.tasks),
   };
 }
 

@@ -32,6 +32,7 @@ import { createSchemaValidator } from "./pipeline/schema-validation.ts";
 import { resolveLimits } from "./sandbox/limits.ts";
 import type { Sandbox } from "./sandbox/types.ts";
 import type { AgentKnowledgeLevel, AuditInput, InstalledPluginRecord, Store } from "./store/types.ts";
+import { openHostTasks } from "./tasks/open.ts";
 
 export interface HostParts {
   options: ResolvedHostOptions;
@@ -192,11 +193,33 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     await fresh();
     return tracedRun(await startRun(deps, run), membership.replica);
   };
+  const callTool: AirlockHost["callTool"] = async (agent, toolName, input, callOptions) => {
+    const {
+      tools,
+      groups,
+      harness,
+      autoApprove,
+      conversationId,
+      agent: _ignored,
+      ...call
+    } = callOptions ?? ({ agent } as const);
+    const run = await begin({
+      agent,
+      ...(tools === undefined ? {} : { tools }),
+      ...(groups === undefined ? {} : { groups }),
+      ...(harness === undefined ? {} : { harness }),
+      ...(autoApprove === undefined ? {} : { autoApprove }),
+      ...(conversationId === undefined ? {} : { conversationId }),
+    });
+    return run.call(toolName, input, call);
+  };
+  const tasks = openHostTasks({ options, store, replica: membership.replica, call: callTool, report });
 
   return {
     version: options.hostVersion,
     store,
     plugins,
+    tasks,
 
     async createAgent(slug) {
       if (typeof slug !== "string" || !AGENT_SLUG.test(slug)) {
@@ -284,26 +307,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     },
 
     startRun: begin,
-    async callTool(agent, toolName, input, callOptions) {
-      const {
-        tools,
-        groups,
-        harness,
-        autoApprove,
-        conversationId,
-        agent: _ignored,
-        ...call
-      } = callOptions ?? ({ agent } as const);
-      const run = await begin({
-        agent,
-        ...(tools === undefined ? {} : { tools }),
-        ...(groups === undefined ? {} : { groups }),
-        ...(harness === undefined ? {} : { harness }),
-        ...(autoApprove === undefined ? {} : { autoApprove }),
-        ...(conversationId === undefined ? {} : { conversationId }),
-      });
-      return run.call(toolName, input, call);
-    },
+    callTool,
     beforeToolCall: (hook) => hooks.addBefore(hook),
     afterToolCall: (hook) => hooks.addAfter(hook),
     listApprovals: (agent) => approvals.list(agent),
@@ -341,6 +345,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     },
     async close() {
       if (closed) return;
+      await tasks.close(); // before `closed`: the calls it aborts settle through the pipeline
       closed = true;
       await approvals.denyAll("the host is shutting down");
       await membership.close().catch((error: unknown) => report("leaving the cluster", error));

@@ -16,6 +16,7 @@ import type {
   Store,
   TokenRecord,
 } from "./store/types.ts";
+import type { HostTasks } from "./tasks/types.ts";
 
 /** A tool as the catalogue lists it (GET /api/tools). Harness tools are never listed. */
 export interface CatalogueTool {
@@ -59,6 +60,8 @@ export interface ModelTool {
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   annotations: ToolAnnotations;
+  /** The tool declared it may run long: MCP clients may run it as a task (host/src/tasks/). */
+  longRunning?: true;
 }
 
 export interface BeforeToolCallContext {
@@ -248,6 +251,8 @@ export interface AirlockHost {
   readonly version: string;
   readonly store: Store;
   readonly plugins: PluginLifecycle;
+  /** Long-running calls run as tasks, kept in the store (tasks/types.ts; MCP tasks). */
+  readonly tasks: HostTasks;
 
   // agents, levels, tokens
   createAgent(slug: string): Promise<AgentRecord>;

@@ -52,7 +52,10 @@ export function taskConformance(s: () => Store): void {
     const settled = await tasks.settleTask("t2", { status: "completed", outcome }, NOW + 10);
     expect(settled).toMatchObject({ status: "completed", outcome, input: {}, updatedAt: NOW + 10 });
     expect(await tasks.settleTask("t2", { status: "failed", errorCode: "X" }, NOW + 11)).toBeNull();
-    expect((await tasks.cancelTask("a", "t2", "late", NOW + 12))?.status).toBe("completed");
+    expect(await tasks.cancelTask("a", "t2", "late", NOW + 12)).toMatchObject({
+      cancelled: false,
+      row: { status: "completed" },
+    });
   });
 
   it("cancels a working task so that its result can no longer be written", async () => {
@@ -60,9 +63,10 @@ export function taskConformance(s: () => Store): void {
     await tasks.insertTask(newTask("t3"));
     await tasks.claimTask("t3", "r1", NOW);
     expect(await tasks.cancelTask("a", "t3", "asked", NOW + 1)).toMatchObject({
-      status: "cancelled",
-      statusMessage: "asked",
+      cancelled: true,
+      row: { status: "cancelled", statusMessage: "asked" },
     });
+    expect((await tasks.cancelTask("a", "t3", "again", NOW + 2))?.cancelled).toBe(false);
     expect(await tasks.beatTasks(["t3"], NOW + 2)).toEqual([{ id: "t3", status: "cancelled" }]);
     expect(await tasks.settleTask("t3", { status: "completed", outcome: {} }, NOW + 3)).toBeNull();
   });

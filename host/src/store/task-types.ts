@@ -67,9 +67,14 @@ export interface TaskStore {
   settleTask(id: string, settlement: TaskSettlement, now: number): Promise<TaskRow | null>;
   /**
    * Cancels the agent's task if it is still working; answers the row as it is afterwards (already
-   * terminal rows unchanged), or null when unknown to this agent.
+   * terminal rows unchanged) and whether this call cancelled it, or null when unknown to this agent.
    */
-  cancelTask(agent: string, id: string, message: string, now: number): Promise<TaskRow | null>;
+  cancelTask(
+    agent: string,
+    id: string,
+    message: string,
+    now: number,
+  ): Promise<{ row: TaskRow; cancelled: boolean } | null>;
   /**
    * Fails, with `code`, every claimed working task whose replica gave no sign of life since
    * `staleBefore` (it died); returns their ids.

@@ -29,7 +29,11 @@ export function postgresTasks(db: Db): { tasks: TaskStore } {
       );
     },
     getTask: (agent, id, now) =>
-      one(`SELECT ${TASK_COLUMNS} FROM tasks WHERE id = $1 AND agent = $2 AND expires_at > $3`, [id, agent, now]),
+      one(`SELECT ${TASK_COLUMNS} FROM tasks WHERE id = $1 AND agent = $2 AND expires_at > $3`, [
+        id,
+        agent,
+        now,
+      ]),
     async listTasks(agent, now, after, limit) {
       const rows =
         after === null
@@ -82,7 +86,9 @@ export function postgresTasks(db: Db): { tasks: TaskStore } {
          WHERE id = $3 AND agent = $4 AND status = 'working' AND expires_at > $2 RETURNING ${TASK_COLUMNS}`,
         [message, now, id, agent],
       );
-      return cancelled ?? tasks.getTask(agent, id, now);
+      if (cancelled !== null) return { row: cancelled, cancelled: true };
+      const row = await tasks.getTask(agent, id, now);
+      return row === null ? null : { row, cancelled: false };
     },
     async failStaleTasks(staleBefore, code, message, now) {
       const rows = await db.query(
@@ -94,7 +100,9 @@ export function postgresTasks(db: Db): { tasks: TaskStore } {
       return rows.map((r) => String(r.id));
     },
     async countQueuedTasks() {
-      const rows = await db.query("SELECT count(*) AS n FROM tasks WHERE status = 'working' AND replica IS NULL");
+      const rows = await db.query(
+        "SELECT count(*) AS n FROM tasks WHERE status = 'working' AND replica IS NULL",
+      );
       return Number(rows[0]?.n ?? 0);
     },
     pruneTasks: (now) => db.exec("DELETE FROM tasks WHERE expires_at <= $1", [now]),

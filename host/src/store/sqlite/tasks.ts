@@ -30,7 +30,12 @@ export function sqliteTasks(db: DatabaseSync): { tasks: TaskStore } {
       );
     },
     async getTask(agent, id, now) {
-      return one(`SELECT ${TASK_COLUMNS} FROM tasks WHERE id = ? AND agent = ? AND expires_at > ?`, id, agent, now);
+      return one(
+        `SELECT ${TASK_COLUMNS} FROM tasks WHERE id = ? AND agent = ? AND expires_at > ?`,
+        id,
+        agent,
+        now,
+      );
     },
     async listTasks(agent, now, after, limit) {
       const rows = (
@@ -96,7 +101,9 @@ export function sqliteTasks(db: DatabaseSync): { tasks: TaskStore } {
         agent,
         now,
       );
-      return cancelled ?? tasks.getTask(agent, id, now);
+      if (cancelled !== null) return { row: cancelled, cancelled: true };
+      const row = await tasks.getTask(agent, id, now);
+      return row === null ? null : { row, cancelled: false };
     },
     async failStaleTasks(staleBefore, code, message, now) {
       const rows = db
