@@ -16,6 +16,7 @@ import { kitTarball } from "../../host/src/api/test-support.ts";
 import { createHost } from "../../host/src/host.ts";
 import type { AirlockHost } from "../../host/src/host-types.ts";
 import { JOBS } from "../../host/src/tasks/test-support.ts";
+import { modern } from "../support/mcp-modern.ts";
 
 let dir: string;
 let host: AirlockHost;
@@ -179,49 +180,7 @@ describe("2025-11-25 tasks utility (SDK v1 client)", () => {
   });
 });
 
-const envelope = (extensions: Record<string, unknown>) => ({
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-  "io.modelcontextprotocol/clientCapabilities": { extensions },
-});
 const TASKS = { "io.modelcontextprotocol/tasks": {} };
-
-/** One 2026-07-28 JSON-RPC request; the `result` (or the error, thrown). */
-export async function modern(
-  url: string,
-  token: string,
-  method: string,
-  params: Record<string, unknown>,
-  extensions: Record<string, unknown> = TASKS,
-): Promise<Record<string, unknown>> {
-  const name = (params.name ?? params.taskId) as string | undefined;
-  const res = await fetch(url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      authorization: `Bearer ${token}`,
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": method,
-      ...(name === undefined ? {} : { "mcp-name": name }),
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method,
-      params: { ...params, _meta: envelope(extensions) },
-    }),
-  });
-  const text = await res.text();
-  const json = JSON.parse(
-    text.startsWith("event:") || text.startsWith("data:") ? (/data: (.*)/.exec(text)?.[1] ?? "{}") : text,
-  ) as {
-    result?: Record<string, unknown>;
-    error?: { code: number; message: string; data?: unknown };
-  };
-  if (json.error !== undefined) throw Object.assign(new Error(json.error.message), json.error);
-  return json.result as Record<string, unknown>;
-}
 
 describe("2026-07-28 tasks extension (raw JSON-RPC)", () => {
   test("advertises the extension and answers a long call with a task handle, then the result inline", async () => {

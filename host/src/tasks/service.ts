@@ -250,8 +250,8 @@ export function createTaskService(options: TaskServiceOptions): HostTasks {
           };
           const timer = setTimeout(done, Math.min(settings.pollIntervalMs, BEAT_MS));
           signal?.addEventListener("abort", done, { once: true });
-          let set = waiters.get(id);
-          if (set === undefined) waiters.set(id, (set = new Set()));
+          const set = waiters.get(id) ?? new Set<() => void>();
+          waiters.set(id, set);
           set.add(done);
         });
       }
