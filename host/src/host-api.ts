@@ -50,6 +50,8 @@ export interface HostParts {
   locatePlugin?: (plugin: InstalledPluginRecord) => Promise<string>;
   /** Closes what the parts opened besides the sandbox and the store (bridge sweepers, pools). */
   closeExtras?: () => Promise<void>;
+  /** Hands the bridge's refusal listener in: each refusal becomes a `capability.refused` event. */
+  refusals?: (listener: (refusal: { capability: string; code: string }) => void) => void;
 }
 
 const AGENT_SLUG = /^[a-z0-9][a-z0-9-]{0,63}$/;
@@ -71,6 +73,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
   resolveLimits(options.ceilings, {}); // fail at start, not at the first call, on a malformed ceiling
   const catalogue = createCatalogue(store);
   const events = createEventBus((type, error) => report(`listener of ${type}`, error));
+  parts.refusals?.((refusal) => events.emit("capability.refused", refusal));
   const hooks = createHookRegistry();
   // Replicas sharing a PostgreSQL store: approvals in the store, events fanned out, and every
   // change another replica announces re-read here (cluster/membership.ts). Handlers are function

@@ -7,6 +7,7 @@ import type { Attachment, ConversationMessage, KnowledgeLevel, ToolResult } from
 import type { JsonSchema, Presentation, SecretSpec, ToolAnnotations } from "@airlock/sdk/manifest";
 import type { CallNotification } from "./bridge/types.ts";
 import type { StreamEventType, StreamListener } from "./cluster/events.ts";
+import type { TraceParent } from "./observability/spans.ts";
 import type { SandboxStats } from "./sandbox/types.ts";
 import type {
   AgentKnowledgeLevel,
@@ -138,6 +139,8 @@ export interface HostEventMap {
    * into their list-change notification; listeners re-read, the event carries no tool list.
    */
   "tools.changed": { agent: string | null; reason: ToolsChangeReason };
+  /** The bridge refused a capability call of plugin code (metrics: refusals by capability). */
+  "capability.refused": { capability: string; code: string };
 }
 export type ToolsChangeReason = "enablement" | "secrets" | "catalogue";
 export type HostEventType = keyof HostEventMap;
@@ -161,6 +164,11 @@ export interface CallOptions {
   onNotification?: (n: CallNotification) => void;
   /** The caller's W3C trace context (a `traceparent` header, or an MCP request's `_meta`): the call's span continues it. */
   trace?: { traceparent: string; tracestate?: string };
+  /**
+   * The OpenTelemetry context of the call's own span, parent of its sandbox and capability spans
+   * (observability/spans.ts). Set by the host's tracing while that span records; leave it unset.
+   */
+  traceContext?: TraceParent;
 }
 
 /** What a tool call produced, as it goes back to the model. */

@@ -81,8 +81,10 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
     const vault = openHostVault(resolved);
     const secrets = createSecretSource({ store, vault });
     const audit = (entry: AuditInput) => store.appendAudit(entry);
+    let onRefusal: ((refusal: { capability: string; code: string }) => void) | undefined;
     const bridge = createBridge({
       audit,
+      onRefusal: (refusal) => onRefusal?.(refusal),
       capabilities: [
         createSecretsCapability({ source: secrets }),
         createStateCapability({ store }),
@@ -121,6 +123,9 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
       ...(opened.store.kind === "sqlite"
         ? { auditLater: (entry: AuditInput) => auditWriter.appendLater(entry) }
         : {}),
+      refusals: (listener) => {
+        onRefusal = listener;
+      },
       closeExtras: async () => {
         sweeper();
         await auditWriter.flush();

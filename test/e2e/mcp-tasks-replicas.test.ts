@@ -174,6 +174,23 @@ describePg("MCP tasks across replicas on one PostgreSQL", () => {
 
 describePg("a replica killed in the middle of a task", () => {
   const schema = freshSchemaName();
+  /** A worker replica in its own process (task-worker-child.ts), once it is serving. */
+  const startWorker = async (dataDir: string, masterKey: string): Promise<ChildProcess> => {
+    const proc = spawn(
+      process.execPath,
+      [join(import.meta.dirname, "task-worker-child.ts"), PG_URL, schema, dataDir, masterKey],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stderr = "";
+    proc.stderr?.on("data", (d) => {
+      stderr += String(d);
+    });
+    const lines = createInterface({ input: proc.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
+    const first = await lines.next();
+    if (first.done === true || first.value !== "READY") throw new Error(`worker did not start: ${stderr}`);
+    return proc;
+  };
+  let restart: () => Promise<ChildProcess>;
   const dirs: string[] = [];
   let front: Replica;
   let child: ChildProcess | undefined;
@@ -194,20 +211,8 @@ describePg("a replica killed in the middle of a task", () => {
       onInternalError: () => undefined,
     });
     token = await setUp(front);
-    child = spawn(
-      process.execPath,
-      [join(import.meta.dirname, "task-worker-child.ts"), PG_URL, schema, childDir, masterKey],
-      {
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let stderr = "";
-    child.stderr?.on("data", (d) => {
-      stderr += String(d);
-    });
-    const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
-    const first = await lines.next();
-    if (first.done === true || first.value !== "READY") throw new Error(`worker did not start: ${stderr}`);
+    child = await startWorker(childDir, masterKey);
+    restart = () => startWorker(childDir, masterKey);
   });
   afterAll(async () => {
     child?.kill("SIGKILL");
@@ -236,8 +241,20 @@ describePg("a replica killed in the middle of a task", () => {
       code: -32603,
       data: { code: "AIRLOCK_TASK_REPLICA_LOST" },
     });
-    // The surviving replica still serves.
+    // The surviving replica still serves; with no worker alive a new task waits in the queue
+    // (airlock_task_queue_depth), and a worker that starts later runs it.
     expect((await client.listTools()).tools.map((t) => t.name)).toContain("jobs__crunch");
+    const queued = await startTask(client, 100);
+    expect(await front.host.tasks.queueDepth()).toBe(1);
+    child = await restart();
+    await expect
+      .poll(async () => (await client.experimental.tasks.getTask(queued)).status, {
+        timeout: 15_000,
+        interval: 200,
+      })
+      .toBe("completed");
+    expect(await claimedBy(schema, queued)).toBe("child");
+    expect(await front.host.tasks.queueDepth()).toBe(0);
     await client.close();
   });
 });

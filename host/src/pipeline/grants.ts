@@ -58,6 +58,7 @@ export function bridgeGrantIssuer(bridge: Bridge, policy: EgressPolicy): GrantIs
         notify: request.notify,
         signal: request.signal,
         ...(request.end === undefined ? {} : { end: request.end }),
+        ...(request.trace === undefined ? {} : { trace: request.trace }),
       });
     },
     revoke: (token) => bridge.revoke(token),
