@@ -14,7 +14,7 @@ import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { type AdminServer, startAdminServer } from "../../host/src/api/server.ts";
 import { kitTarball } from "../../host/src/api/test-support.ts";
 import type { HostOptions } from "../../host/src/config.ts";

@@ -163,6 +163,14 @@ describe("2025-11-25 tasks utility (SDK v1 client)", () => {
     expect((await b.experimental.tasks.listTasks()).tasks.map((t) => t.taskId)).not.toContain(
       created.task.taskId,
     );
+    // Each refusal is audited under the agent that asked, naming the id it asked for.
+    const refusals = (await host.queryAudit({ agent: "beta", kind: "tool" })).filter((x) => !x.allowed);
+    expect(refusals.map((x) => [x.action, x.error, x.details?.taskId])).toEqual(
+      expect.arrayContaining([
+        ["task.get", "AIRLOCK_TASK_NOT_FOUND", created.task.taskId],
+        ["task.cancel", "AIRLOCK_TASK_NOT_FOUND", created.task.taskId],
+      ]),
+    );
     expect((await a.experimental.tasks.getTask(created.task.taskId)).taskId).toBe(created.task.taskId);
     await a.close();
     await b.close();

@@ -26,6 +26,7 @@ export function openHostTasks(parts: {
     staleMs: options.replica.staleMs,
     sweepMs: options.replica.heartbeatMs,
     call: parts.call,
+    audit: (entry) => parts.store.appendAudit(entry),
     report,
     queue:
       target.kind === "postgres"

@@ -12,8 +12,10 @@
 import { randomUUID } from "node:crypto";
 import type { CallOptions, RunOptions, ToolCallOutcome } from "../host-types.ts";
 import type { TaskRow, TaskSettlement, TaskStore } from "../store/task-types.ts";
+import type { AuditInput } from "../store/types.ts";
 import type { TaskQueue, TaskRunner } from "./queue.ts";
 import type { HostTasks, TaskSettings, TaskStartOptions, TaskView } from "./types.ts";
+import { decodeTaskCursor, encodeTaskCursor, splitId, taskView } from "./views.ts";
 
 /** How often a replica refreshes the rows of the tasks it runs (and reads back cancellations). */
 export const BEAT_MS = 250;
@@ -45,6 +47,8 @@ export interface TaskServiceOptions {
   sweepMs: number;
   queue: (run: TaskRunner) => TaskQueue;
   call: Call;
+  /** Where refusals (a task unknown to the agent) and cancellations are audited. */
+  audit: (entry: AuditInput) => Promise<void>;
   report: (what: string, error: unknown) => void;
   clock?: () => number;
 }
@@ -58,18 +62,6 @@ interface StoredOptions {
   trace?: { traceparent: string; tracestate?: string };
 }
 
-export function encodeTaskCursor(row: { createdAt: number; id: string }): string {
-  return Buffer.from(JSON.stringify([row.createdAt, row.id])).toString("base64url");
-}
-function decodeTaskCursor(cursor: string): { createdAt: number; id: string } | null {
-  try {
-    const [createdAt, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown[];
-    return typeof createdAt === "number" && typeof id === "string" ? { createdAt, id } : null;
-  } catch {
-    return null; // not one of ours: the caller answers "invalid cursor"
-  }
-}
-
 export function createTaskService(options: TaskServiceOptions): HostTasks {
   const { store, replica, settings, report } = options;
   const clock = options.clock ?? Date.now;
@@ -77,33 +69,31 @@ export function createTaskService(options: TaskServiceOptions): HostTasks {
   const waiters = new Map<string, Set<() => void>>();
   let closing = false;
 
-  const view = (row: TaskRow): TaskView => {
-    const out: TaskView = {
-      id: row.id,
-      agent: row.agent,
-      toolName: row.toolName,
-      status: row.status,
-      createdAt: row.createdAt,
-      updatedAt: row.updatedAt,
-      ttlMs: row.ttlMs,
-      pollIntervalMs: settings.pollIntervalMs,
-    };
-    if (row.statusMessage !== null) out.statusMessage = row.statusMessage;
-    if (row.status === "completed" && row.outcome !== null)
-      out.outcome = row.outcome as unknown as ToolCallOutcome;
-    if (row.status === "failed") {
-      out.error = {
-        code: row.errorCode ?? "AIRLOCK_TASK_FAILED",
-        message: row.errorMessage ?? "the task failed",
-      };
-    }
-    return out;
-  };
+  const view = (row: TaskRow): TaskView => taskView(row, settings.pollIntervalMs);
   const wake = (id: string) => {
     for (const resolve of waiters.get(id) ?? []) resolve();
     waiters.delete(id);
   };
   const wallFor = (toolName: string) => settings.toolWallMs[toolName] ?? settings.wallMs;
+  /** A task operation audited: kind "tool", action task.<op>; a refusal names its code. */
+  const audited = async (agent: string, op: string, id: string, row: TaskRow | null, refused?: string) => {
+    const [plugin, tool] = row === null ? [null, null] : splitId(row.toolName);
+    await options
+      .audit({
+        agent,
+        plugin,
+        tool,
+        conversationId: row?.conversationId ?? null,
+        kind: "tool",
+        action: `task.${op}`,
+        allowed: refused === undefined,
+        success: refused === undefined,
+        error: refused ?? null,
+        durationMs: null,
+        details: { taskId: id.slice(0, 200) },
+      })
+      .catch((error: unknown) => report(`auditing task.${op}`, error));
+  };
 
   const run: TaskRunner = async (id) => {
     if (closing) return;
@@ -232,14 +222,17 @@ export function createTaskService(options: TaskServiceOptions): HostTasks {
     },
     async get(agent, id) {
       const row = await store.getTask(agent, id, clock());
+      if (row === null) await audited(agent, "get", id, null, "AIRLOCK_TASK_NOT_FOUND");
       return row === null ? null : view(row);
     },
     async wait(agent, id, signal) {
       for (;;) {
         const row = await store.getTask(agent, id, clock());
-        if (row === null || row.status !== "working" || signal?.aborted === true) {
-          return row === null ? null : view(row);
+        if (row === null) {
+          await audited(agent, "result", id, null, "AIRLOCK_TASK_NOT_FOUND");
+          return null;
         }
+        if (row.status !== "working" || signal?.aborted === true) return view(row);
         // Woken at once when this replica settles it; otherwise re-read after a poll interval.
         await new Promise<void>((resolve) => {
           const done = () => {
@@ -275,7 +268,17 @@ export function createTaskService(options: TaskServiceOptions): HostTasks {
     },
     async cancel(agent, id) {
       const outcome = await store.cancelTask(agent, id, "cancelled at the client's request", clock());
-      if (outcome === null) return null;
+      if (outcome === null) {
+        await audited(agent, "cancel", id, null, "AIRLOCK_TASK_NOT_FOUND");
+        return null;
+      }
+      await audited(
+        agent,
+        "cancel",
+        id,
+        outcome.row,
+        outcome.cancelled ? undefined : "AIRLOCK_TASK_TERMINAL",
+      );
       if (outcome.cancelled) {
         running.get(id)?.abort(); // here at once; another replica within one beat
         wake(id);
