@@ -7,7 +7,7 @@
 // whose replica dies mid-call is failed by the others (service.ts), not replayed; a job expires
 // after the task's wall ceiling plus a margin, so a worker never holds it forever; pg-boss starts
 // in the background (createHost does not wait for its migrations), and enqueue waits for it.
-import { PgBoss } from "pg-boss";
+import type { PgBoss } from "pg-boss";
 import type { TaskQueue, TaskRunner } from "./queue.ts";
 
 export const TASK_QUEUE = "airlock-tasks";
@@ -26,17 +26,19 @@ export function jobSchemaFor(schema: string | undefined): string {
 }
 
 export function createPgBossQueue(options: PgBossQueueOptions): TaskQueue {
-  const boss = new PgBoss({
-    connectionString: options.url,
-    schema: jobSchemaFor(options.schema),
-    max: 3,
-    schedule: false,
-    useListenNotify: true,
-    application_name: "airlock-tasks",
-  });
-  boss.on("error", (error: unknown) => options.report("task queue (pg-boss)", error));
   let closed = false;
-  const ready = (async () => {
+  // pg-boss is loaded only by a host on PostgreSQL (the embedded default never pays for it).
+  const ready: Promise<PgBoss> = (async () => {
+    const { PgBoss } = await import("pg-boss");
+    const boss = new PgBoss({
+      connectionString: options.url,
+      schema: jobSchemaFor(options.schema),
+      max: 3,
+      schedule: false,
+      useListenNotify: true,
+      application_name: "airlock-tasks",
+    });
+    boss.on("error", (error: unknown) => options.report("task queue (pg-boss)", error));
     await boss.start();
     await boss.createQueue(TASK_QUEUE, { retryLimit: 0, notify: true, deleteAfterSeconds: 3600 });
     if (options.concurrency > 0 && !closed) {
@@ -48,19 +50,20 @@ export function createPgBossQueue(options: PgBossQueueOptions): TaskQueue {
         },
       );
     }
+    return boss;
   })();
   ready.catch((error: unknown) => options.report("starting the task queue (pg-boss)", error));
   return {
     kind: "pg-boss",
     async enqueue(taskId, expireInSeconds) {
-      await ready;
+      const boss = await ready;
       await boss.send(TASK_QUEUE, { taskId }, { expireInSeconds, singletonKey: taskId });
     },
     async close() {
       if (closed) return;
       closed = true;
-      await ready.catch(() => undefined);
-      await boss.stop({ graceful: true, close: true, timeout: 15_000 });
+      const boss = await ready.catch(() => undefined);
+      await boss?.stop({ graceful: true, close: true, timeout: 15_000 });
     },
   };
 }
