@@ -59,6 +59,8 @@ const LEVELS: ReadonlySet<string> = new Set(["none", "read", "write", "manage"])
 
 export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
   let closed = false;
+  /** The one close in progress: a second close() waits for it instead of closing twice. */
+  let closing: Promise<void> | undefined;
   const { sandbox, options } = parts;
   // Every agent-state write made through this host invalidates the per-call agent cache.
   const store = trackAgentWrites(parts.store, () => agentStates.invalidate());
@@ -346,15 +348,17 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
         ? (opened.v ?? null)
         : null;
     },
-    async close() {
-      if (closed) return;
-      await tasks.close(); // before `closed`: the calls it aborts settle through the pipeline
-      closed = true;
-      await approvals.denyAll("the host is shutting down");
-      await membership.close().catch((error: unknown) => report("leaving the cluster", error));
-      await sandbox.close();
-      await parts.closeExtras?.();
-      if (parts.ownsStore) await store.close();
+    close() {
+      closing ??= (async () => {
+        await tasks.close(); // before `closed`: the calls it aborts settle through the pipeline
+        closed = true;
+        await approvals.denyAll("the host is shutting down");
+        await membership.close().catch((error: unknown) => report("leaving the cluster", error));
+        await sandbox.close();
+        await parts.closeExtras?.();
+        if (parts.ownsStore) await store.close();
+      })();
+      return closing;
     },
   };
 }
