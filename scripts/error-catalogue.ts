@@ -26,6 +26,7 @@ import { SANDBOX_ERRORS } from "../host/src/sandbox/errors.ts";
 import { SECRETS_ERRORS } from "../host/src/secrets/errors.ts";
 import { SKILL_ERRORS } from "../host/src/skills/errors.ts";
 import { STORE_ERRORS } from "../host/src/store/errors.ts";
+import { TASK_ERRORS } from "../host/src/tasks/errors.ts";
 import { REGISTRY_ERRORS } from "../registry/src/errors.ts";
 import { DEV_ERRORS } from "../sdk/src/cli/dev.ts";
 import { SDK_ERROR_CODES } from "../sdk/src/error-codes.ts";
@@ -58,6 +59,7 @@ export const AREAS: ReadonlyArray<{ area: string; file: string; codes: ErrorCata
   { area: "HTTP admin API", file: "host/src/api/errors.ts", codes: API_ERRORS },
   { area: "MCP server", file: "host/src/mcp/errors.ts", codes: MCP_ERRORS },
   { area: "Operator console", file: "host/src/console/errors.ts", codes: CONSOLE_ERRORS },
+  { area: "Tasks (long-running calls)", file: "host/src/tasks/errors.ts", codes: TASK_ERRORS },
   { area: "airlock CLI", file: "host/src/cli/errors.ts", codes: CLI_ERRORS },
   { area: "airlock start bootstrap", file: "host/src/cli/bootstrap/errors.ts", codes: BOOTSTRAP_ERRORS },
 ];

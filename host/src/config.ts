@@ -11,6 +11,8 @@ import type { EgressPolicy, Resolver } from "./egress/types.ts";
 import type { TrustConfig } from "./install/index.ts";
 import type { EffectiveLimits, Sandbox } from "./sandbox/types.ts";
 import type { Store } from "./store/types.ts";
+import { resolveTaskSettings } from "./tasks/settings.ts";
+import type { TaskSettings } from "./tasks/types.ts";
 
 export type StoreOption =
   /**
@@ -70,6 +72,8 @@ export interface HostOptions {
    * (`https://airlock.example.com`). Default $AIRLOCK_PUBLIC_URL, else the admin server's own URL.
    */
   publicUrl?: string;
+  /** Long-running calls run as tasks: result TTL, wall ceilings, polling hint, worker slots (tasks/types.ts). */
+  tasks?: Partial<TaskSettings>;
 }
 
 /** One version for the whole product: the SDK's (every package.json says the same, checked by a test). */
@@ -93,6 +97,7 @@ export interface ResolvedHostOptions {
   resolver: Resolver | undefined;
   clock: () => number;
   publicUrl: string | undefined;
+  tasks: TaskSettings;
 }
 
 function reportToStderr(what: string, error: unknown): void {
@@ -123,6 +128,7 @@ export function resolveHostOptions(options: HostOptions = {}): ResolvedHostOptio
     resolver: options.resolver,
     clock: options.clock ?? Date.now,
     publicUrl: options.publicUrl ?? (process.env.AIRLOCK_PUBLIC_URL || undefined),
+    tasks: resolveTaskSettings(options.tasks),
   };
 }
 

@@ -41,6 +41,7 @@ import type { Sandbox } from "./sandbox/types.ts";
 import type { QuarantineNotice } from "./sandbox/worker-tiers.ts";
 import { listSkills, readSkill, setSkillsEnabled } from "./skills/skills.ts";
 import type { AgentKnowledgeLevel, AuditInput, InstalledPluginRecord, Store } from "./store/types.ts";
+import { openHostTasks } from "./tasks/open.ts";
 
 export interface HostParts {
   options: ResolvedHostOptions;
@@ -64,6 +65,8 @@ export interface HostParts {
   closeExtras?: () => Promise<void>;
   /** OAuth connections and model access (host/src/oauth/wiring.ts). */
   brokered: { oauth: OAuthAdmin; models: ModelsAdmin };
+  /** Hands the bridge's refusal listener in: each refusal becomes a `capability.refused` event. */
+  refusals?: (listener: (refusal: { capability: string; code: string }) => void) => void;
 }
 
 const AGENT_SLUG = /^[a-z0-9][a-z0-9-]{0,63}$/;
@@ -71,6 +74,8 @@ const LEVELS: ReadonlySet<string> = new Set(["none", "read", "write", "manage"])
 
 export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
   let closed = false;
+  /** The one close in progress: a second close() waits for it instead of closing twice. */
+  let closing: Promise<void> | undefined;
   const { sandbox, options } = parts;
   // Every agent-state write made through this host invalidates the per-call agent cache.
   const store = trackAgentWrites(parts.store, () => agentStates.invalidate());
@@ -85,6 +90,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
   resolveLimits(options.ceilings, {}); // fail at start, not at the first call, on a malformed ceiling
   const catalogue = createCatalogue(store);
   const events = createEventBus((type, error) => report(`listener of ${type}`, error));
+  parts.refusals?.((refusal) => events.emit("capability.refused", refusal));
   const hooks = createHookRegistry();
   // Replicas sharing a PostgreSQL store: approvals in the store, events fanned out, and every
   // change another replica announces re-read here (cluster/membership.ts). Handlers are function
@@ -247,12 +253,34 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     await fresh();
     return codeMode.wrap(tracedRun(await startRun(deps, run), membership.replica));
   };
+  const callTool: AirlockHost["callTool"] = async (agent, toolName, input, callOptions) => {
+    const {
+      tools,
+      groups,
+      harness,
+      autoApprove,
+      conversationId,
+      agent: _ignored,
+      ...call
+    } = callOptions ?? ({ agent } as const);
+    const run = await begin({
+      agent,
+      ...(tools === undefined ? {} : { tools }),
+      ...(groups === undefined ? {} : { groups }),
+      ...(harness === undefined ? {} : { harness }),
+      ...(autoApprove === undefined ? {} : { autoApprove }),
+      ...(conversationId === undefined ? {} : { conversationId }),
+    });
+    return run.call(toolName, input, call);
+  };
+  const tasks = openHostTasks({ options, store, replica: membership.replica, call: callTool, report });
 
   return {
     version: options.hostVersion,
     store,
     plugins,
     remote,
+    tasks,
 
     async createAgent(slug) {
       if (typeof slug !== "string" || !AGENT_SLUG.test(slug)) {
@@ -381,26 +409,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
       return settings;
     },
     startRun: begin,
-    async callTool(agent, toolName, input, callOptions) {
-      const {
-        tools,
-        groups,
-        harness,
-        autoApprove,
-        conversationId,
-        agent: _ignored,
-        ...call
-      } = callOptions ?? ({ agent } as const);
-      const run = await begin({
-        agent,
-        ...(tools === undefined ? {} : { tools }),
-        ...(groups === undefined ? {} : { groups }),
-        ...(harness === undefined ? {} : { harness }),
-        ...(autoApprove === undefined ? {} : { autoApprove }),
-        ...(conversationId === undefined ? {} : { conversationId }),
-      });
-      return run.call(toolName, input, call);
-    },
+    callTool,
     beforeToolCall: (hook) => hooks.addBefore(hook),
     afterToolCall: (hook) => hooks.addAfter(hook),
     listApprovals: (agent) => approvals.list(agent),
@@ -459,15 +468,18 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
         ? (opened.v ?? null)
         : null;
     },
-    async close() {
-      if (closed) return;
-      closed = true;
-      await approvals.denyAll("the host is shutting down");
-      await membership.close().catch((error: unknown) => report("leaving the cluster", error));
-      await sandbox.close();
-      await codeMode.close().catch((error: unknown) => report("closing the code-mode sandbox", error));
-      await parts.closeExtras?.();
-      if (parts.ownsStore) await store.close();
+    close() {
+      closing ??= (async () => {
+        await tasks.close(); // before `closed`: the calls it aborts settle through the pipeline
+        closed = true;
+        await approvals.denyAll("the host is shutting down");
+        await membership.close().catch((error: unknown) => report("leaving the cluster", error));
+        await sandbox.close();
+        await codeMode.close().catch((error: unknown) => report("closing the code-mode sandbox", error));
+        await parts.closeExtras?.();
+        if (parts.ownsStore) await store.close();
+      })();
+      return closing;
     },
   };
 }

@@ -10,6 +10,7 @@ import type { CallNotification } from "./bridge/types.ts";
 import type { StreamEventType, StreamListener } from "./cluster/events.ts";
 import type { CodeModeChange, CodeModeSettings } from "./code-mode/settings.ts";
 import type { ModelsAdmin, OAuthAdmin } from "./oauth/admin.ts";
+import type { TraceParent } from "./observability/spans.ts";
 import type { PolicyPatch } from "./people/policy.ts";
 import type { PeopleChannel, PeoplePolicy } from "./people/types.ts";
 import type { RemoteServers } from "./remote/types.ts";
@@ -23,6 +24,7 @@ import type {
   Store,
   TokenRecord,
 } from "./store/types.ts";
+import type { HostTasks } from "./tasks/types.ts";
 
 /** A tool as the catalogue lists it (GET /api/tools). Harness tools are never listed. */
 export interface CatalogueTool {
@@ -66,6 +68,8 @@ export interface ModelTool {
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   annotations: ToolAnnotations;
+  /** The tool declared it may run long: MCP clients may run it as a task (host/src/tasks/). */
+  longRunning?: true;
 }
 
 export interface BeforeToolCallContext {
@@ -149,6 +153,8 @@ export interface HostEventMap {
    * into their list-change notification; listeners re-read, the event carries no tool list.
    */
   "tools.changed": { agent: string | null; reason: ToolsChangeReason };
+  /** The bridge refused a capability call of plugin code (metrics: refusals by capability). */
+  "capability.refused": { capability: string; code: string };
 }
 export type ToolsChangeReason = "enablement" | "secrets" | "catalogue";
 export type HostEventType = keyof HostEventMap;
@@ -176,6 +182,11 @@ export interface CallOptions {
   parentCallId?: string;
   /** How a person at the caller takes part: approvals, ctx.elicit, missing secrets (people/types.ts). */
   people?: PeopleChannel;
+  /**
+   * The OpenTelemetry context of the call's own span, parent of its sandbox and capability spans
+   * (observability/spans.ts). Set by the host's tracing while that span records; leave it unset.
+   */
+  traceContext?: TraceParent;
 }
 
 /** What a tool call produced, as it goes back to the model. */
@@ -282,6 +293,8 @@ export interface AirlockHost {
   readonly plugins: PluginLifecycle;
   /** Remote MCP servers installed as plugins (host/src/remote/types.ts). */
   readonly remote: RemoteServers;
+  /** Long-running calls run as tasks, kept in the store (tasks/types.ts; MCP tasks). */
+  readonly tasks: HostTasks;
 
   // agents, levels, tokens
   createAgent(slug: string): Promise<AgentRecord>;

@@ -94,8 +94,10 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
     const secrets = createSecretSource({ store, vault });
     const audit = (entry: AuditInput) => store.appendAudit(entry);
     const brokered = createBrokered({ store, vault, secrets, audit, options: resolved });
+    let onRefusal: ((refusal: { capability: string; code: string }) => void) | undefined;
     const bridge = createBridge({
       audit,
+      onRefusal: (refusal) => onRefusal?.(refusal),
       capabilities: [
         createSecretsCapability({ source: secrets }),
         createStateCapability({ store }),
@@ -148,6 +150,9 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
       ...(opened.store.kind === "sqlite"
         ? { auditLater: (entry: AuditInput) => auditWriter.appendLater(entry) }
         : {}),
+      refusals: (listener) => {
+        onRefusal = listener;
+      },
       closeExtras: async () => {
         sweeper();
         await auditWriter.flush();

@@ -155,3 +155,32 @@ describe("defineTool shape", () => {
     );
   });
 });
+
+describe("defineTool longRunning", () => {
+  it("is false unless declared, and true when declared", () => {
+    expect(defineTool(base).longRunning).toBe(false);
+    expect(defineTool({ ...base, longRunning: true }).longRunning).toBe(true);
+  });
+
+  it("refuses a longRunning that is not a boolean, naming the field", () => {
+    const error = refusal({ longRunning: "yes" });
+    expect(error.code).toBe("AIRLOCK_SDK_TOOL_INVALID");
+    expect(error.message).toContain("longRunning");
+  });
+});
+
+describe("the manifest of a long-running tool", () => {
+  it("carries longRunning only for a tool that declares it, and parses as a manifest", async () => {
+    const { definePlugin } = await import("./define-plugin.ts");
+    const { describePlugin } = await import("./build/describe.ts");
+    const plugin = definePlugin({
+      namespace: "acme-jobs",
+      version: "1.0.0",
+      engine: "^1.0.0",
+      tools: [defineTool({ ...base, name: "crunch", longRunning: true }), defineTool(base)],
+    });
+    const tools = describePlugin(plugin).tools;
+    expect(tools.find((t) => t.name === "crunch")?.longRunning).toBe(true);
+    expect(tools.find((t) => t.name === "searchNotes")).not.toHaveProperty("longRunning");
+  });
+});

@@ -46,6 +46,11 @@ export interface ToolDefinitionInput<P extends ParametersSchema, O extends z.Zod
   presentation?: PresentationInput;
   /** `true` (group "default") or a harness group name: a harness tool, injected, not enabled per agent. */
   harness?: boolean | string;
+  /**
+   * The tool may run longer than a client waits for one request: an MCP client that asks for a
+   * task gets a task id at once and fetches the result later (the host's task wall limit applies).
+   */
+  longRunning?: boolean;
   execute: (input: z.output<P>, ctx: ToolContext) => unknown;
 }
 
@@ -65,6 +70,8 @@ export interface DefinedTool<P extends ParametersSchema = ParametersSchema> {
   readonly presentation: Presentation | undefined;
   /** The harness group, or null for a regular tool. */
   readonly harness: string | null;
+  /** Whether MCP clients may run it as a task (ToolDefinitionInput.longRunning). */
+  readonly longRunning: boolean;
   /** Method syntax on purpose: it keeps DefinedTool<SpecificSchema> assignable to DefinedTool. */
   execute(input: z.output<P>, ctx: ToolContext): unknown;
 }
@@ -80,6 +87,7 @@ const KNOWN_KEYS = new Set([
   "annotations",
   "presentation",
   "harness",
+  "longRunning",
   "execute",
 ]);
 
@@ -143,6 +151,9 @@ export function defineTool<P extends ParametersSchema, O extends z.ZodType = z.Z
   if (typeof execute !== "function") {
     fail("AIRLOCK_SDK_TOOL_INVALID", name, "execute", "must be a function (input, ctx) => result");
   }
+  if (definition.longRunning !== undefined && typeof definition.longRunning !== "boolean") {
+    fail("AIRLOCK_SDK_TOOL_INVALID", name, "longRunning", "must be true or false");
+  }
   return Object.freeze({
     kind: TOOL_KIND,
     name,
@@ -155,6 +166,7 @@ export function defineTool<P extends ParametersSchema, O extends z.ZodType = z.Z
     annotations: Object.freeze(checkAnnotations(name, definition.annotations)),
     presentation: checkPresentation(name, definition.presentation),
     harness,
+    longRunning: definition.longRunning === true,
     execute,
   });
 }

@@ -95,6 +95,8 @@ export interface ToolManifest {
   inputExamples: InputExample[];
   /** The harness group this tool belongs to, or null for a regular (catalogue) tool. */
   harness: string | null;
+  /** MCP clients may run it as a task (long-running calls; absent = false). */
+  longRunning?: boolean;
 }
 
 /** One outbound destination a plugin may reach through ctx.fetch. */
@@ -191,6 +193,7 @@ const toolManifest = z.strictObject({
     .array(z.strictObject({ label: text(200), input: z.record(z.string(), z.unknown()) }))
     .max(32),
   harness: z.string().regex(HARNESS_GROUP_PATTERN, "harness groups are lowercase snake_case").nullable(),
+  longRunning: z.boolean().optional(),
 });
 
 const egressRule = z.strictObject({

@@ -13,6 +13,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { ConversationMessage, KnowledgeLevel } from "@airlock/sdk";
 import { AirlockError, hasCode } from "@airlock/sdk/errors";
 import type { EgressRule, PluginManifest } from "@airlock/sdk/manifest";
+import { inChildSpan, type TraceParent } from "../observability/spans.ts";
 import type { AuditInput } from "../store/types.ts";
 import { DENIAL_ROWS_PER_CALL, isDenied, SUPPRESSED_ACTION } from "./denials.ts";
 import { bridgeError } from "./errors.ts";
@@ -22,6 +23,8 @@ export interface BridgeOptions {
   capabilities: readonly Capability[];
   /** Writes one audit entry; a rejection refuses the call (AIRLOCK_BRIDGE_AUDIT_FAILED). */
   audit: (entry: AuditInput) => Promise<void>;
+  /** Told of every refused capability call, written or counted (metrics: refusals by capability). */
+  onRefusal?: (refusal: { capability: string; code: string }) => void;
 }
 
 export interface GrantInput {
@@ -52,6 +55,8 @@ export interface GrantInput {
   controller?: AbortController;
   /** Called once when the bridge ends the call itself (the capability-call cap), with the reason. */
   end?: (reason: AirlockError) => void;
+  /** The call's span context: each dispatch runs in an `airlock.capability` child span. */
+  trace?: TraceParent;
 }
 
 export interface Bridge {
@@ -94,6 +99,7 @@ interface Live {
   /** Denial rows written for this call, and denials counted but not written. */
   denialRows: number;
   suppressed: number;
+  trace: TraceParent | undefined;
 }
 
 export function createBridge(options: BridgeOptions): Bridge {
@@ -123,6 +129,15 @@ export function createBridge(options: BridgeOptions): Bridge {
     });
   }
 
+  const refused = (action: string, code: string | null | undefined) => {
+    if (options.onRefusal === undefined) return;
+    try {
+      options.onRefusal({ capability: action.split(".", 1)[0] ?? action, code: code ?? "unknown" });
+    } catch (error) {
+      process.emitWarning(`bridge refusal listener: ${String(error)}`, "AirlockWarning");
+    }
+  };
+
   async function audit(grant: CallGrant | null, action: string, fields: Partial<AuditInput>): Promise<void> {
     try {
       await options.audit({
@@ -145,12 +160,14 @@ export function createBridge(options: BridgeOptions): Bridge {
   }
 
   async function deny(grant: CallGrant | null, action: string, error: AirlockError): Promise<never> {
+    refused(action, error.code);
     await audit(grant, action, { allowed: false, success: false, error: error.code });
     throw error;
   }
 
   /** Writes a denial row for this call, or counts it once the call's rows reach the cap. */
   async function auditDenial(entry: Live, action: string, fields: Partial<AuditInput>): Promise<void> {
+    refused(action, fields.error);
     if (entry.denialRows >= DENIAL_ROWS_PER_CALL) {
       entry.suppressed++;
       return;
@@ -170,6 +187,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     entry.grant.capabilityCallsLeft = 0;
     entry.controller.abort(error);
     entry.end?.(error);
+    refused(action, error.code);
     await audit(entry.grant, action, {
       allowed: false,
       success: false,
@@ -179,7 +197,21 @@ export function createBridge(options: BridgeOptions): Bridge {
     throw error;
   }
 
-  const dispatch: BridgeDispatch = async (token, capability, method, args) => {
+  const dispatch: BridgeDispatch = (token, capability, method, args) => {
+    const parent = typeof token === "string" ? live.get(token)?.trace : undefined;
+    if (parent === undefined) return run(token, capability, method, args);
+    return inChildSpan(
+      parent,
+      "airlock.capability",
+      {
+        "airlock.capability": String(capability).slice(0, 100),
+        "airlock.method": String(method).slice(0, 100),
+      },
+      () => run(token, capability, method, args),
+    );
+  };
+
+  const run: BridgeDispatch = async (token, capability, method, args) => {
     const action = `${String(capability)}.${String(method)}`.slice(0, 200);
     const entry = typeof token === "string" ? live.get(token) : undefined;
     if (!entry) {
@@ -193,6 +225,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     const { grant } = entry;
     if (entry.ended !== null) {
       entry.suppressed++;
+      refused(action, entry.ended.code);
       throw entry.ended;
     }
     if (grant.capabilityCallsLeft <= 0) return endAtLimit(entry, action);
@@ -223,7 +256,7 @@ export function createBridge(options: BridgeOptions): Bridge {
         const durationMs = Math.round(performance.now() - started);
         if (wrapped.status === 403) await auditDenial(entry, action, { error: wrapped.code, durationMs });
         else await audit(grant, action, { success: false, error: wrapped.code, durationMs });
-      }
+      } else if (wrapped.status === 403) refused(action, wrapped.code); // audited by the capability itself
       throw wrapped;
     }
     if (isDenied(value)) {
@@ -283,6 +316,7 @@ export function createBridge(options: BridgeOptions): Bridge {
         ended: null,
         denialRows: 0,
         suppressed: 0,
+        trace: input.trace,
       });
       return grant;
     },

@@ -26,6 +26,7 @@ import { ListChangeHub } from "./list-changes.ts";
 import { mountProtectedResource } from "./protected-resource.ts";
 import { RunCache } from "./run-cache.ts";
 import { createAgentMcpServer, type McpServerOptions } from "./server.ts";
+import { answerModernTaskRequest } from "./tasks.ts";
 
 export const MCP_PATH = "/mcp/:slug";
 /** Open `subscriptions/listen` streams (2026-07-28) per agent on one process. */
@@ -83,6 +84,8 @@ export class McpHttpEndpoint {
       body = read.body;
     }
     if (await isLegacyRequest(request, body)) return this.#legacy.handle(request, body, caller);
+    const taskAnswer = await answerModernTaskRequest(this.#host, agent, body);
+    if (taskAnswer !== undefined) return Response.json(taskAnswer);
     const authInfo: AuthInfo = {
       token: token.id,
       clientId: token.agent ?? "operator",

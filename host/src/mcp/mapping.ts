@@ -32,6 +32,8 @@ export function toMcpTool(tool: ModelTool, naming: ToolNaming): Tool {
   if (tool.outputSchema !== undefined && tool.outputSchema.type === "object") {
     out.outputSchema = tool.outputSchema as Tool["outputSchema"];
   }
+  // 2025-11-25 tasks: a long-running tool may be called as a task (the 2026 codec strips this).
+  if (tool.longRunning === true) out.execution = { taskSupport: "optional" };
   out._meta = { "airlock/toolId": tool.id };
   return out;
 }

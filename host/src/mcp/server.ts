@@ -31,6 +31,7 @@ import {
 } from "./mapping.ts";
 import { PeopleRound, verifyRoundState } from "./people.ts";
 import { registerSkillPrompts } from "./skill-prompts.ts";
+import { createTaskResult, serveTasks, taskCapabilities, taskRequest } from "./tasks.ts";
 
 export interface McpServerOptions {
   /** Run tools that are not read-only without waiting for an operator's approval (default false). */
@@ -110,6 +111,7 @@ export function createAgentMcpServer(
         tools: { listChanged: true },
         prompts: {},
         ...(caller.era === "legacy" ? { logging: {} } : {}),
+        ...taskCapabilities(caller.era),
       },
       instructions: `Tools of the Airlock agent "${agent}". Each tool runs sandboxed; a failed call returns isError with a reason and its code in _meta["airlock/errorCode"].`,
       // 2026-07-28 rounds (approvals, ctx.elicit, missing secrets): state sealed by this host (people.ts).
@@ -117,14 +119,17 @@ export function createAgentMcpServer(
     },
   );
 
-  const startRun = (): Promise<Run> => {
+  const runOptionsOf = (): RunOptions => {
     const runOptions: RunOptions = { agent, conversationId: caller.conversationId };
     if (options.autoApprove === true) runOptions.autoApprove = true;
     if (options.tools !== undefined) runOptions.tools = options.tools;
     if (options.groups !== undefined) runOptions.groups = options.groups;
     if (options.harness !== undefined) runOptions.harness = options.harness;
-    return caller.runs === undefined ? host.startRun(runOptions) : caller.runs.get(runOptions);
+    return runOptions;
   };
+  const startRun = (): Promise<Run> =>
+    caller.runs === undefined ? host.startRun(runOptionsOf()) : caller.runs.get(runOptionsOf());
+  serveTasks(server, host, agent, caller.era);
 
   if (caller.era === "legacy") {
     server.setRequestHandler("logging/setLevel", async (request) => {
@@ -160,13 +165,28 @@ export function createAgentMcpServer(
         ),
       );
     }
+    // A long-running tool asked for as a task (tasks.ts): recorded, queued, answered at once.
+    const asTask = taskRequest(
+      caller.era,
+      request.params as Record<string, unknown>,
+      tool,
+      ctx.mcpReq.envelope as Record<string, unknown> | undefined,
+    );
+    if (asTask !== undefined) {
+      const { agent: _a, ...run } = runOptionsOf();
+      const trace = traceOf(request.params._meta as Record<string, unknown> | undefined);
+      const view = await host.tasks.start(agent, tool.id, request.params.arguments ?? {}, {
+        ...run,
+        ...asTask,
+        ...(trace === undefined ? {} : { trace }),
+      });
+      return createTaskResult(caller.era, view) as never;
+    }
     const progressToken = request.params._meta?.progressToken;
     // Notifications go out before the result: the result waits for every send the tool started.
     const sending: Array<Promise<void>> = [];
     let minimum: Promise<LoggingLevel | undefined> | undefined;
-    const meta = request.params._meta as Record<string, unknown> | undefined;
-    const traceparent = meta?.traceparent;
-    const tracestate = meta?.tracestate;
+    const trace = traceOf(request.params._meta as Record<string, unknown> | undefined);
     // Approvals at the client, ctx.elicit and missing secrets travel as elicitations (people.ts).
     let round: PeopleRound;
     try {
@@ -189,9 +209,7 @@ export function createAgentMcpServer(
       signal: ctx.mcpReq.signal,
       people: round.channel(),
       // W3C trace context from the request's _meta: the call's span continues the client's trace.
-      ...(typeof traceparent === "string"
-        ? { trace: { traceparent, ...(typeof tracestate === "string" ? { tracestate } : {}) } }
-        : {}),
+      ...(trace === undefined ? {} : { trace }),
       onNotification: (n) => {
         if (n.type === "log" && caller.era === "modern") {
           // 2026-07-28: the request's own envelope says which levels it wants (absent = none).
@@ -245,4 +263,12 @@ export function createAgentMcpServer(
     }
   });
   return server;
+}
+
+/** A W3C trace context an MCP request carries in its _meta. */
+function traceOf(meta: Record<string, unknown> | undefined): CallOptions["trace"] | undefined {
+  const traceparent = meta?.traceparent;
+  const tracestate = meta?.tracestate;
+  if (typeof traceparent !== "string") return undefined;
+  return { traceparent, ...(typeof tracestate === "string" ? { tracestate } : {}) };
 }

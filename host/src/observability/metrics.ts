@@ -1,9 +1,9 @@
 // Prometheus metrics of one host replica, with prom-client, for GET /metrics. Nothing is
 // registered or counted until the first scrape creates the collector (createHostMetrics), so
 // a host nobody scrapes pays nothing; from then on a call costs two listener calls (started /
-// completed or failed) that bump counters. Gauges (approvals pending across the cluster, open
-// event streams, sandbox workers, worker restarts, busy calls, audit queue) are read at scrape
-// time. Every series carries the `replica` label so N replicas aggregate cleanly.
+// completed or failed) that bump counters, and a refused capability call one more. Gauges
+// (approvals pending across the cluster, task queue depth, tasks running, open event streams,
+// sandbox workers, worker restarts, busy calls) are read at scrape time. Every series carries the `replica` label so N replicas aggregate cleanly.
 // Invariants: one registry per host (never prom-client's global one, so two hosts in one
 // process do not collide); a failing gauge read is reported and leaves the series out rather
 // than failing the scrape.
@@ -37,6 +37,12 @@ export function createHostMetrics(
     name: "airlock_tool_refusals_total",
     help: "Tool calls refused or failed, by error code (AIRLOCK_TOOL_DISABLED, AIRLOCK_APPROVAL_DENIED, …).",
     labelNames: ["code"],
+    registers: [registry],
+  });
+  const capabilityRefusals = new Counter({
+    name: "airlock_capability_refusals_total",
+    help: "Capability calls of plugin code the bridge refused, by capability (secrets, fetch, artifacts, …) and error code.",
+    labelNames: ["capability", "code"],
     registers: [registry],
   });
   const latency = new Histogram({
@@ -96,6 +102,22 @@ export function createHostMetrics(
     (s) => s.sandbox.loadedPlugins,
   );
   sandboxGauge("airlock_event_streams_open", "Event streams subscribed on this replica.", (s) => s.streams);
+  new Gauge({
+    name: "airlock_task_queue_depth",
+    help: "Tasks (long-running MCP calls) waiting for a replica to run them (every replica sharing the store).",
+    registers: [registry],
+    collect: safely("task queue", async function (this: Gauge) {
+      this.set(await host.tasks.queueDepth());
+    }),
+  });
+  new Gauge({
+    name: "airlock_tasks_running",
+    help: "Task calls running on this replica.",
+    registers: [registry],
+    collect: safely("tasks running", function (this: Gauge) {
+      this.set(host.tasks.running());
+    }),
+  });
 
   const offs = [
     host.on("tool.started", () => inflight.inc()),
@@ -105,6 +127,7 @@ export function createHostMetrics(
       calls.inc({ outcome });
       latency.observe({ outcome }, e.durationMs / 1000);
     }),
+    host.on("capability.refused", (e) => capabilityRefusals.inc({ capability: e.capability, code: e.code })),
     host.on("tool.failed", (e) => {
       inflight.dec();
       const outcome = outcomeOf(e.blocked);

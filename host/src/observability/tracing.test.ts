@@ -19,6 +19,7 @@ import { createSurfaceFixture, type SurfaceFixture } from "../api/test-support.t
 
 interface Recorded {
   name: string;
+  spanId: string;
   traceId: string;
   parentSpanId: string | undefined;
   attributes: Record<string, unknown>;
@@ -51,13 +52,14 @@ const tracer: Tracer = {
     const parent = ctx === undefined ? undefined : trace.getSpanContext(ctx);
     const record: Recorded = {
       name,
+      spanId: hex(16),
       traceId: parent?.traceId ?? hex(32),
       parentSpanId: parent?.spanId,
       attributes: { ...options.attributes },
       ended: false,
     };
     spans.push(record);
-    const spanContext: SpanContext = { traceId: record.traceId, spanId: hex(16), traceFlags: 1 };
+    const spanContext: SpanContext = { traceId: record.traceId, spanId: record.spanId, traceFlags: 1 };
     const span = {
       spanContext: () => spanContext,
       setAttribute: (k: string, v: unknown) => {
@@ -133,6 +135,39 @@ test("continues the caller's W3C traceparent in the call's span and records its 
     status: { code: 2, message: outcome.errorCode },
   });
   expect(JSON.stringify(span)).not.toContain("input");
+});
+
+test("puts the sandbox run and each capability call in child spans of the call's span", async () => {
+  trace.setGlobalTracerProvider({ getTracer: () => tracer });
+  propagation.setGlobalPropagator(w3c);
+  const traceId = "5bf92f3577b34da6a3ce929d0e0e4737";
+  const outcome = await f.host.callTool(
+    "alpha",
+    "kit:slow",
+    {},
+    { agent: "alpha", trace: { traceparent: `00-${traceId}-00f067aa0ba902b8-01` } },
+  );
+  expect(outcome.errorCode).toBeUndefined();
+  const call = spans.find((s) => s.attributes["airlock.call_id"] === outcome.callId);
+  expect(call).toMatchObject({ name: "airlock.tool_call", traceId, ended: true });
+  const run = spans.find((s) => s.name === "airlock.sandbox_run" && s.parentSpanId === call?.spanId);
+  expect(run).toMatchObject({
+    traceId,
+    ended: true,
+    attributes: {
+      "airlock.tool": "kit:slow",
+      "airlock.call_id": outcome.callId,
+      "airlock.sandbox": "in-process",
+    },
+  });
+  // kit:slow reports progress twice and logs once: three capability calls, each its own span.
+  const capabilities = spans.filter(
+    (s) => s.name === "airlock.capability" && s.parentSpanId === call?.spanId,
+  );
+  expect(
+    capabilities.map((s) => `${s.attributes["airlock.capability"]}.${s.attributes["airlock.method"]}`).sort(),
+  ).toEqual(["log.write", "progress.report", "progress.report"].sort());
+  expect(capabilities.every((s) => s.ended && s.traceId === traceId)).toBe(true);
 });
 
 test("continues a traceparent an MCP client sends in the tools/call request's _meta", async () => {

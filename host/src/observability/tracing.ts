@@ -46,7 +46,11 @@ export function tracedRun(run: Run, replica: string): Run {
         parent,
         async (span): Promise<ToolCallOutcome> => {
           try {
-            const outcome = await run.call(toolName, input, options);
+            // Child spans (sandbox run, capability calls) only while this one records.
+            const callOptions: CallOptions | undefined = span.isRecording()
+              ? { ...options, traceContext: trace.setSpan(parent, span) }
+              : options;
+            const outcome = await run.call(toolName, input, callOptions);
             span.setAttribute("airlock.call_id", outcome.callId);
             if (outcome.errorCode !== undefined) {
               span.setAttribute("airlock.error_code", outcome.errorCode);

@@ -1,10 +1,12 @@
 // What the invocation pipeline needs from the rest of the host, as narrow interfaces. host.ts
 // builds these from the real store, catalogue, sandbox and bridge; nothing here is a second
 // implementation of them.
+
 import type { ConversationMessage, KnowledgeLevel } from "@airlock/sdk";
 import type { ToolManifest } from "@airlock/sdk/manifest";
 import type { BridgeDispatch, CallGrant, CallNotification, ElicitChannel } from "../bridge/types.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
+import type { TraceParent } from "../observability/spans.ts";
 import type { RemoteExecutor } from "../remote/execute.ts";
 import type { EffectiveLimits, Sandbox } from "../sandbox/types.ts";
 import type { AuditInput, InstalledPluginRecord, Store } from "../store/types.ts";
@@ -32,6 +34,8 @@ export interface GrantRequest {
   elicit?: ElicitChannel;
   /** The bridge ended the call itself (the capability-call cap), with this reason. */
   end?: (reason: Error & { code: string }) => void;
+  /** The call's span context: each capability call gets a child span (observability/spans.ts). */
+  trace?: TraceParent;
 }
 
 /** Issues and revokes CallGrants; `dispatch` is what the sandbox calls for every ctx method. */

@@ -9,6 +9,7 @@ import { hasCode, type ToolResult } from "@airlock/sdk";
 import type { CallNotification, ElicitChannel } from "../bridge/types.ts";
 import type { CatalogueEntry } from "../catalogue/catalogue.ts";
 import type { CallOptions } from "../host-types.ts";
+import { inChildSpan } from "../observability/spans.ts";
 import type { EffectiveLimits } from "../sandbox/types.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { Stop } from "./invoke.ts";
@@ -99,29 +100,37 @@ export async function executeInSandbox(
     notify,
     end: (reason) => controller.abort(reason),
     ...(elicit === undefined ? {} : { elicit }),
+    ...(req.options.traceContext === undefined ? {} : { trace: req.options.traceContext }),
   });
   const timeout = {
     code: "AIRLOCK_TOOL_TIMEOUT",
     message: `Tool ${entry.id} did not finish within ${limits.wallMs} ms and was stopped.`,
   };
   try {
-    const result = await deps.sandbox.call(
-      {
-        pluginKey,
-        tool: entry.tool.name,
-        input: req.input,
-        token: grant.token,
-        context: {
-          instanceId: run.agent,
-          conversationId: run.conversationId,
-          toolId: entry.id,
-          conversation: [...(req.options.conversation ?? [])],
-          attachments: [...(req.options.attachments ?? [])],
-          knowledgeLevel,
+    const sandboxCall = () =>
+      deps.sandbox.call(
+        {
+          pluginKey,
+          tool: entry.tool.name,
+          input: req.input,
+          token: grant.token,
+          context: {
+            instanceId: run.agent,
+            conversationId: run.conversationId,
+            toolId: entry.id,
+            conversation: [...(req.options.conversation ?? [])],
+            attachments: [...(req.options.attachments ?? [])],
+            knowledgeLevel,
+          },
+          signal,
         },
-        signal,
-      },
-      deps.grants.dispatch,
+        deps.grants.dispatch,
+      );
+    const result = await inChildSpan(
+      req.options.traceContext,
+      "airlock.sandbox_run",
+      { "airlock.tool": entry.id, "airlock.call_id": req.callId, "airlock.sandbox": deps.sandbox.mode },
+      sandboxCall,
     );
     // The bridge ended the call at the capability-call cap: that code, whatever the tool did after.
     if (hasCode(signal.reason, "AIRLOCK_BRIDGE_CALL_LIMIT")) return toStop(signal.reason, "");

@@ -31,6 +31,7 @@ export function toModelTool(entry: CatalogueEntry): ModelTool {
     annotations: { ...entry.tool.annotations },
   };
   if (entry.tool.outputSchema !== undefined) tool.outputSchema = structuredClone(entry.tool.outputSchema);
+  if (entry.tool.longRunning === true) tool.longRunning = true;
   return tool;
 }
 

@@ -61,6 +61,7 @@ export function fixtureManifest(plugin: FixturePlugin, code: string): PluginMani
       requiredSecrets: t.requiredSecrets ?? [],
       inputExamples: t.inputExamples ?? [],
       harness: t.harness ?? null,
+      ...(t.longRunning === undefined ? {} : { longRunning: t.longRunning }),
     })),
     knowledge: null,
     egress: plugin.egress ?? [],

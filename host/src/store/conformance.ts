@@ -8,6 +8,7 @@ import { beforeEach, expect, it } from "vitest";
 import { artifactConformance } from "./conformance-artifacts.ts";
 import { brokerConformance } from "./conformance-broker.ts";
 import { doc, knowledgeConformance } from "./conformance-knowledge.ts";
+import { taskConformance } from "./conformance-tasks.ts";
 import type { InstalledPluginRecord, Store } from "./types.ts";
 
 export type StoreFactory = () => Promise<Store>;
@@ -316,4 +317,5 @@ export function storeConformance(factory: StoreFactory): void {
   artifactConformance(s);
   knowledgeConformance(s);
   brokerConformance(s);
+  taskConformance(s);
 }

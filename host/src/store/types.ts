@@ -7,6 +7,7 @@ import type { KnowledgeLevel } from "@airlock/sdk";
 import type { PluginManifest } from "@airlock/sdk/manifest";
 import type { BrokerStore } from "./broker-types.ts";
 import type { ClusterStore } from "./cluster-types.ts";
+import type { TaskStore } from "./task-types.ts";
 
 export type AgentKnowledgeLevel = KnowledgeLevel | "none";
 
@@ -289,4 +290,6 @@ export interface Store extends BrokerStore {
 
   /** What replicas sharing this store coordinate through; PostgreSQL only (store/cluster-types.ts). */
   readonly cluster?: ClusterStore;
+  /** Long-running calls run as tasks (host/src/tasks/), in both dialects. */
+  readonly tasks: TaskStore;
 }

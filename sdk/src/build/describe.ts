@@ -84,6 +84,7 @@ function describeTool(tool: DefinedTool, runtimeZod: boolean): ToolManifest {
   };
   if (tool.output !== undefined) entry.outputSchema = schemaOf(tool, "output");
   if (tool.presentation !== undefined) entry.presentation = { ...tool.presentation };
+  if (tool.longRunning) entry.longRunning = true;
   return entry;
 }
 

@@ -219,6 +219,34 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: "tasks: long-running calls (host/src/tasks/)",
+    sql: `
+      CREATE TABLE tasks (
+        id text PRIMARY KEY,
+        agent text NOT NULL,
+        tool_name text NOT NULL,
+        conversation_id text NOT NULL,
+        input jsonb NOT NULL,
+        options jsonb NOT NULL,
+        status text NOT NULL,
+        status_message text,
+        replica text,
+        outcome jsonb,
+        error_code text,
+        error_message text,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL,
+        beat_at bigint,
+        ttl_ms bigint NOT NULL,
+        expires_at bigint NOT NULL
+      );
+      CREATE INDEX tasks_agent ON tasks (agent, created_at);
+      CREATE INDEX tasks_working ON tasks (status, beat_at);
+      CREATE INDEX tasks_expiry ON tasks (expires_at);
+    `,
+  },
 ];
 
 /** Applies pending migrations in `schema` (created if missing) under an advisory lock. */

@@ -14,6 +14,7 @@ import { createDb } from "./db.ts";
 import { postgresKnowledge } from "./knowledge.ts";
 import { migratePostgres } from "./migrations.ts";
 import { postgresRegistry } from "./registry.ts";
+import { postgresTasks } from "./tasks.ts";
 
 const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -67,6 +68,7 @@ export async function openPostgresStore(config: PostgresStoreConfig): Promise<St
     ...postgresAudit(db),
     ...postgresBroker(db),
     ...postgresPluginWorkers(db),
+    ...postgresTasks(db),
     cluster: postgresCluster(db, { connectionString: config.url, ...searchPath }, schema),
   };
   try {

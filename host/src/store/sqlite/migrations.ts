@@ -180,6 +180,34 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: "tasks: long-running calls (host/src/tasks/)",
+    sql: `
+      CREATE TABLE tasks (
+        id TEXT PRIMARY KEY,
+        agent TEXT NOT NULL,
+        tool_name TEXT NOT NULL,
+        conversation_id TEXT NOT NULL,
+        input TEXT NOT NULL,
+        options TEXT NOT NULL,
+        status TEXT NOT NULL,
+        status_message TEXT,
+        replica TEXT,
+        outcome TEXT,
+        error_code TEXT,
+        error_message TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        beat_at INTEGER,
+        ttl_ms INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      );
+      CREATE INDEX tasks_agent ON tasks (agent, created_at);
+      CREATE INDEX tasks_working ON tasks (status, beat_at);
+      CREATE INDEX tasks_expiry ON tasks (expires_at);
+    `,
+  },
 ];
 
 /** Applies every pending migration, each atomically; refuses a database newer than this build. */

@@ -21,6 +21,7 @@ import { sqliteData } from "./data.ts";
 import { sqliteKnowledge } from "./knowledge.ts";
 import { migrateSqlite } from "./migrations.ts";
 import { sqliteRegistry } from "./registry.ts";
+import { sqliteTasks } from "./tasks.ts";
 import { immediate } from "./tx.ts";
 
 export const SQLITE_FILE = "airlock.db";
@@ -107,6 +108,7 @@ export async function openSqliteStore(
     ...sqliteBroker(db),
     ...sqlitePluginWorkers(db),
     openAuditJournal: () => openAuditJournal(dataDir, db, { durable: durability }),
+    ...sqliteTasks(db),
   };
   try {
     await store.migrate();

@@ -1,0 +1,104 @@
+// Conformance tests of the task rows (store/task-types.ts): binding to the agent, TTL, the
+// conditional transitions (claim once, settle once, cancel only while working), stale-replica
+// failure and paging. Registered by storeConformance (./conformance.ts).
+import { expect, it } from "vitest";
+import type { NewTaskRow } from "./task-types.ts";
+import type { Store } from "./types.ts";
+
+const NOW = 1_800_000_000_000;
+
+export function newTask(id: string, over: Partial<NewTaskRow> = {}): NewTaskRow {
+  return {
+    id,
+    agent: "a",
+    toolName: "kit:slow",
+    conversationId: "c",
+    input: { n: 1 },
+    options: { autoApprove: true },
+    createdAt: NOW,
+    ttlMs: 60_000,
+    ...over,
+  };
+}
+
+export function taskConformance(s: () => Store): void {
+  it("keeps a task bound to its agent and hides it past its TTL", async () => {
+    const { tasks } = s();
+    await tasks.insertTask(newTask("t1"));
+    expect(await tasks.getTask("a", "t1", NOW + 1)).toMatchObject({
+      id: "t1",
+      status: "working",
+      replica: null,
+      input: { n: 1 },
+      options: { autoApprove: true },
+      createdAt: NOW,
+      expiresAt: NOW + 60_000,
+    });
+    expect(await tasks.getTask("b", "t1", NOW + 1)).toBeNull();
+    expect(await tasks.getTask("a", "t1", NOW + 60_000)).toBeNull();
+    expect(await tasks.cancelTask("b", "t1", "no", NOW + 1)).toBeNull();
+    expect(await tasks.pruneTasks(NOW + 60_000)).toBe(1);
+    expect(await tasks.getTask("a", "t1", NOW)).toBeNull();
+  });
+
+  it("claims a queued task once, settles it once and drops its input", async () => {
+    const { tasks } = s();
+    await tasks.insertTask(newTask("t2"));
+    expect(await tasks.countQueuedTasks()).toBe(1);
+    expect((await tasks.claimTask("t2", "r1", NOW + 5))?.replica).toBe("r1");
+    expect(await tasks.claimTask("t2", "r2", NOW + 6)).toBeNull();
+    expect(await tasks.countQueuedTasks()).toBe(0);
+    const outcome = { callId: "c1", result: { content: [] } };
+    const settled = await tasks.settleTask("t2", { status: "completed", outcome }, NOW + 10);
+    expect(settled).toMatchObject({ status: "completed", outcome, input: {}, updatedAt: NOW + 10 });
+    expect(await tasks.settleTask("t2", { status: "failed", errorCode: "X" }, NOW + 11)).toBeNull();
+    expect(await tasks.cancelTask("a", "t2", "late", NOW + 12)).toMatchObject({
+      cancelled: false,
+      row: { status: "completed" },
+    });
+  });
+
+  it("cancels a working task so that its result can no longer be written", async () => {
+    const { tasks } = s();
+    await tasks.insertTask(newTask("t3"));
+    await tasks.claimTask("t3", "r1", NOW);
+    expect(await tasks.cancelTask("a", "t3", "asked", NOW + 1)).toMatchObject({
+      cancelled: true,
+      row: { status: "cancelled", statusMessage: "asked" },
+    });
+    expect((await tasks.cancelTask("a", "t3", "again", NOW + 2))?.cancelled).toBe(false);
+    expect(await tasks.beatTasks(["t3"], NOW + 2)).toEqual([{ id: "t3", status: "cancelled" }]);
+    expect(await tasks.settleTask("t3", { status: "completed", outcome: {} }, NOW + 3)).toBeNull();
+  });
+
+  it("fails the claimed working tasks of a replica that stopped beating, with the code", async () => {
+    const { tasks } = s();
+    await tasks.insertTask(newTask("t4"));
+    await tasks.insertTask(newTask("t5"));
+    await tasks.insertTask(newTask("t6"));
+    await tasks.claimTask("t4", "dead", NOW);
+    await tasks.claimTask("t5", "alive", NOW);
+    await tasks.beatTasks(["t5"], NOW + 10_000);
+    const failed = await tasks.failStaleTasks(NOW + 5_000, "AIRLOCK_TASK_REPLICA_LOST", "gone", NOW + 10_001);
+    expect(failed).toEqual(["t4"]);
+    expect(await tasks.getTask("a", "t4", NOW + 10_002)).toMatchObject({
+      status: "failed",
+      errorCode: "AIRLOCK_TASK_REPLICA_LOST",
+      errorMessage: "gone",
+    });
+    expect((await tasks.getTask("a", "t5", NOW + 10_002))?.status).toBe("working");
+    // A queued (unclaimed) task is the queue's to deliver, never failed as stale.
+    expect((await tasks.getTask("a", "t6", NOW + 10_002))?.status).toBe("working");
+  });
+
+  it("lists an agent's tasks newest first, page by page", async () => {
+    const { tasks } = s();
+    for (let i = 0; i < 5; i++) await tasks.insertTask(newTask(`p${i}`, { createdAt: NOW + i }));
+    await tasks.insertTask(newTask("other", { agent: "b" }));
+    const first = await tasks.listTasks("a", NOW + 10, null, 3);
+    expect(first.map((t) => t.id)).toEqual(["p4", "p3", "p2"]);
+    const last = first.at(-1)!;
+    const second = await tasks.listTasks("a", NOW + 10, { createdAt: last.createdAt, id: last.id }, 3);
+    expect(second.map((t) => t.id)).toEqual(["p1", "p0"]);
+  });
+}

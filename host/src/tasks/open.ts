@@ -1,0 +1,36 @@
+// The host's task service on its store: pg-boss as the queue when the host opened a PostgreSQL
+// store by URL (replicas), else the in-process queue (the embedded SQLite default, or a store
+// handed in by an embedder, whose connection settings the host does not know).
+import type { ResolvedHostOptions } from "../config.ts";
+import type { AirlockHost } from "../host-types.ts";
+import type { Store } from "../store/types.ts";
+import { createPgBossQueue } from "./pg-boss-queue.ts";
+import { createInProcessQueue } from "./queue.ts";
+import { createTaskService } from "./service.ts";
+import type { HostTasks } from "./types.ts";
+
+export function openHostTasks(parts: {
+  options: ResolvedHostOptions;
+  store: Store;
+  replica: string;
+  call: AirlockHost["callTool"];
+  report: (what: string, error: unknown) => void;
+}): HostTasks {
+  const { options, report } = parts;
+  const target = options.store;
+  const concurrency = options.tasks.concurrency;
+  return createTaskService({
+    store: parts.store.tasks,
+    replica: parts.replica,
+    settings: options.tasks,
+    staleMs: options.replica.staleMs,
+    sweepMs: options.replica.heartbeatMs,
+    call: parts.call,
+    audit: (entry) => parts.store.appendAudit(entry),
+    report,
+    queue:
+      target.kind === "postgres"
+        ? (run) => createPgBossQueue({ url: target.url, schema: target.schema, concurrency, run, report })
+        : (run) => createInProcessQueue(run, concurrency),
+  });
+}
