@@ -345,9 +345,13 @@ describe.skipIf(!hasChromium && !required)(
         expect((await f.host.getAgent("alpha"))?.knowledgeLevel).toBe("write");
         expect((await fetch(`${target}/healthz`)).status).toBe(200);
       } finally {
-        await new Promise<void>((resolve) => attacker.close(() => resolve()));
+        // Stop accepting first, then cut the sockets the browser keeps (or opens late, a favicon):
+        // close() alone waits for them (seen: a 30 s hang in a clean-clone CI run).
+        const closed = new Promise<void>((resolve) => attacker.close(() => resolve()));
+        attacker.closeAllConnections();
+        await closed;
       }
-    });
+    }, 60_000);
 
     test("signs out: the cookie no longer opens anything", async () => {
       const cookie = (await context.cookies()).find((c) => c.name === "airlock_console");
