@@ -11,7 +11,7 @@ import { dataDirOption, type Parsed, stringOption } from "./args.ts";
 import { readCredentials } from "./credentials.ts";
 import { cliError } from "./errors.ts";
 import { type HostLocation, runningHostOf, userHost } from "./host-location.ts";
-import { withHost } from "./open-host.ts";
+import { hostOptionsFrom, withHost } from "./open-host.ts";
 import type { CliIO } from "./types.ts";
 
 export interface CliTarget {
@@ -103,4 +103,13 @@ export async function withCliHost<T>(
     );
   }
   return body(adminClient(target.running.adminUrl, operator.token, target.running.version));
+}
+
+/** withCliHost for the admin-only commands: the target of `parsed`, opened in-process when no host runs. */
+export function withAdminTarget<T>(
+  parsed: Parsed,
+  io: CliIO,
+  body: (host: CliHost) => Promise<T>,
+): Promise<T> {
+  return withCliHost(resolveTarget(parsed, io), hostOptionsFrom(parsed, io, "in-process"), io, body);
 }

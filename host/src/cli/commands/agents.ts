@@ -1,22 +1,17 @@
 // `airlock agents …`: list and create agents, show and change what each is served, set its
 // knowledge level. Works directly on a data directory (no running server needed).
 import type { AgentKnowledgeLevel } from "../../store/types.ts";
-import type { CliHost } from "../admin-client.ts";
-import { type Parsed, parseOptions, requiredPositional } from "../args.ts";
+import { parseOptions, requiredPositional } from "../args.ts";
 import { ensureAgentToken } from "../credentials.ts";
 import { cliError } from "../errors.ts";
 import { HOST_OPTIONS, HOST_OPTIONS_HELP, hostOptionsFrom, requireAgent, withHost } from "../open-host.ts";
-import { resolveTarget, TARGET_OPTIONS, TARGET_OPTIONS_HELP, withCliHost } from "../target.ts";
+import { TARGET_OPTIONS, TARGET_OPTIONS_HELP, withAdminTarget } from "../target.ts";
 import type { CliCommand, CliIO } from "../types.ts";
 import { codeModeCommand } from "./code-mode.ts";
 
 const OPTIONS = { ...HOST_OPTIONS, ...TARGET_OPTIONS, json: { type: "boolean" } } as const;
 const OPTIONS_HELP = `${HOST_OPTIONS_HELP}\n${TARGET_OPTIONS_HELP}`;
 
-/** The target host: the running one through its admin API, else the data dir itself. */
-function withTarget<T>(parsed: Parsed, io: CliIO, body: (host: CliHost) => Promise<T>): Promise<T> {
-  return withCliHost(resolveTarget(parsed, io), hostOptionsFrom(parsed, io, "in-process"), io, body);
-}
 const LEVELS: readonly AgentKnowledgeLevel[] = ["none", "read", "write", "manage"];
 
 function print(io: CliIO, json: boolean, data: unknown, text: () => string): number {
@@ -34,7 +29,7 @@ const listCommand: CliCommand = {
   help: usage("list", "", "Lists every agent with its knowledge level.", "--data-dir ./airlock-data"),
   async run(args, io) {
     const parsed = parseOptions(args, OPTIONS);
-    const agents = await withTarget(parsed, io, (host) => host.listAgents());
+    const agents = await withAdminTarget(parsed, io, (host) => host.listAgents());
     return print(io, parsed.values.json === true, agents, () =>
       agents.length === 0
         ? "No agents. Create one with `airlock agents create <slug>`.\n"
@@ -82,7 +77,7 @@ const toolsCommand: CliCommand = {
   async run(args, io) {
     const parsed = parseOptions(args, OPTIONS, 1);
     const slug = requiredPositional(parsed, 0, "<slug>");
-    const tools = await withTarget(parsed, io, async (host) => {
+    const tools = await withAdminTarget(parsed, io, async (host) => {
       await requireAgent(host, slug);
       return host.listAgentTools(slug);
     });
@@ -119,7 +114,7 @@ function toggleCommand(enable: boolean): CliCommand {
       if (tools.length === 0)
         throw cliError("AIRLOCK_CLI_USAGE", "name at least one tool (<namespace>:<tool>)");
       const changes = Object.fromEntries(tools.map((t) => [t.replace("__", ":"), enable]));
-      const view = await withTarget(parsed, io, async (host) => {
+      const view = await withAdminTarget(parsed, io, async (host) => {
         await requireAgent(host, slug);
         return host.setToolsEnabled(slug, changes);
       });
@@ -148,7 +143,7 @@ const levelCommand: CliCommand = {
     const level = requiredPositional(parsed, 1, "<level>") as AgentKnowledgeLevel;
     if (!LEVELS.includes(level))
       throw cliError("AIRLOCK_CLI_USAGE", `the level is one of ${LEVELS.join(", ")}`);
-    await withTarget(parsed, io, async (host) => {
+    await withAdminTarget(parsed, io, async (host) => {
       await requireAgent(host, slug);
       await host.setKnowledgeLevel(slug, level);
     });
@@ -173,7 +168,7 @@ const secretsCommand: CliCommand = {
   async run(args, io) {
     const parsed = parseOptions(args, OPTIONS, 1);
     const slug = requiredPositional(parsed, 0, "<slug>");
-    const secrets = await withTarget(parsed, io, async (host) => {
+    const secrets = await withAdminTarget(parsed, io, async (host) => {
       await requireAgent(host, slug);
       return host.listSecrets(slug);
     });
@@ -218,7 +213,7 @@ Example:
     const value = typeof direct === "string" ? direct : io.env[String(envName)];
     if (value === undefined)
       throw cliError("AIRLOCK_CLI_USAGE", `environment variable ${String(envName)} is not set`);
-    const secrets = await withTarget(parsed, io, async (host) => {
+    const secrets = await withAdminTarget(parsed, io, async (host) => {
       await requireAgent(host, slug);
       return host.setSecrets(slug, { [key]: value });
     });
@@ -294,7 +289,7 @@ Example:
         .map((k) => k.trim())
         .filter((k) => k !== "");
     }
-    const policy = await withTarget(parsed, io, async (host) => {
+    const policy = await withAdminTarget(parsed, io, async (host) => {
       await requireAgent(host, slug);
       return Object.keys(patch).length === 0 ? host.getPeoplePolicy(slug) : host.setPeoplePolicy(slug, patch);
     });

@@ -1,21 +1,11 @@
-// `airlock oauth …` and `airlock models …`: the OAuth connections a host brokers for plugins'
-// declared providers, and the model connections the operator grants to agents' plugins with a
-// budget (docs/oauth.md). Like `airlock agents`, they act on the running host through its admin
-// API, or on the data dir when none runs. No command prints a token, a client secret or a key:
-// a provider key is read from an environment variable (--api-key-env), never from argv.
-import type { CliHost } from "../admin-client.ts";
 import { enumOption, type Parsed, parseOptions, requiredPositional, stringOption } from "../args.ts";
 import { cliError } from "../errors.ts";
-import { HOST_OPTIONS, HOST_OPTIONS_HELP, hostOptionsFrom } from "../open-host.ts";
-import { resolveTarget, TARGET_OPTIONS, TARGET_OPTIONS_HELP, withCliHost } from "../target.ts";
+import { HOST_OPTIONS, HOST_OPTIONS_HELP } from "../open-host.ts";
+import { TARGET_OPTIONS, TARGET_OPTIONS_HELP, withAdminTarget } from "../target.ts";
 import type { CliCommand, CliIO } from "../types.ts";
 
 const OPTIONS = { ...HOST_OPTIONS, ...TARGET_OPTIONS, json: { type: "boolean" } } as const;
 const OPTIONS_HELP = `${HOST_OPTIONS_HELP}\n${TARGET_OPTIONS_HELP}\n  --json             Print JSON.`;
-
-function withTarget<T>(parsed: Parsed, io: CliIO, body: (host: CliHost) => Promise<T>): Promise<T> {
-  return withCliHost(resolveTarget(parsed, io), hostOptionsFrom(parsed, io, "in-process"), io, body);
-}
 
 function print(io: CliIO, parsed: Parsed, data: unknown, text: () => string): number {
   io.stdout(parsed.values.json === true ? `${JSON.stringify(data, null, 2)}\n` : text());
@@ -45,7 +35,7 @@ const oauthList: CliCommand = {
   async run(args, io) {
     const parsed = parseOptions(args, OPTIONS, 1);
     const agent = requiredPositional(parsed, 0, "<agent>");
-    const connections = await withTarget(parsed, io, (host) => host.oauth.connections(agent));
+    const connections = await withAdminTarget(parsed, io, (host) => host.oauth.connections(agent));
     return print(io, parsed, connections, () =>
       connections.length === 0
         ? `No OAuth connections for ${agent}.\n`
@@ -73,7 +63,7 @@ const oauthLink: CliCommand = {
     const [agent, plugin, provider] = [0, 1, 2].map((i) =>
       requiredPositional(parsed, i, ["<agent>", "<plugin>", "<provider>"][i] as string),
     ) as [string, string, string];
-    const url = await withTarget(parsed, io, (host) =>
+    const url = await withAdminTarget(parsed, io, (host) =>
       host.oauth.connectLink(agent, plugin, provider, stringOption(parsed, "subject")),
     );
     return print(io, parsed, { url }, () => `${url}\n`);
@@ -93,7 +83,7 @@ const oauthDisconnect: CliCommand = {
     const parsed = parseOptions(args, { ...OPTIONS, subject: { type: "string" } }, 2);
     const agent = requiredPositional(parsed, 0, "<agent>");
     const provider = requiredPositional(parsed, 1, "<provider>");
-    const done = await withTarget(parsed, io, (host) =>
+    const done = await withAdminTarget(parsed, io, (host) =>
       host.oauth.disconnect(agent, provider, stringOption(parsed, "subject")),
     );
     return print(io, parsed, { disconnected: done }, () =>
@@ -131,7 +121,7 @@ const modelsSet: CliCommand = {
     const apiKey = io.env[keyVar];
     if (apiKey === undefined || apiKey === "")
       throw cliError("AIRLOCK_CLI_USAGE", `the environment variable ${keyVar} is not set`);
-    const view = await withTarget(parsed, io, (host) =>
+    const view = await withAdminTarget(parsed, io, (host) =>
       host.models.setConnection({ name, baseUrl, model, apiKey }),
     );
     return print(
@@ -149,7 +139,7 @@ const modelsList: CliCommand = {
   help: help("models list", "Lists the model connections.", "", "models list"),
   async run(args, io) {
     const parsed = parseOptions(args, OPTIONS);
-    const list = await withTarget(parsed, io, (host) => host.models.connections());
+    const list = await withAdminTarget(parsed, io, (host) => host.models.connections());
     return print(io, parsed, list, () =>
       list.length === 0
         ? "No model connections. Add one with `airlock models set`.\n"
@@ -170,7 +160,7 @@ const modelsRemove: CliCommand = {
   async run(args, io) {
     const parsed = parseOptions(args, OPTIONS, 1);
     const name = requiredPositional(parsed, 0, "<name>");
-    const removed = await withTarget(parsed, io, (host) => host.models.removeConnection(name));
+    const removed = await withAdminTarget(parsed, io, (host) => host.models.removeConnection(name));
     return print(io, parsed, { removed }, () =>
       removed ? `Removed ${name}.\n` : `There is no connection ${name}.\n`,
     );
@@ -201,7 +191,7 @@ const modelsGrant: CliCommand = {
     const plugin = requiredPositional(parsed, 1, "<plugin>");
     const connection = requiredPositional(parsed, 2, "<connection>");
     const period = enumOption(parsed, "period", ["day", "month", "total"] as const, "day");
-    const grant = await withTarget(parsed, io, (host) =>
+    const grant = await withAdminTarget(parsed, io, (host) =>
       host.models.grant(agent, plugin, {
         connection,
         maxTokens: budget(parsed, "max-tokens"),
@@ -230,7 +220,7 @@ const modelsGrants: CliCommand = {
   async run(args, io) {
     const parsed = parseOptions(args, OPTIONS, 1);
     const agent = requiredPositional(parsed, 0, "<agent>");
-    const grants = await withTarget(parsed, io, (host) => host.models.grants(agent));
+    const grants = await withAdminTarget(parsed, io, (host) => host.models.grants(agent));
     return print(io, parsed, grants, () =>
       grants.length === 0
         ? `No model grants for ${agent}.\n`
@@ -257,7 +247,7 @@ const modelsRevoke: CliCommand = {
     const parsed = parseOptions(args, OPTIONS, 2);
     const agent = requiredPositional(parsed, 0, "<agent>");
     const plugin = requiredPositional(parsed, 1, "<plugin>");
-    const revoked = await withTarget(parsed, io, (host) => host.models.revoke(agent, plugin));
+    const revoked = await withAdminTarget(parsed, io, (host) => host.models.revoke(agent, plugin));
     return print(io, parsed, { revoked }, () =>
       revoked ? `Revoked.\n` : `${plugin} had no grant for ${agent}.\n`,
     );
