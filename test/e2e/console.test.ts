@@ -306,7 +306,8 @@ describe.skipIf(!hasChromium && !required)(
       const target = server.url;
       const attackerPage = `<!doctype html><body>
         <iframe id="f" src="${target}/admin" width="600" height="300"></iframe>
-        <form id="x" method="POST" action="${target}/api/instances" enctype="text/plain"><input name='{"slug":"evil-form","x":"' value='"}'></form>
+        <iframe name="sink" width="10" height="10"></iframe>
+        <form id="x" method="POST" target="sink" action="${target}/api/instances" enctype="text/plain"><input name='{"slug":"evil-form","x":"' value='"}'></form>
         <script>
           window.results = [];
           const shots = [
@@ -324,7 +325,7 @@ describe.skipIf(!hasChromium && !required)(
       try {
         const evil = await context.newPage();
         await evil.goto(`http://127.0.0.1:${(attacker.address() as AddressInfo).port}/`);
-        await evil.waitForFunction("window.done === true");
+        await evil.waitForFunction("window.done === true", undefined, { timeout: 15_000 });
         const results = (await evil.evaluate("window.results")) as string[];
         expect(results.join("\n")).not.toMatch(/csrf/);
         const frame = evil.frames().find((fr) => fr.url().startsWith(target));
@@ -337,9 +338,17 @@ describe.skipIf(!hasChromium && !required)(
                 .catch(() => 0);
         expect(framed).toBe(0);
         await shot(evil, "22-attacker-page");
+        // The form posts into a frame of the attacker's page, so the page itself never navigates;
+        // the step waits for the host's answer to that post, not for a load event.
+        const posted = evil.waitForResponse(
+          (r) => r.url() === `${target}/api/instances` && r.request().method() === "POST",
+          { timeout: 15_000 },
+        );
         await evil.evaluate("document.getElementById('x').submit()");
-        await evil.waitForLoadState();
-        await evil.close();
+        expect((await posted).status()).toBeGreaterThanOrEqual(400);
+        // page.close() has no timeout of its own and was seen to hang a loaded run for 60 s; the
+        // browser closes whatever is left in afterAll.
+        await Promise.race([evil.close(), new Promise((resolve) => setTimeout(resolve, 5_000))]);
         expect(await f.host.getAgent("evil-fetch")).toBeNull();
         expect((await f.host.listAgents()).some((a) => a.slug.startsWith("evil"))).toBe(false);
         expect((await f.host.getAgent("alpha"))?.knowledgeLevel).toBe("write");
@@ -349,7 +358,8 @@ describe.skipIf(!hasChromium && !required)(
         // close() alone waits for them (seen: a 30 s hang in a clean-clone CI run).
         const closed = new Promise<void>((resolve) => attacker.close(() => resolve()));
         attacker.closeAllConnections();
-        await closed;
+        await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+        attacker.closeAllConnections();
       }
     }, 60_000);
 
