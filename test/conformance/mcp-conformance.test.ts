@@ -60,7 +60,8 @@ beforeAll(async () => {
       onAgent.set(name, checks);
   }
   results.set("agent", onAgent);
-}, 120_000);
+  // dozens of conformance runner processes in a row: over 120 s on a loaded 2-core machine
+}, 360_000);
 
 afterAll(async () => {
   await Promise.all(endpoints.map((e) => e.close()));

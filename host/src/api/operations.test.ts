@@ -30,7 +30,8 @@ test("serves Prometheus metrics to an operator: calls by outcome, latency, refus
     expect(text).toContain(`airlock_tool_calls_total{outcome="ok",${replica}} 1`);
     expect(text).toContain(`airlock_tool_refusals_total{code="AIRLOCK_TOOL_NOT_EXPOSED",${replica}} 1`);
     expect(text).toMatch(
-      /airlock_tool_call_duration_seconds_bucket\{le="0.5",replica="[^"]+",outcome="ok"\} 1/,
+      // the +Inf bucket: which finite bucket a call lands in depends on the machine's load
+      /airlock_tool_call_duration_seconds_bucket\{le="\+Inf",replica="[^"]+",outcome="ok"\} 1/,
     );
     expect(text).toContain(`airlock_approvals_pending{${replica}} 0`);
     expect(text).toContain("airlock_sandbox_worker_restarts");
