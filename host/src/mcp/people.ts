@@ -7,7 +7,9 @@
 //   input_required result whose requestState is sealed under the host's key (the endpoint is
 //   stateless, the retry may reach another replica). The retried request carries the answers;
 //   the call runs again from the start and each question finds its answer in this round's
-//   responses or in the sealed answers of earlier rounds.
+//   responses or in the sealed answers of earlier rounds. When the operator decides (and the
+//   client opens URLs), the round ends with a URL elicitation to the approval page and the
+//   sealed state carries the approval's id; the retry reads the decision (operator-round.ts).
 // Invariants: only what the client declared is asked (no form support → the operator decides /
 // ctx.elicit answers "unsupported"; no URL support or no page origin → missing secrets stay
 // missing); a sealed state opens only for the same agent, tool and input within its lifetime;
@@ -48,9 +50,12 @@ export const ASK_TIMEOUT_MS = 10 * 60 * 1000;
 export const SECRET_WAIT_MS = 5 * 60 * 1000;
 /** On a 2026-07-28 retry the request itself waits; bounded below common client timeouts. */
 export const SECRET_WAIT_MODERN_MS = 45_000;
+/** On a 2026-07-28 retry the request waits this long for the operator's decision before asking again. */
+export const APPROVAL_WAIT_MODERN_MS = 45_000;
 
 const APPROVAL_KEY = "airlock.approval";
 const SECRETS_KEY = "airlock.secrets";
+const OPERATOR_KEY = "airlock.approval.operator";
 const elicitKey = (n: number) => `airlock.elicit.${n}`;
 
 const APPROVAL_FORM = checkForm({
@@ -83,6 +88,8 @@ export interface RoundState {
   r: Record<string, WireElicitResult>;
   /** the questions the last round asked: the only responses the retry may carry */
   q: string[];
+  /** the approval the operator decides on the approval page (opened by an earlier round) */
+  o?: string;
 }
 
 export interface PeopleSetup {
@@ -96,6 +103,8 @@ export interface PeopleSetup {
   input: unknown;
   /** Origin of the host's pages (http://host:port) when they are reachable; undefined on stdio. */
   pagesOrigin: string | undefined;
+  /** 2026-07-28: how long a retry waits for the operator's decision (default APPROVAL_WAIT_MODERN_MS). */
+  approvalWaitMs?: number;
   log: (error: unknown) => void;
 }
 
@@ -216,6 +225,9 @@ export class PeopleRound {
   readonly #answers: Record<string, WireElicitResult> = {};
   readonly #pending = new Map<string, InputRequest>();
   #elicits = 0;
+  /** The operator's approval of an earlier round (sealed), the client's answer to its page, and this round's. */
+  #operator: { approvalId: string; answer: "accept" | "decline" | "cancel" | undefined } | undefined;
+  #operatorAsked: string | undefined;
 
   constructor(setup: PeopleSetup) {
     this.#setup = setup;
@@ -239,7 +251,13 @@ export class PeopleRound {
     Object.assign(this.#answers, state.r);
     const asked = new Set(Array.isArray(state.q) ? state.q : []);
     const responses = ctx.mcpReq.inputResponses ?? {};
+    if (typeof state.o === "string") {
+      const answer = asked.has(OPERATOR_KEY) ? responses[OPERATOR_KEY] : undefined;
+      this.#operator = { approvalId: state.o, answer: isElicitResult(answer) ? answer.action : undefined };
+    }
     for (const [key, value] of Object.entries(responses)) {
+      // The page's answer is asked afresh each round; it is never kept among the answers.
+      if (key === OPERATOR_KEY) continue;
       // Only an answer to a question this host asked last round counts.
       if (!asked.has(key) || Object.hasOwn(this.#answers, key) || !isElicitResult(value)) continue;
       this.#answers[key] = value;
@@ -256,6 +274,13 @@ export class PeopleRound {
     }
     if (this.#ask.url && this.#setup.pagesOrigin !== undefined) {
       channel.supplySecrets = (question, signal) => this.#supplySecrets(question, signal);
+      if (this.#setup.era === "modern") {
+        channel.operatorRound = {
+          earlier: this.#operator,
+          waitMs: this.#setup.approvalWaitMs ?? APPROVAL_WAIT_MODERN_MS,
+          ask: (approvalId, toolName) => this.#askOperator(approvalId, toolName),
+        };
+      }
     }
     return channel;
   }
@@ -272,11 +297,24 @@ export class PeopleRound {
       x: Date.now() + MRTR_TTL_MS,
       r: this.#answers,
       q: [...this.#pending.keys()],
+      ...(this.#operatorAsked === undefined ? {} : { o: this.#operatorAsked }),
     };
     return inputRequired({
       inputRequests: Object.fromEntries(this.#pending),
       requestState: host.seal(MRTR_PURPOSE, state),
     });
+  }
+
+  /** 2026-07-28: this round ends with the client sent to the approval page (the retry carries the id). */
+  #askOperator(approvalId: string, toolName: string): void {
+    this.#operatorAsked = approvalId;
+    this.#pending.set(
+      OPERATOR_KEY,
+      inputRequired.elicitUrl({
+        message: `An operator must approve ${this.#setup.wireName} (${toolName}) for agent ${this.#setup.agent}; the approval page is open to the agent's operators. The call goes on once it is decided.`,
+        url: `${this.#setup.pagesOrigin}/approve/${approvalId}`,
+      }),
+    );
   }
 
   /** A 2026-07-28 question: its answer when this round has one, else it is asked and the round ends. */

@@ -80,6 +80,8 @@ export interface ClusterStore {
     reason: string | null,
   ): Promise<ApprovalRow | null>;
   getApproval(id: string): Promise<ApprovalRow | null>;
+  /** Deletes an approval that is no longer pending and answers it; null when unknown, pending or gone. */
+  deleteSettledApproval(id: string): Promise<ApprovalRow | null>;
   /** Pending approvals, oldest first. */
   listPendingApprovals(agent?: string): Promise<ApprovalRow[]>;
   countPendingApprovals(): Promise<number>;
