@@ -39,6 +39,8 @@ import type {
   PeopleChannel,
   SecretOutcome,
   SecretQuestion,
+  UrlOutcome,
+  UrlQuestion,
 } from "../people/types.ts";
 
 export const MRTR_PURPOSE = "mcp-input-required";
@@ -57,6 +59,9 @@ const APPROVAL_KEY = "airlock.approval";
 const SECRETS_KEY = "airlock.secrets";
 const OPERATOR_KEY = "airlock.approval.operator";
 const elicitKey = (n: number) => `airlock.elicit.${n}`;
+const urlKey = (n: number) => `airlock.url.${n}`;
+/** How long a call waits for a page (a connect link) to serve its purpose after the person opened it. */
+export const URL_WAIT_MS = 5 * 60 * 1000;
 
 const APPROVAL_FORM = checkForm({
   message: "approve?",
@@ -225,6 +230,7 @@ export class PeopleRound {
   readonly #answers: Record<string, WireElicitResult> = {};
   readonly #pending = new Map<string, InputRequest>();
   #elicits = 0;
+  #urls = 0;
   /** The operator's approval of an earlier round (sealed), the client's answer to its page, and this round's. */
   #operator: { approvalId: string; answer: "accept" | "decline" | "cancel" | undefined } | undefined;
   #operatorAsked: string | undefined;
@@ -272,6 +278,7 @@ export class PeopleRound {
     } else {
       channel.elicit = async () => ({ action: "unsupported" });
     }
+    if (this.#ask.url) channel.openUrl = (question, signal) => this.#openUrl(question, signal);
     if (this.#ask.url && this.#setup.pagesOrigin !== undefined) {
       channel.supplySecrets = (question, signal) => this.#supplySecrets(question, signal);
       if (this.#setup.era === "modern") {
@@ -408,6 +415,22 @@ export class PeopleRound {
     return set ? "supplied" : "timeout";
   }
 
+  /** Any host page (a connect link): asked, then waited for until `done` says it served its purpose. */
+  async #openUrl(question: UrlQuestion, signal: AbortSignal | undefined): Promise<UrlOutcome> {
+    const { message, url } = question;
+    if (this.#setup.era === "modern") {
+      const answer = this.#modern(urlKey(this.#urls++), inputRequired.elicitUrl({ message, url }));
+      if (answer.action !== "accept") return "declined";
+      return (await waitUntil(question.done, signal, SECRET_WAIT_MODERN_MS)) ? "done" : "timeout";
+    }
+    const elicitationId = randomUUID();
+    const answer = await this.#push({ mode: "url", message, url, elicitationId }, signal);
+    if (answer.action !== "accept") return "declined";
+    const done = await waitUntil(question.done, signal, URL_WAIT_MS);
+    if (done) await this.completeUrl(elicitationId);
+    return done ? "done" : "timeout";
+  }
+
   /** 2025-11-25: tells the client a URL elicitation is done (best effort). */
   async completeUrl(elicitationId: string): Promise<void> {
     const { server, ctx, log } = this.#setup;
@@ -438,6 +461,28 @@ export class PeopleRound {
       // The client's answer (it opened the page, or not) changes nothing: the operator decides.
     ).catch(() => undefined);
     return elicitationId;
+  }
+}
+
+/** Re-checks `done` every second until it holds, the signal aborts or the time is up. */
+async function waitUntil(
+  done: () => Promise<boolean>,
+  signal: AbortSignal | undefined,
+  timeoutMs: number,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (true) {
+    if (await done()) return true;
+    if (signal?.aborted === true || Date.now() >= deadline) return false;
+    await new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, Math.min(1000, Math.max(0, deadline - Date.now())));
+      signal?.addEventListener("abort", wake, { once: true });
+    });
   }
 }
 

@@ -5,6 +5,7 @@
 // never hangs past the call's signal; "input required" (the 2026-07-28 round trip) is a
 // thrown AIRLOCK_INPUT_REQUIRED that ends the call's round, never a result.
 import type { ElicitRequest, ElicitResult } from "@airlock/sdk";
+import type { UrlOutcome, UrlQuestion } from "../bridge/types.ts";
 
 /** Who decides a call to a tool that is not read-only. */
 export type ApprovalMode = "operator" | "client" | "auto";
@@ -66,8 +67,10 @@ export interface PeopleChannel {
   elicit?(request: ElicitRequest, signal: AbortSignal): Promise<ElicitResult>;
   /** Points the person at the host's secret page and waits until the keys are set. */
   supplySecrets?(question: SecretQuestion, signal: AbortSignal | undefined): Promise<SecretOutcome>;
+  /** URL-mode elicitation of any host page (the client declared URL support); undefined: cannot ask. */
+  openUrl?(question: UrlQuestion, signal: AbortSignal | undefined): Promise<UrlOutcome>;
   /** 2026-07-28 operator approvals as a round trip; undefined: the call waits for the operator in-request. */
   operatorRound?: OperatorRound;
 }
 
-export type { ElicitRequest, ElicitResult };
+export type { ElicitRequest, ElicitResult, UrlOutcome, UrlQuestion };
