@@ -183,6 +183,11 @@ export interface CallOptions {
   /** How a person at the caller takes part: approvals, ctx.elicit, missing secrets (people/types.ts). */
   people?: PeopleChannel;
   /**
+   * The call's own wall limit (ms), in place of the plugin's `wallMs`: a task call runs under the
+   * tool's operator-set task ceiling (tasks/service.ts). A positive integer.
+   */
+  wallMs?: number;
+  /**
    * The OpenTelemetry context of the call's own span, parent of its sandbox and capability spans
    * (observability/spans.ts). Set by the host's tracing while that span records; leave it unset.
    */

@@ -116,9 +116,11 @@ export async function executeInSandbox(
     ...(openUrl === undefined ? {} : { openUrl }),
     ...(req.options.traceContext === undefined ? {} : { trace: req.options.traceContext }),
   });
+  // A task call's own ceiling replaces the plugin's wallMs (the sandbox applies whichever it is given).
+  const wallMs = req.options.wallMs ?? limits.wallMs;
   const timeout = {
     code: "AIRLOCK_TOOL_TIMEOUT",
-    message: `Tool ${entry.id} did not finish within ${limits.wallMs} ms and was stopped.`,
+    message: `Tool ${entry.id} did not finish within ${wallMs} ms and was stopped.`,
   };
   try {
     const sandboxCall = () =>
@@ -137,6 +139,7 @@ export async function executeInSandbox(
             knowledgeLevel,
           },
           signal,
+          ...(req.options.wallMs === undefined ? {} : { wallMs: req.options.wallMs }),
         },
         deps.grants.dispatch,
       );
