@@ -155,6 +155,11 @@ export interface HostEventMap {
   "tools.changed": { agent: string | null; reason: ToolsChangeReason };
   /** The bridge refused a capability call of plugin code (metrics: refusals by capability). */
   "capability.refused": { capability: string; code: string };
+  /**
+   * A task of `agent` ended (completed, failed, cancelled), on this replica or — announced over
+   * the cluster — on another. MCP servers send the 2025-11-25 `notifications/tasks/status`.
+   */
+  "task.status": { agent: string; taskId: string };
 }
 export type ToolsChangeReason = "enablement" | "secrets" | "catalogue";
 export type HostEventType = keyof HostEventMap;

@@ -54,6 +54,8 @@ export interface TaskServiceOptions {
   /** Where refusals (a task unknown to the agent) and cancellations are audited. */
   audit: (entry: AuditInput) => Promise<void>;
   report: (what: string, error: unknown) => void;
+  /** A task ended here (settled or cancelled): the host's `task.status` event. */
+  onStatus?: (agent: string, id: string) => void;
   clock?: () => number;
 }
 
@@ -151,10 +153,11 @@ export function createTaskService(options: TaskServiceOptions): HostTasks {
       };
     }
     // null: cancelled (or failed as lost) meanwhile; that first decision stands.
-    await store
+    const settled = await store
       .settleTask(id, settlement, clock())
       .catch((error: unknown) => report(`settling task ${id}`, error));
     wake(id);
+    if (settled !== null && settled !== undefined) options.onStatus?.(claimed.agent, id);
   };
   const queue = options.queue(run);
 
@@ -288,6 +291,7 @@ export function createTaskService(options: TaskServiceOptions): HostTasks {
       if (outcome.cancelled) {
         running.get(id)?.abort(); // here at once; another replica within one beat
         wake(id);
+        options.onStatus?.(agent, id);
       }
       return { task: view(outcome.row), cancelled: outcome.cancelled };
     },
