@@ -57,7 +57,10 @@ beforeAll(async () => {
   admin = await startAdminServer(t.host, { port: 0, log: () => undefined });
   await t.host.createAgent("alpha");
   await t.host.setToolsEnabled("alpha", { "gh:me": true });
-  await t.host.setSecrets("alpha", { github_oauth_client_id: CLIENT_ID, github_oauth_client_secret: CLIENT_SECRET });
+  await t.host.setSecrets("alpha", {
+    github_oauth_client_id: CLIENT_ID,
+    github_oauth_client_secret: CLIENT_SECRET,
+  });
   fx = {
     host: t.host,
     server: admin,
@@ -101,7 +104,9 @@ describe.each(KINDS)("%s", (kind) => {
     expect(result.isError).toBeUndefined();
     expect(text(result)).toBe(apiAnswer);
     expect(c.asked).toHaveLength(1);
-    expect(await t.host.oauth.connections("alpha")).toEqual([expect.objectContaining({ provider: "github" })]);
+    expect(await t.host.oauth.connections("alpha")).toEqual([
+      expect.objectContaining({ provider: "github" }),
+    ]);
     await new Promise((resolve) => setTimeout(resolve, 50)); // recorded response bodies settle
     const wire = c.wire.join("\n");
     for (const value of [...oauth.issued, CLIENT_SECRET]) expect(wire).not.toContain(value);

@@ -37,7 +37,10 @@ const SLEEPY: FixturePlugin = {
   tools: [nap("nap"), nap("doze")],
 };
 
-type Message = { type: string; result?: { content: Array<{ text?: string }>; isError?: boolean; _meta?: Record<string, unknown> } };
+type Message = {
+  type: string;
+  result?: { content: Array<{ text?: string }>; isError?: boolean; _meta?: Record<string, unknown> };
+};
 
 describe.each(["in-process", "workers"] as const)("sandbox %s", (mode) => {
   let dir: string;
@@ -79,11 +82,10 @@ describe.each(["in-process", "workers"] as const)("sandbox %s", (mode) => {
 
   async function asTask(name: string, ms: number): Promise<Message> {
     const messages: Message[] = [];
-    const stream = client.experimental.tasks.callToolStream(
-      { name, arguments: { ms } },
-      undefined,
-      { task: { ttl: 60_000 }, timeout: 30_000 },
-    );
+    const stream = client.experimental.tasks.callToolStream({ name, arguments: { ms } }, undefined, {
+      task: { ttl: 60_000 },
+      timeout: 30_000,
+    });
     for await (const m of stream) messages.push(m as Message);
     return messages.at(-1) as Message;
   }

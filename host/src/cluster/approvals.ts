@@ -143,7 +143,11 @@ export function createSharedApprovalRegistry(options: SharedApprovalOptions): Sh
     },
     async open(fields, onPending) {
       const approval = newApproval(fields);
-      await cluster.insertApproval({ ...approval, input: structuredClone(approval.input), replica: OPENED_REPLICA });
+      await cluster.insertApproval({
+        ...approval,
+        input: structuredClone(approval.input),
+        replica: OPENED_REPLICA,
+      });
       onPending({ ...approval, input: structuredClone(approval.input) });
       return approval;
     },

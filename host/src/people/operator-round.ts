@@ -10,12 +10,13 @@
 // and tool it was opened for; a client that declines or dismisses the page withdraws a still
 // pending approval; every outcome is audited (tool row "approval", by "operator", path
 // "input_required"; the operator's own decision is the admin row approval.decide).
+
+import type { CatalogueEntry } from "../catalogue/catalogue.ts";
+import type { CallOptions } from "../host-types.ts";
+import type { ApprovalDecision } from "../pipeline/approvals.ts";
 import type { PipelineDeps } from "../pipeline/deps.ts";
 import type { Stop } from "../pipeline/invoke.ts";
 import type { RunContext } from "../pipeline/run.ts";
-import type { ApprovalDecision } from "../pipeline/approvals.ts";
-import type { CatalogueEntry } from "../catalogue/catalogue.ts";
-import type { CallOptions } from "../host-types.ts";
 import type { OperatorRound } from "./types.ts";
 
 export interface RoundCall {
@@ -87,7 +88,9 @@ export async function operatorRoundStep(
       let decision: ApprovalDecision | null | "withdrawn" | "gone" = opened.decision;
       const dismissed = earlier.answer === "decline" || earlier.answer === "cancel";
       if (decision === null) {
-        decision = dismissed ? await withdraw(deps, id) : await awaitDecision(deps, id, options.signal, round.waitMs);
+        decision = dismissed
+          ? await withdraw(deps, id)
+          : await awaitDecision(deps, id, options.signal, round.waitMs);
       }
       if (decision === null) {
         round.ask(id, toolName);
@@ -97,11 +100,17 @@ export async function operatorRoundStep(
     }
     // Unknown, expired or already used (a replayed round): the operator decides anew.
   }
-  const approval = await deps.approvals.open({ runId: run.id, agent: run.agent, toolName, input: call.input }, (a) => {
-    const presentation = call.entry.tool.presentation;
-    const event = { approvalId: a.id, runId: run.id, agent: run.agent, toolName, input: a.input };
-    deps.events.emit("permission.required", presentation === undefined ? event : { ...event, presentation });
-  });
+  const approval = await deps.approvals.open(
+    { runId: run.id, agent: run.agent, toolName, input: call.input },
+    (a) => {
+      const presentation = call.entry.tool.presentation;
+      const event = { approvalId: a.id, runId: run.id, agent: run.agent, toolName, input: a.input };
+      deps.events.emit(
+        "permission.required",
+        presentation === undefined ? event : { ...event, presentation },
+      );
+    },
+  );
   round.ask(approval.id, toolName);
   return INPUT_REQUIRED;
 }
@@ -117,7 +126,11 @@ async function settle(
     return "done";
   }
   const withdrawn = decision === "withdrawn";
-  const reason = withdrawn ? WITHDRAWN_REASON : "cancelled" in decision ? "the call was cancelled" : decision.reason;
+  const reason = withdrawn
+    ? WITHDRAWN_REASON
+    : "cancelled" in decision
+      ? "the call was cancelled"
+      : decision.reason;
   const code = withdrawn ? "AIRLOCK_APPROVAL_DISMISSED" : "AIRLOCK_APPROVAL_DENIED";
   await record({
     allowed: false,

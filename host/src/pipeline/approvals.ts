@@ -131,7 +131,10 @@ export function createApprovalRegistry(): ApprovalRegistry {
       const entry = opened.get(id);
       if (entry === undefined) return null;
       if (entry.decision !== null) opened.delete(id);
-      return { approval: { ...entry.approval, input: structuredClone(entry.approval.input) }, decision: entry.decision };
+      return {
+        approval: { ...entry.approval, input: structuredClone(entry.approval.input) },
+        decision: entry.decision,
+      };
     },
     async denyAll(reason) {
       for (const entry of [...pending.values()]) entry.settle({ approved: false, reason });

@@ -25,7 +25,13 @@ beforeAll(async () => {
   if (missing === null) {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--no-first-run",
+      ],
     });
   }
 }, 60_000);
@@ -63,73 +69,76 @@ async function approvalRow(approvalId: string) {
 
 const idOf = (params: ElicitParams | undefined) => (params?.url ?? "").split("/approve/")[1] ?? "";
 
-suite(`operator approvals as a 2026-07-28 round trip${missing === null ? "" : ` [skipped: ${missing}]`}`, () => {
-  test("the operator approves on the page; the retried request runs the call", async () => {
-    const c = await connect(KIND, fx);
-    c.answer = async (params) => {
-      await decideOnPage(params, "approve");
-      return { action: "accept" };
-    };
-    expect(text(await c.call("loop__write", { note: "approved on the page" }))).toBe(
-      "written: approved on the page",
-    );
-    expect(c.asked).toHaveLength(1);
-    expect(c.wire.join("\n")).toContain('"resultType":"input_required"');
-    const id = idOf(c.asked[0]);
-    expect(await approvalRow(id)).toMatchObject({
-      allowed: true,
-      details: { mode: "operator", by: "operator", path: "input_required", approved: true },
+suite(
+  `operator approvals as a 2026-07-28 round trip${missing === null ? "" : ` [skipped: ${missing}]`}`,
+  () => {
+    test("the operator approves on the page; the retried request runs the call", async () => {
+      const c = await connect(KIND, fx);
+      c.answer = async (params) => {
+        await decideOnPage(params, "approve");
+        return { action: "accept" };
+      };
+      expect(text(await c.call("loop__write", { note: "approved on the page" }))).toBe(
+        "written: approved on the page",
+      );
+      expect(c.asked).toHaveLength(1);
+      expect(c.wire.join("\n")).toContain('"resultType":"input_required"');
+      const id = idOf(c.asked[0]);
+      expect(await approvalRow(id)).toMatchObject({
+        allowed: true,
+        details: { mode: "operator", by: "operator", path: "input_required", approved: true },
+      });
+      const admin = await fx.host.queryAudit({ kind: "admin", limit: 50 });
+      expect(
+        admin.find((r) => r.action === "approval.decide" && r.details?.approvalId === id)?.details,
+      ).toMatchObject({ via: "approval page", approve: true });
+      expect(await fx.host.listApprovals("alpha")).toEqual([]);
+      await c.close();
     });
-    const admin = await fx.host.queryAudit({ kind: "admin", limit: 50 });
-    expect(
-      admin.find((r) => r.action === "approval.decide" && r.details?.approvalId === id)?.details,
-    ).toMatchObject({ via: "approval page", approve: true });
-    expect(await fx.host.listApprovals("alpha")).toEqual([]);
-    await c.close();
-  });
 
-  test("a denial on the page comes back as a tool error naming the operator's reason", async () => {
-    const c = await connect(KIND, fx);
-    c.answer = async (params) => {
-      await decideOnPage(params, "deny", "not this week");
-      return { action: "accept" };
-    };
-    const result = await c.call("loop__write", { note: "denied" });
-    expect(result.isError).toBe(true);
-    expect(result._meta?.["airlock/errorCode"]).toBe("AIRLOCK_APPROVAL_DENIED");
-    expect(text(result)).toBe("The call was not approved: not this week");
-    expect(await approvalRow(idOf(c.asked[0]))).toMatchObject({
-      allowed: false,
-      error: "AIRLOCK_APPROVAL_DENIED",
-      details: { by: "operator", path: "input_required", reason: "not this week" },
+    test("a denial on the page comes back as a tool error naming the operator's reason", async () => {
+      const c = await connect(KIND, fx);
+      c.answer = async (params) => {
+        await decideOnPage(params, "deny", "not this week");
+        return { action: "accept" };
+      };
+      const result = await c.call("loop__write", { note: "denied" });
+      expect(result.isError).toBe(true);
+      expect(result._meta?.["airlock/errorCode"]).toBe("AIRLOCK_APPROVAL_DENIED");
+      expect(text(result)).toBe("The call was not approved: not this week");
+      expect(await approvalRow(idOf(c.asked[0]))).toMatchObject({
+        allowed: false,
+        error: "AIRLOCK_APPROVAL_DENIED",
+        details: { by: "operator", path: "input_required", reason: "not this week" },
+      });
+      await c.close();
     });
-    await c.close();
-  });
 
-  test("while the approval is pending the retry is asked again, with the same page", async () => {
-    const c = await connect(KIND, fx);
-    c.answer = async (params) => {
-      // First round: the person opened the page, nobody decided yet. Second: the operator approves.
-      if (c.asked.length === 2) await decideOnPage(params, "approve");
-      return { action: "accept" };
-    };
-    expect(text(await c.call("loop__write", { note: "later" }))).toBe("written: later");
-    expect(c.asked).toHaveLength(2);
-    expect(c.asked[1]?.url).toBe(c.asked[0]?.url);
-    await c.close();
-  });
-
-  test("a client that declines to open the page withdraws the approval", async () => {
-    const c = await connect(KIND, fx);
-    c.answer = () => ({ action: "decline" });
-    const result = await c.call("loop__write", { note: "never mind" });
-    expect(result._meta?.["airlock/errorCode"]).toBe("AIRLOCK_APPROVAL_DISMISSED");
-    expect(await fx.host.listApprovals("alpha")).toEqual([]);
-    expect(await approvalRow(idOf(c.asked[0]))).toMatchObject({
-      allowed: false,
-      error: "AIRLOCK_APPROVAL_DISMISSED",
-      details: { by: "client", path: "input_required" },
+    test("while the approval is pending the retry is asked again, with the same page", async () => {
+      const c = await connect(KIND, fx);
+      c.answer = async (params) => {
+        // First round: the person opened the page, nobody decided yet. Second: the operator approves.
+        if (c.asked.length === 2) await decideOnPage(params, "approve");
+        return { action: "accept" };
+      };
+      expect(text(await c.call("loop__write", { note: "later" }))).toBe("written: later");
+      expect(c.asked).toHaveLength(2);
+      expect(c.asked[1]?.url).toBe(c.asked[0]?.url);
+      await c.close();
     });
-    await c.close();
-  });
-});
+
+    test("a client that declines to open the page withdraws the approval", async () => {
+      const c = await connect(KIND, fx);
+      c.answer = () => ({ action: "decline" });
+      const result = await c.call("loop__write", { note: "never mind" });
+      expect(result._meta?.["airlock/errorCode"]).toBe("AIRLOCK_APPROVAL_DISMISSED");
+      expect(await fx.host.listApprovals("alpha")).toEqual([]);
+      expect(await approvalRow(idOf(c.asked[0]))).toMatchObject({
+        allowed: false,
+        error: "AIRLOCK_APPROVAL_DISMISSED",
+        details: { by: "client", path: "input_required" },
+      });
+      await c.close();
+    });
+  },
+);

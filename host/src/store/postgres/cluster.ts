@@ -90,7 +90,9 @@ export function postgresCluster(db: Db, connection: ListenConfig, schema: string
       return rows[0] === undefined ? null : approvalOf(rows[0]);
     },
     async deleteSettledApproval(id) {
-      const rows = await db.query("DELETE FROM approvals WHERE id = $1 AND status <> 'pending' RETURNING *", [id]);
+      const rows = await db.query("DELETE FROM approvals WHERE id = $1 AND status <> 'pending' RETURNING *", [
+        id,
+      ]);
       return rows[0] === undefined ? null : approvalOf(rows[0]);
     },
     async listPendingApprovals(agent) {
