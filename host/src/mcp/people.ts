@@ -14,7 +14,7 @@
 // ctx.elicit answers "unsupported"; no URL support or no page origin → missing secrets stay
 // missing); a sealed state opens only for the same agent, tool and input within its lifetime;
 // an answer is used only for a question this host asked; a secret never travels over MCP.
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { AirlockError } from "@airlock/sdk";
 import {
   CLIENT_CAPABILITIES_META_KEY,
@@ -42,10 +42,16 @@ import type {
   UrlOutcome,
   UrlQuestion,
 } from "../people/types.ts";
+import { waitForSecrets, waitUntil } from "./people-waits.ts";
+import {
+  inputDigest,
+  isElicitResult,
+  MRTR_PURPOSE,
+  MRTR_TTL_MS,
+  type RoundState,
+  stateInvalid,
+} from "./round-state.ts";
 
-export const MRTR_PURPOSE = "mcp-input-required";
-/** How long a sealed round state opens (ms). */
-export const MRTR_TTL_MS = 10 * 60 * 1000;
 /** How long a 2025 approval or ctx.elicit question waits for the client (the call's signal ends it sooner). */
 export const ASK_TIMEOUT_MS = 10 * 60 * 1000;
 /** How long a call waits for the person to enter a secret after the client opened the page. */
@@ -82,21 +88,6 @@ const APPROVAL_FORM = checkForm({
   },
 });
 
-/** What a round carries across retries, sealed (2026-07-28). */
-export interface RoundState {
-  /** agent, tool (wire name), input digest, expiry */
-  a: string;
-  t: string;
-  h: string;
-  x: number;
-  /** answers of earlier rounds by question key */
-  r: Record<string, WireElicitResult>;
-  /** the questions the last round asked: the only responses the retry may carry */
-  q: string[];
-  /** the approval the operator decides on the approval page (opened by an earlier round) */
-  o?: string;
-}
-
 export interface PeopleSetup {
   host: AirlockHost;
   server: Server;
@@ -111,28 +102,6 @@ export interface PeopleSetup {
   /** 2026-07-28: how long a retry waits for the operator's decision (default APPROVAL_WAIT_MODERN_MS). */
   approvalWaitMs?: number;
   log: (error: unknown) => void;
-}
-
-export function inputDigest(input: unknown): string {
-  return createHash("sha256")
-    .update(JSON.stringify(input ?? {}))
-    .digest("base64url");
-}
-
-function stateInvalid(message: string): AirlockError {
-  return new AirlockError("AIRLOCK_MRTR_STATE_INVALID", message, {
-    status: PEOPLE_ERRORS.AIRLOCK_MRTR_STATE_INVALID.status,
-  });
-}
-
-/** The server's requestState.verify: opens what this host sealed, within its lifetime. */
-export function verifyRoundState(host: AirlockHost, sealed: string): RoundState {
-  const state = sealed.length > 64 * 1024 ? null : (host.unseal(MRTR_PURPOSE, sealed) as RoundState | null);
-  if (state === null || typeof state !== "object" || typeof state.x !== "number") {
-    throw stateInvalid("requestState was not sealed by this host");
-  }
-  if (Date.now() > state.x) throw stateInvalid("requestState expired; call the tool again");
-  return state;
 }
 
 function inputRequiredSignal(): AirlockError {
@@ -188,38 +157,6 @@ function toDecision(answer: WireElicitResult, path: ApprovalPath): ClientDecisio
 function toElicitResult(answer: WireElicitResult): ElicitResult {
   if (answer.action === "accept") return { action: "accept", content: (answer.content ?? {}) as never };
   return { action: answer.action };
-}
-
-/** Waits until every key is set for the agent (woken by secret changes, re-checked every second). */
-export async function waitForSecrets(
-  host: AirlockHost,
-  agent: string,
-  keys: readonly string[],
-  signal: AbortSignal | undefined,
-  timeoutMs: number,
-): Promise<boolean> {
-  const allSet = async () => {
-    const views = await host.listSecrets(agent);
-    return keys.every((key) => views.some((v) => v.key === key && v.set));
-  };
-  const deadline = Date.now() + timeoutMs;
-  while (true) {
-    if (await allSet()) return true;
-    if (signal?.aborted === true || Date.now() >= deadline) return false;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        off();
-        signal?.removeEventListener("abort", done);
-        resolve();
-      };
-      const timer = setTimeout(done, Math.min(1000, Math.max(0, deadline - Date.now())));
-      const off = host.on("tools.changed", (event) => {
-        if (event.reason === "secrets" && (event.agent === agent || event.agent === null)) done();
-      });
-      signal?.addEventListener("abort", done, { once: true });
-    });
-  }
 }
 
 /** One tools/call's channel; `finish` says whether the call ends this round with input_required. */
@@ -462,31 +399,4 @@ export class PeopleRound {
     ).catch(() => undefined);
     return elicitationId;
   }
-}
-
-/** Re-checks `done` every second until it holds, the signal aborts or the time is up. */
-async function waitUntil(
-  done: () => Promise<boolean>,
-  signal: AbortSignal | undefined,
-  timeoutMs: number,
-): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (true) {
-    if (await done()) return true;
-    if (signal?.aborted === true || Date.now() >= deadline) return false;
-    await new Promise<void>((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, Math.min(1000, Math.max(0, deadline - Date.now())));
-      signal?.addEventListener("abort", wake, { once: true });
-    });
-  }
-}
-
-function isElicitResult(value: unknown): value is WireElicitResult {
-  const action = (value as { action?: unknown } | null)?.action;
-  return action === "accept" || action === "decline" || action === "cancel";
 }

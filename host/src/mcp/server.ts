@@ -29,7 +29,8 @@ import {
   toMcpTool,
   unknownToolMessage,
 } from "./mapping.ts";
-import { PeopleRound, verifyRoundState } from "./people.ts";
+import { PeopleRound } from "./people.ts";
+import { verifyRoundState } from "./round-state.ts";
 import { registerSkillPrompts } from "./skill-prompts.ts";
 import { createTaskResult, serveTasks, taskCapabilities, taskRequest } from "./tasks.ts";
 
