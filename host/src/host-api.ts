@@ -104,6 +104,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
       onTools: (agent, reason) => void remoteChange(agent, reason),
       onLevel: () => agentStates.invalidate(),
       onResync: () => void remoteChange(null, "catalogue"),
+      onTask: (agent, taskId) => events.emit("task.status", { agent, taskId }),
     },
   });
   const approvals = membership.approvals;
@@ -273,7 +274,18 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     });
     return run.call(toolName, input, call);
   };
-  const tasks = openHostTasks({ options, store, replica: membership.replica, call: callTool, report });
+  const tasks = openHostTasks({
+    options,
+    store,
+    replica: membership.replica,
+    call: callTool,
+    report,
+    // A task that ended here is told to this replica's MCP streams and announced to the others'.
+    onStatus: (agent, taskId) => {
+      events.emit("task.status", { agent, taskId });
+      membership.announce({ kind: "task", agent, id: taskId });
+    },
+  });
 
   return {
     version: options.hostVersion,

@@ -155,6 +155,11 @@ export interface HostEventMap {
   "tools.changed": { agent: string | null; reason: ToolsChangeReason };
   /** The bridge refused a capability call of plugin code (metrics: refusals by capability). */
   "capability.refused": { capability: string; code: string };
+  /**
+   * A task of `agent` ended (completed, failed, cancelled), on this replica or — announced over
+   * the cluster — on another. MCP servers send the 2025-11-25 `notifications/tasks/status`.
+   */
+  "task.status": { agent: string; taskId: string };
 }
 export type ToolsChangeReason = "enablement" | "secrets" | "catalogue";
 export type HostEventType = keyof HostEventMap;
@@ -182,6 +187,11 @@ export interface CallOptions {
   parentCallId?: string;
   /** How a person at the caller takes part: approvals, ctx.elicit, missing secrets (people/types.ts). */
   people?: PeopleChannel;
+  /**
+   * The call's own wall limit (ms), in place of the plugin's `wallMs`: a task call runs under the
+   * tool's operator-set task ceiling (tasks/service.ts). A positive integer.
+   */
+  wallMs?: number;
   /**
    * The OpenTelemetry context of the call's own span, parent of its sandbox and capability spans
    * (observability/spans.ts). Set by the host's tracing while that span records; leave it unset.

@@ -12,7 +12,11 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CallToolResultSchema, CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  TaskStatusNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type AdminServer, startAdminServer } from "../../host/src/api/server.ts";
@@ -110,6 +114,35 @@ describePg("MCP tasks across replicas on one PostgreSQL", () => {
     }
     await dropSchemas(PG_URL, [schema]);
     for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("tells a session on the front replica when the worker replica completes its task (notifications/tasks/status)", async () => {
+    let opened: () => void = () => undefined;
+    const streamOpen = new Promise<void>((resolve) => {
+      opened = resolve;
+    });
+    const statuses: Array<{ taskId: string; status: string }> = [];
+    const client = new V1Client({ name: "replicas", version: "1.0.0" }, { capabilities: { tasks: {} } });
+    client.setNotificationHandler(TaskStatusNotificationSchema, (n) => {
+      statuses.push(n.params as (typeof statuses)[number]);
+    });
+    await client.connect(
+      new V1Transport(new URL(front.server.mcpUrl("alpha")), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+        fetch: async (input, init) => {
+          const response = await fetch(input, init);
+          if ((init?.method ?? "GET") === "GET" && response.ok) opened();
+          return response;
+        },
+      }),
+    );
+    await streamOpen;
+    const id = await startTask(client, 100);
+    await expect
+      .poll(() => statuses.find((s) => s.taskId === id)?.status, { timeout: 30_000 })
+      .toBe("completed");
+    expect(await claimedBy(schema, id)).toBe("worker");
+    await client.close();
   });
 
   it("runs a task started through one replica on another, reads it through the other and fetches its result through the first", async () => {

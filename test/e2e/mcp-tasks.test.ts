@@ -9,7 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CallToolResultSchema, CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  TaskStatusNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type AdminServer, startAdminServer } from "../../host/src/api/server.ts";
 import { kitTarball } from "../../host/src/api/test-support.ts";
@@ -119,6 +123,50 @@ describe("2025-11-25 tasks utility (SDK v1 client)", () => {
       tool: "crunch",
       success: true,
     });
+    await client.close();
+  });
+
+  test("tells the session's notification stream when a task ends (notifications/tasks/status)", async () => {
+    let opened: () => void = () => undefined;
+    const streamOpen = new Promise<void>((resolve) => {
+      opened = resolve;
+    });
+    const statuses: Array<{ taskId: string; status: string; statusMessage?: string }> = [];
+    const client = new V1Client({ name: "tasks", version: "1.0.0" }, { capabilities: { tasks: {} } });
+    client.setNotificationHandler(TaskStatusNotificationSchema, (n) => {
+      statuses.push(n.params as (typeof statuses)[number]);
+    });
+    await client.connect(
+      new V1Transport(new URL(server.mcpUrl("alpha")), {
+        requestInit: { headers: { authorization: `Bearer ${alpha}` } },
+        // Known once the session's GET stream is open: the notification goes there.
+        fetch: async (input, init) => {
+          const response = await fetch(input, init);
+          if ((init?.method ?? "GET") === "GET" && response.ok) opened();
+          return response;
+        },
+      }),
+    );
+    await streamOpen;
+    const start = async (ms: number) =>
+      (
+        (await client.request(
+          { method: "tools/call", params: { name: "jobs__crunch", arguments: { ms }, task: {} } },
+          CreateTaskResultSchema,
+        )) as { task: { taskId: string } }
+      ).task.taskId;
+    const done = await start(100);
+    await expect
+      .poll(() => statuses.find((s) => s.taskId === done)?.status, { timeout: 30_000 })
+      .toBe("completed");
+    const stopped = await start(1800);
+    await client.experimental.tasks.cancelTask(stopped);
+    await expect
+      .poll(() => statuses.find((s) => s.taskId === stopped)?.status, { timeout: 30_000 })
+      .toBe("cancelled");
+    // Another agent's session hears nothing of alpha's tasks (checked by the agent binding: the
+    // hub writes only to the task's agent's streams).
+    expect(statuses.every((s) => [done, stopped].includes(s.taskId))).toBe(true);
     await client.close();
   });
 

@@ -17,7 +17,14 @@ import { inChildSpan, type TraceParent } from "../observability/spans.ts";
 import type { AuditInput } from "../store/types.ts";
 import { DENIAL_ROWS_PER_CALL, isDenied, SUPPRESSED_ACTION } from "./denials.ts";
 import { bridgeError } from "./errors.ts";
-import type { BridgeDispatch, CallGrant, CallNotification, Capability, ElicitChannel } from "./types.ts";
+import type {
+  BridgeDispatch,
+  CallGrant,
+  CallNotification,
+  Capability,
+  ElicitChannel,
+  OpenUrlChannel,
+} from "./types.ts";
 
 export interface BridgeOptions {
   capabilities: readonly Capability[];
@@ -45,6 +52,8 @@ export interface GrantInput {
   notify?: (n: CallNotification) => void;
   /** ctx.elicit's way to the caller (CallGrant.elicit). */
   elicit?: ElicitChannel;
+  /** A capability's way to send the person to a host page (CallGrant.openUrl). */
+  openUrl?: OpenUrlChannel;
   /** A signal that ends the call early (the host's deadline); the grant's own signal follows it. */
   signal?: AbortSignal;
   /**
@@ -307,6 +316,7 @@ export function createBridge(options: BridgeOptions): Bridge {
         notify: input.notify ?? (() => undefined),
         ...(input.maxInboundBytes === undefined ? {} : { maxInboundBytes: input.maxInboundBytes }),
         ...(input.elicit === undefined ? {} : { elicit: input.elicit }),
+        ...(input.openUrl === undefined ? {} : { openUrl: input.openUrl }),
       };
       live.set(token, {
         grant,

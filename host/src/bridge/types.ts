@@ -53,7 +53,24 @@ export interface CallGrant {
   readonly notify: (n: CallNotification) => void;
   /** Asks the person at the caller (ctx.elicit); absent when the caller cannot ask. */
   readonly elicit?: ElicitChannel;
+  /** Sends the person at the caller to a host page (URL-mode elicitation); absent when the caller cannot. */
+  readonly openUrl?: OpenUrlChannel;
 }
+
+/** A page the person at the client should open (an OAuth connect link): the call waits until it served its purpose. */
+export interface UrlQuestion {
+  /** Shown with the link. */
+  message: string;
+  url: string;
+  /** Whether what the page is for is done (re-checked while the call waits after the person opened it). */
+  done(): Promise<boolean>;
+}
+
+/** done: the page served its purpose; declined: the person would not open it; timeout: not done in time. */
+export type UrlOutcome = "done" | "declined" | "timeout";
+
+/** How a capability sends the person to a host page and waits until it served its purpose. */
+export type OpenUrlChannel = (question: UrlQuestion, signal: AbortSignal) => Promise<UrlOutcome>;
 
 /** How ctx.elicit reaches the caller: a checked form in, the person's answer out. */
 export type ElicitChannel = (request: ElicitRequest, signal: AbortSignal) => Promise<ElicitResult>;

@@ -7,13 +7,18 @@
 // waiting; every live replica abandons (with a reason naming the replica) the pending approvals
 // of a replica that stopped or stopped beating, so nothing stays pending forever; after the
 // listener reconnects, and on every heartbeat while calls wait, the waiting rows are re-read.
-import { randomUUID } from "node:crypto";
+// An opened approval (no call waits; a 2026-07-28 retry reads it on any replica) is a row of
+// replica OPENED_REPLICA, which no replica's sweep abandons: it expires by its age instead, and
+// `take` deletes it once decided (one conditional DELETE: one taker wins).
 import type { PendingApproval } from "../host-types.ts";
 import {
   type ApprovalDecision,
   type ApprovalRegistry,
   approvalNotFound,
   DEFAULT_DENIAL,
+  EXPIRED_REASON,
+  newApproval,
+  openedExpired,
 } from "../pipeline/approvals.ts";
 import type { ApprovalRow, ClusterStore } from "../store/cluster-types.ts";
 
@@ -33,6 +38,9 @@ export interface SharedApprovalOptions {
   publish(id: string): void;
   report(what: string, error: unknown): void;
 }
+
+/** The replica column of an opened approval: no replica has this id, so none abandons it. */
+export const OPENED_REPLICA = "(opened)";
 
 const toPending = (row: ApprovalRow): PendingApproval => ({
   id: row.id,
@@ -77,11 +85,7 @@ export function createSharedApprovalRegistry(options: SharedApprovalOptions): Sh
           resolve({ approved: false, cancelled: true });
           return;
         }
-        const approval: PendingApproval = {
-          ...fields,
-          id: `apr_${randomUUID()}`,
-          requestedAt: new Date().toISOString(),
-        };
+        const approval = newApproval(fields);
         const onAbort = () => {
           cluster.settleApproval(approval.id, "cancelled", "the call was cancelled").then(
             (row) =>
@@ -128,7 +132,36 @@ export function createSharedApprovalRegistry(options: SharedApprovalOptions): Sh
       return toPending(row);
     },
     async list(agent) {
-      return (await cluster.listPendingApprovals(agent)).map(toPending);
+      const rows = await cluster.listPendingApprovals(agent);
+      const expired = rows.filter((r) => r.replica === OPENED_REPLICA && openedExpired(toPending(r)));
+      for (const row of expired) {
+        cluster
+          .settleApproval(row.id, "abandoned", EXPIRED_REASON)
+          .catch((error: unknown) => report("opened approval expiry", error));
+      }
+      return rows.filter((r) => !expired.includes(r)).map(toPending);
+    },
+    async open(fields, onPending) {
+      const approval = newApproval(fields);
+      await cluster.insertApproval({
+        ...approval,
+        input: structuredClone(approval.input),
+        replica: OPENED_REPLICA,
+      });
+      onPending({ ...approval, input: structuredClone(approval.input) });
+      return approval;
+    },
+    async take(id) {
+      const row = await cluster.getApproval(id);
+      if (row === null || row.replica !== OPENED_REPLICA) return null;
+      if (row.status === "pending") {
+        if (!openedExpired(toPending(row))) return { approval: toPending(row), decision: null };
+        await cluster.settleApproval(id, "abandoned", EXPIRED_REASON);
+        await cluster.deleteSettledApproval(id);
+        return null;
+      }
+      const taken = await cluster.deleteSettledApproval(id);
+      return taken === null ? null : { approval: toPending(taken), decision: decisionOf(taken) };
     },
     async denyAll(reason) {
       await Promise.all(

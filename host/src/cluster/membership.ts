@@ -30,6 +30,8 @@ export interface MembershipHandlers {
   onLevel(agent: string | null): void;
   /** Signals may have been missed (the listener reconnected): re-read everything cached. */
   onResync(): void;
+  /** A task of `agent` ended on another replica. */
+  onTask?(agent: string, id: string): void;
 }
 
 export interface ClusterMembership {
@@ -110,6 +112,10 @@ export async function joinCluster(options: {
             return;
           case "streams":
             void coordinator?.beat();
+            return;
+          case "task":
+            if (typeof signal.agent === "string" && typeof signal.id === "string")
+              handlers.onTask?.(signal.agent, signal.id);
             return;
         }
       },

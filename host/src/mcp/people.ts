@@ -7,12 +7,14 @@
 //   input_required result whose requestState is sealed under the host's key (the endpoint is
 //   stateless, the retry may reach another replica). The retried request carries the answers;
 //   the call runs again from the start and each question finds its answer in this round's
-//   responses or in the sealed answers of earlier rounds.
+//   responses or in the sealed answers of earlier rounds. When the operator decides (and the
+//   client opens URLs), the round ends with a URL elicitation to the approval page and the
+//   sealed state carries the approval's id; the retry reads the decision (operator-round.ts).
 // Invariants: only what the client declared is asked (no form support → the operator decides /
 // ctx.elicit answers "unsupported"; no URL support or no page origin → missing secrets stay
 // missing); a sealed state opens only for the same agent, tool and input within its lifetime;
 // an answer is used only for a question this host asked; a secret never travels over MCP.
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { AirlockError } from "@airlock/sdk";
 import {
   CLIENT_CAPABILITIES_META_KEY,
@@ -37,21 +39,35 @@ import type {
   PeopleChannel,
   SecretOutcome,
   SecretQuestion,
+  UrlOutcome,
+  UrlQuestion,
 } from "../people/types.ts";
+import { waitForSecrets, waitUntil } from "./people-waits.ts";
+import {
+  inputDigest,
+  isElicitResult,
+  MRTR_PURPOSE,
+  MRTR_TTL_MS,
+  type RoundState,
+  stateInvalid,
+} from "./round-state.ts";
 
-export const MRTR_PURPOSE = "mcp-input-required";
-/** How long a sealed round state opens (ms). */
-export const MRTR_TTL_MS = 10 * 60 * 1000;
 /** How long a 2025 approval or ctx.elicit question waits for the client (the call's signal ends it sooner). */
 export const ASK_TIMEOUT_MS = 10 * 60 * 1000;
 /** How long a call waits for the person to enter a secret after the client opened the page. */
 export const SECRET_WAIT_MS = 5 * 60 * 1000;
 /** On a 2026-07-28 retry the request itself waits; bounded below common client timeouts. */
 export const SECRET_WAIT_MODERN_MS = 45_000;
+/** On a 2026-07-28 retry the request waits this long for the operator's decision before asking again. */
+export const APPROVAL_WAIT_MODERN_MS = 45_000;
 
 const APPROVAL_KEY = "airlock.approval";
 const SECRETS_KEY = "airlock.secrets";
+const OPERATOR_KEY = "airlock.approval.operator";
 const elicitKey = (n: number) => `airlock.elicit.${n}`;
+const urlKey = (n: number) => `airlock.url.${n}`;
+/** How long a call waits for a page (a connect link) to serve its purpose after the person opened it. */
+export const URL_WAIT_MS = 5 * 60 * 1000;
 
 const APPROVAL_FORM = checkForm({
   message: "approve?",
@@ -72,19 +88,6 @@ const APPROVAL_FORM = checkForm({
   },
 });
 
-/** What a round carries across retries, sealed (2026-07-28). */
-export interface RoundState {
-  /** agent, tool (wire name), input digest, expiry */
-  a: string;
-  t: string;
-  h: string;
-  x: number;
-  /** answers of earlier rounds by question key */
-  r: Record<string, WireElicitResult>;
-  /** the questions the last round asked: the only responses the retry may carry */
-  q: string[];
-}
-
 export interface PeopleSetup {
   host: AirlockHost;
   server: Server;
@@ -96,29 +99,9 @@ export interface PeopleSetup {
   input: unknown;
   /** Origin of the host's pages (http://host:port) when they are reachable; undefined on stdio. */
   pagesOrigin: string | undefined;
+  /** 2026-07-28: how long a retry waits for the operator's decision (default APPROVAL_WAIT_MODERN_MS). */
+  approvalWaitMs?: number;
   log: (error: unknown) => void;
-}
-
-export function inputDigest(input: unknown): string {
-  return createHash("sha256")
-    .update(JSON.stringify(input ?? {}))
-    .digest("base64url");
-}
-
-function stateInvalid(message: string): AirlockError {
-  return new AirlockError("AIRLOCK_MRTR_STATE_INVALID", message, {
-    status: PEOPLE_ERRORS.AIRLOCK_MRTR_STATE_INVALID.status,
-  });
-}
-
-/** The server's requestState.verify: opens what this host sealed, within its lifetime. */
-export function verifyRoundState(host: AirlockHost, sealed: string): RoundState {
-  const state = sealed.length > 64 * 1024 ? null : (host.unseal(MRTR_PURPOSE, sealed) as RoundState | null);
-  if (state === null || typeof state !== "object" || typeof state.x !== "number") {
-    throw stateInvalid("requestState was not sealed by this host");
-  }
-  if (Date.now() > state.x) throw stateInvalid("requestState expired; call the tool again");
-  return state;
 }
 
 function inputRequiredSignal(): AirlockError {
@@ -176,38 +159,6 @@ function toElicitResult(answer: WireElicitResult): ElicitResult {
   return { action: answer.action };
 }
 
-/** Waits until every key is set for the agent (woken by secret changes, re-checked every second). */
-export async function waitForSecrets(
-  host: AirlockHost,
-  agent: string,
-  keys: readonly string[],
-  signal: AbortSignal | undefined,
-  timeoutMs: number,
-): Promise<boolean> {
-  const allSet = async () => {
-    const views = await host.listSecrets(agent);
-    return keys.every((key) => views.some((v) => v.key === key && v.set));
-  };
-  const deadline = Date.now() + timeoutMs;
-  while (true) {
-    if (await allSet()) return true;
-    if (signal?.aborted === true || Date.now() >= deadline) return false;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        off();
-        signal?.removeEventListener("abort", done);
-        resolve();
-      };
-      const timer = setTimeout(done, Math.min(1000, Math.max(0, deadline - Date.now())));
-      const off = host.on("tools.changed", (event) => {
-        if (event.reason === "secrets" && (event.agent === agent || event.agent === null)) done();
-      });
-      signal?.addEventListener("abort", done, { once: true });
-    });
-  }
-}
-
 /** One tools/call's channel; `finish` says whether the call ends this round with input_required. */
 export class PeopleRound {
   readonly #setup: PeopleSetup;
@@ -216,6 +167,10 @@ export class PeopleRound {
   readonly #answers: Record<string, WireElicitResult> = {};
   readonly #pending = new Map<string, InputRequest>();
   #elicits = 0;
+  #urls = 0;
+  /** The operator's approval of an earlier round (sealed), the client's answer to its page, and this round's. */
+  #operator: { approvalId: string; answer: "accept" | "decline" | "cancel" | undefined } | undefined;
+  #operatorAsked: string | undefined;
 
   constructor(setup: PeopleSetup) {
     this.#setup = setup;
@@ -239,7 +194,13 @@ export class PeopleRound {
     Object.assign(this.#answers, state.r);
     const asked = new Set(Array.isArray(state.q) ? state.q : []);
     const responses = ctx.mcpReq.inputResponses ?? {};
+    if (typeof state.o === "string") {
+      const answer = asked.has(OPERATOR_KEY) ? responses[OPERATOR_KEY] : undefined;
+      this.#operator = { approvalId: state.o, answer: isElicitResult(answer) ? answer.action : undefined };
+    }
     for (const [key, value] of Object.entries(responses)) {
+      // The page's answer is asked afresh each round; it is never kept among the answers.
+      if (key === OPERATOR_KEY) continue;
       // Only an answer to a question this host asked last round counts.
       if (!asked.has(key) || Object.hasOwn(this.#answers, key) || !isElicitResult(value)) continue;
       this.#answers[key] = value;
@@ -254,8 +215,16 @@ export class PeopleRound {
     } else {
       channel.elicit = async () => ({ action: "unsupported" });
     }
+    if (this.#ask.url) channel.openUrl = (question, signal) => this.#openUrl(question, signal);
     if (this.#ask.url && this.#setup.pagesOrigin !== undefined) {
       channel.supplySecrets = (question, signal) => this.#supplySecrets(question, signal);
+      if (this.#setup.era === "modern") {
+        channel.operatorRound = {
+          earlier: this.#operator,
+          waitMs: this.#setup.approvalWaitMs ?? APPROVAL_WAIT_MODERN_MS,
+          ask: (approvalId, toolName) => this.#askOperator(approvalId, toolName),
+        };
+      }
     }
     return channel;
   }
@@ -272,11 +241,24 @@ export class PeopleRound {
       x: Date.now() + MRTR_TTL_MS,
       r: this.#answers,
       q: [...this.#pending.keys()],
+      ...(this.#operatorAsked === undefined ? {} : { o: this.#operatorAsked }),
     };
     return inputRequired({
       inputRequests: Object.fromEntries(this.#pending),
       requestState: host.seal(MRTR_PURPOSE, state),
     });
+  }
+
+  /** 2026-07-28: this round ends with the client sent to the approval page (the retry carries the id). */
+  #askOperator(approvalId: string, toolName: string): void {
+    this.#operatorAsked = approvalId;
+    this.#pending.set(
+      OPERATOR_KEY,
+      inputRequired.elicitUrl({
+        message: `An operator must approve ${this.#setup.wireName} (${toolName}) for agent ${this.#setup.agent}; the approval page is open to the agent's operators. The call goes on once it is decided.`,
+        url: `${this.#setup.pagesOrigin}/approve/${approvalId}`,
+      }),
+    );
   }
 
   /** A 2026-07-28 question: its answer when this round has one, else it is asked and the round ends. */
@@ -370,6 +352,22 @@ export class PeopleRound {
     return set ? "supplied" : "timeout";
   }
 
+  /** Any host page (a connect link): asked, then waited for until `done` says it served its purpose. */
+  async #openUrl(question: UrlQuestion, signal: AbortSignal | undefined): Promise<UrlOutcome> {
+    const { message, url } = question;
+    if (this.#setup.era === "modern") {
+      const answer = this.#modern(urlKey(this.#urls++), inputRequired.elicitUrl({ message, url }));
+      if (answer.action !== "accept") return "declined";
+      return (await waitUntil(question.done, signal, SECRET_WAIT_MODERN_MS)) ? "done" : "timeout";
+    }
+    const elicitationId = randomUUID();
+    const answer = await this.#push({ mode: "url", message, url, elicitationId }, signal);
+    if (answer.action !== "accept") return "declined";
+    const done = await waitUntil(question.done, signal, URL_WAIT_MS);
+    if (done) await this.completeUrl(elicitationId);
+    return done ? "done" : "timeout";
+  }
+
   /** 2025-11-25: tells the client a URL elicitation is done (best effort). */
   async completeUrl(elicitationId: string): Promise<void> {
     const { server, ctx, log } = this.#setup;
@@ -401,9 +399,4 @@ export class PeopleRound {
     ).catch(() => undefined);
     return elicitationId;
   }
-}
-
-function isElicitResult(value: unknown): value is WireElicitResult {
-  const action = (value as { action?: unknown } | null)?.action;
-  return action === "accept" || action === "decline" || action === "cancel";
 }

@@ -29,7 +29,8 @@ import {
   toMcpTool,
   unknownToolMessage,
 } from "./mapping.ts";
-import { PeopleRound, verifyRoundState } from "./people.ts";
+import { PeopleRound } from "./people.ts";
+import { verifyRoundState } from "./round-state.ts";
 import { registerSkillPrompts } from "./skill-prompts.ts";
 import { createTaskResult, serveTasks, taskCapabilities, taskRequest } from "./tasks.ts";
 
@@ -46,6 +47,8 @@ export interface McpServerOptions {
   serverName?: string;
   /** Tools per tools/list page (default PAGE_SIZE). */
   pageSize?: number;
+  /** 2026-07-28: how long a retried call waits for the operator's decision before asking again (ms; default 45 s). */
+  approvalWaitMs?: number;
   /** Where unexpected failures go; default console.error (stderr, safe for stdio). */
   log?: (error: unknown) => void;
 }
@@ -199,6 +202,7 @@ export function createAgentMcpServer(
         wireName: name,
         input: request.params.arguments ?? {},
         pagesOrigin: caller.pagesOrigin,
+        ...(options.approvalWaitMs === undefined ? {} : { approvalWaitMs: options.approvalWaitMs }),
         log,
       });
     } catch (error) {
@@ -246,13 +250,13 @@ export function createAgentMcpServer(
       const outcome = await run.call(tool.id, request.params.arguments ?? {}, callOptions);
       if (approvalPage !== undefined) await round.completeUrl(approvalPage);
       const asking = round.finish(outcome.errorCode);
-      if (asking !== undefined) return asking;
       if (sending.length > 0) {
         await Promise.all(sending);
         // A send resolves before the transport has written it (stdio writes on a later turn):
         // one more turn keeps every notification ahead of the result on the wire.
         await new Promise((resolve) => setImmediate(resolve));
       }
+      if (asking !== undefined) return asking;
       return toCallToolResult(outcome);
     } catch (error) {
       if (hasCode(error) && error.code.startsWith("AIRLOCK_")) return errorResult(error.code, error.message);

@@ -58,7 +58,7 @@ export function taskRequest(
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** 2025-11-25 `Task`. */
-function legacyTask(v: TaskView): Record<string, unknown> {
+export function legacyTask(v: TaskView): Record<string, unknown> {
   return {
     taskId: v.id,
     status: v.status,

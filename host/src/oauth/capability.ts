@@ -1,7 +1,9 @@
 // ctx.oauth on the host side, and the bearer source the egress gate asks for ctx.fetch's
 // `oauth` option. `requireToken(provider)` answers `{ok: true}` when the agent has a usable
-// token (refreshed if near expiry), else `{ok: false, result}` with a connect link the tool
-// returns as it is; `token(provider)` hands out the raw access token only when the provider's
+// token (refreshed if near expiry), else — when the caller can send the person to a page (an
+// MCP client with URL-mode elicitation) — sends the connect link that way and answers `{ok:
+// true}` once the connection exists; otherwise (or when the person declines, or it is not done
+// in time) `{ok: false, result}` with the connect link the tool returns as it is; `token(provider)` hands out the raw access token only when the provider's
 // manifest entry declares `rawToken` (why) and the operator set `<provider>_oauth_raw_token` to
 // "allow" for the agent — otherwise it reads `undefined` and a denial is audited.
 // Invariants: the provider must be declared by the calling plugin's manifest (else
@@ -76,6 +78,19 @@ export function createOAuthCapability(options: { broker: OAuthBroker; secrets: S
           };
         }
         const link = broker.connectLink(who);
+        // A client that opens URLs gets the link as a URL-mode elicitation; the call waits
+        // until the connection exists (the person completed the flow), or returns the link.
+        if (grant.openUrl !== undefined) {
+          const outcome = await grant.openUrl(
+            {
+              message: `${grant.toolId} needs access to ${provider.name} (scopes: ${provider.scopes.join(" ") || "none"}) for agent ${grant.agent}. Connect it on this page; the call goes on once it is connected.`,
+              url: link,
+              done: async () => (await broker.accessToken(who, provider)) !== undefined,
+            },
+            grant.signal,
+          );
+          if (outcome === "done") return { ok: true };
+        }
         return {
           ok: false,
           result: notConnected(

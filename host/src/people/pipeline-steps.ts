@@ -1,7 +1,8 @@
 // The pipeline's people-in-the-loop steps (called from pipeline/invoke.ts and run.ts):
 // - approval: the agent's policy says who decides a tool that is not read-only: `auto` runs it,
 //   `client` asks the person at the client through the call's channel (falling back to the
-//   operator when the caller cannot ask), `operator` leaves it to the approval registry;
+//   operator when the caller cannot ask), `operator` leaves it to the approval registry — as a
+//   2026-07-28 round trip to the approval page when the channel offers one (operator-round.ts);
 // - missing secrets: when every missing key is one the operator lets the person enter, the
 //   channel points the person at the host's page and the call goes on once they are set.
 // Invariants: the default (no policy, no channel) is exactly the operator path; every decision
@@ -16,6 +17,7 @@ import type { PipelineDeps } from "../pipeline/deps.ts";
 import type { Stop } from "../pipeline/invoke.ts";
 import type { RunContext } from "../pipeline/run.ts";
 import type { Store } from "../store/types.ts";
+import { operatorRoundStep } from "./operator-round.ts";
 import { approvalModeOf, readPolicy } from "./policy.ts";
 
 /** `operator`: the registry decides (today's path); `done`: approved or nothing to approve. */
@@ -67,7 +69,12 @@ export async function approvalStep(
     return "done";
   }
   const ask = options.people?.approve;
-  if (mode === "operator" || ask === undefined) return "operator";
+  if (mode === "operator" || ask === undefined) {
+    // 2026-07-28 with URL elicitation: a round trip to the approval page instead of a wait.
+    const round = options.people?.operatorRound;
+    if (round === undefined) return "operator";
+    return operatorRoundStep(deps, call, options, round, (fields) => audit(deps, call, "approval", fields));
+  }
   let decision: Awaited<ReturnType<NonNullable<typeof ask>>>;
   try {
     decision = await ask(

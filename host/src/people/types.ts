@@ -5,6 +5,7 @@
 // never hangs past the call's signal; "input required" (the 2026-07-28 round trip) is a
 // thrown AIRLOCK_INPUT_REQUIRED that ends the call's round, never a result.
 import type { ElicitRequest, ElicitResult } from "@airlock/sdk";
+import type { UrlOutcome, UrlQuestion } from "../bridge/types.ts";
 
 /** Who decides a call to a tool that is not read-only. */
 export type ApprovalMode = "operator" | "client" | "auto";
@@ -45,6 +46,20 @@ export interface SecretQuestion {
 /** Whether the missing secrets are set now (the call proceeds), or why not. */
 export type SecretOutcome = "supplied" | "declined" | "unsupported" | "timeout";
 
+/**
+ * 2026-07-28, the operator decides (the client declared URL elicitation and the host's pages are
+ * reachable): the call does not wait in its request. Its round ends with a URL elicitation to the
+ * approval page; the retry carries the approval's id (sealed) and reads the decision.
+ */
+export interface OperatorRound {
+  /** What an earlier round of this call opened, and the client's answer to it; undefined on the first round. */
+  earlier: { approvalId: string; answer: "accept" | "decline" | "cancel" | undefined } | undefined;
+  /** How long the retried request waits for the decision before asking again (ms). */
+  waitMs: number;
+  /** Ends this round: asks the client to open the approval page of `approvalId`. */
+  ask(approvalId: string, toolName: string): void;
+}
+
 export interface PeopleChannel {
   /** Form-mode approval at the client; undefined when this caller cannot ask (the operator decides). */
   approve?(question: ApprovalQuestion, signal: AbortSignal | undefined): Promise<ClientDecision | undefined>;
@@ -52,6 +67,10 @@ export interface PeopleChannel {
   elicit?(request: ElicitRequest, signal: AbortSignal): Promise<ElicitResult>;
   /** Points the person at the host's secret page and waits until the keys are set. */
   supplySecrets?(question: SecretQuestion, signal: AbortSignal | undefined): Promise<SecretOutcome>;
+  /** URL-mode elicitation of any host page (the client declared URL support); undefined: cannot ask. */
+  openUrl?(question: UrlQuestion, signal: AbortSignal | undefined): Promise<UrlOutcome>;
+  /** 2026-07-28 operator approvals as a round trip; undefined: the call waits for the operator in-request. */
+  operatorRound?: OperatorRound;
 }
 
-export type { ElicitRequest, ElicitResult };
+export type { ElicitRequest, ElicitResult, UrlOutcome, UrlQuestion };

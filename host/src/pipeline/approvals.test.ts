@@ -1,6 +1,6 @@
 import { hasCode } from "@airlock/sdk";
-import { describe, expect, it } from "vitest";
-import { createApprovalRegistry } from "./approvals.ts";
+import { describe, expect, it, vi } from "vitest";
+import { createApprovalRegistry, OPEN_APPROVAL_TTL_MS } from "./approvals.ts";
 
 const fields = { runId: "r", agent: "a", toolName: "ns:write", input: { x: 1 } };
 
@@ -45,5 +45,33 @@ describe("approval registry", () => {
     await approvals.denyAll("shutting down");
     expect(await a).toEqual({ approved: false, reason: "shutting down" });
     expect(await b).toEqual({ approved: false, reason: "shutting down" });
+  });
+
+  it("an opened approval is listed and decided like any, and its decision is taken once", async () => {
+    const approvals = createApprovalRegistry();
+    const seen: string[] = [];
+    const opened = await approvals.open(fields, (a) => seen.push(a.id));
+    expect(seen).toEqual([opened.id]);
+    expect((await approvals.list("a")).map((a) => a.id)).toEqual([opened.id]);
+    expect((await approvals.take(opened.id))?.decision).toBeNull(); // pending: it stays
+    await approvals.decide(opened.id, { approve: false, reason: "no" });
+    expect(await approvals.list()).toEqual([]);
+    expect((await approvals.take(opened.id))?.decision).toEqual({ approved: false, reason: "no" });
+    expect(await approvals.take(opened.id)).toBeNull();
+    const again = await approvals.decide(opened.id, { approve: true }).catch((error: unknown) => error);
+    expect(hasCode(again, "AIRLOCK_APPROVAL_NOT_FOUND")).toBe(true);
+  });
+
+  it("an opened approval nobody decides expires", async () => {
+    const approvals = createApprovalRegistry();
+    const opened = await approvals.open(fields, () => undefined);
+    const now = Date.now();
+    vi.spyOn(Date, "now").mockReturnValue(now + OPEN_APPROVAL_TTL_MS + 1000);
+    try {
+      expect(await approvals.list()).toEqual([]);
+      expect(await approvals.take(opened.id)).toBeNull();
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 });

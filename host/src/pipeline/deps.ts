@@ -4,7 +4,13 @@
 
 import type { ConversationMessage, KnowledgeLevel } from "@airlock/sdk";
 import type { ToolManifest } from "@airlock/sdk/manifest";
-import type { BridgeDispatch, CallGrant, CallNotification, ElicitChannel } from "../bridge/types.ts";
+import type {
+  BridgeDispatch,
+  CallGrant,
+  CallNotification,
+  ElicitChannel,
+  OpenUrlChannel,
+} from "../bridge/types.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { TraceParent } from "../observability/spans.ts";
 import type { RemoteExecutor } from "../remote/execute.ts";
@@ -32,6 +38,8 @@ export interface GrantRequest {
   notify: (n: CallNotification) => void;
   /** ctx.elicit's way to the caller, when the caller can ask. */
   elicit?: ElicitChannel;
+  /** A capability's way to send the person to a host page, when the caller can. */
+  openUrl?: OpenUrlChannel;
   /** The bridge ended the call itself (the capability-call cap), with this reason. */
   end?: (reason: Error & { code: string }) => void;
   /** The call's span context: each capability call gets a child span (observability/spans.ts). */

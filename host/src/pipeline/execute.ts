@@ -6,7 +6,7 @@
 // timer and one abort path; a sandbox rejection becomes a Stop carrying its AIRLOCK_* code
 // (AIRLOCK_TOOL_FAILED otherwise), a passed deadline always AIRLOCK_TOOL_TIMEOUT.
 import { hasCode, type ToolResult } from "@airlock/sdk";
-import type { CallNotification, ElicitChannel } from "../bridge/types.ts";
+import type { CallNotification, ElicitChannel, OpenUrlChannel } from "../bridge/types.ts";
 import type { CatalogueEntry } from "../catalogue/catalogue.ts";
 import type { CallOptions } from "../host-types.ts";
 import { inChildSpan } from "../observability/spans.ts";
@@ -86,6 +86,19 @@ export async function executeInSandbox(
             throw error;
           }
         };
+  // A capability's URL question (ctx.oauth's connect link) ends a 2026-07-28 round the same way.
+  const open = req.options.people?.openUrl;
+  const openUrl: OpenUrlChannel | undefined =
+    open === undefined
+      ? undefined
+      : async (question, askSignal) => {
+          try {
+            return await open(question, askSignal);
+          } catch (error) {
+            if (hasCode(error, "AIRLOCK_INPUT_REQUIRED")) controller.abort(error);
+            throw error;
+          }
+        };
   const grant = deps.grants.issue({
     callId: req.callId,
     agent: run.agent,
@@ -100,11 +113,14 @@ export async function executeInSandbox(
     notify,
     end: (reason) => controller.abort(reason),
     ...(elicit === undefined ? {} : { elicit }),
+    ...(openUrl === undefined ? {} : { openUrl }),
     ...(req.options.traceContext === undefined ? {} : { trace: req.options.traceContext }),
   });
+  // A task call's own ceiling replaces the plugin's wallMs (the sandbox applies whichever it is given).
+  const wallMs = req.options.wallMs ?? limits.wallMs;
   const timeout = {
     code: "AIRLOCK_TOOL_TIMEOUT",
-    message: `Tool ${entry.id} did not finish within ${limits.wallMs} ms and was stopped.`,
+    message: `Tool ${entry.id} did not finish within ${wallMs} ms and was stopped.`,
   };
   try {
     const sandboxCall = () =>
@@ -123,6 +139,7 @@ export async function executeInSandbox(
             knowledgeLevel,
           },
           signal,
+          ...(req.options.wallMs === undefined ? {} : { wallMs: req.options.wallMs }),
         },
         deps.grants.dispatch,
       );

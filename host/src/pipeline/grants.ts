@@ -60,6 +60,7 @@ export function bridgeGrantIssuer(bridge: Bridge, policy: EgressPolicy): GrantIs
         ...(request.controller === undefined ? {} : { controller: request.controller }),
         ...(request.end === undefined ? {} : { end: request.end }),
         ...(request.elicit === undefined ? {} : { elicit: request.elicit }),
+        ...(request.openUrl === undefined ? {} : { openUrl: request.openUrl }),
         ...(request.trace === undefined ? {} : { trace: request.trace }),
       });
     },

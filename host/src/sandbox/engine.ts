@@ -44,6 +44,8 @@ export interface EngineCall {
   agent: string;
   /** JSON of the call's CallContextData, serialised once by the caller. */
   contextJson: string;
+  /** This call's wall limit in place of the plugin's wallMs (SandboxCall.wallMs). */
+  wallMs?: number;
 }
 
 interface Loaded {
@@ -104,7 +106,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
         throw sandboxError("AIRLOCK_SANDBOX_PLUGIN_NOT_LOADED", `no plugin is loaded as ${call.pluginKey}`);
       }
       const { runtime, queue } = loaded;
-      const { wallMs } = runtime.plugin.limits;
+      const wallMs = call.wallMs ?? runtime.plugin.limits.wallMs;
       const deadline = startDeadline(wallMs, signal, options.deadlineSlackMs ?? 0);
       const timeout = () => abortError(deadline.signal, wallMs);
       try {
@@ -126,6 +128,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
               call.contextJson,
               bridge,
               deadline.signal,
+              wallMs,
             );
           } finally {
             active.release();

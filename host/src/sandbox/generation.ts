@@ -20,6 +20,8 @@ export interface Execution {
   cpuNs: number;
   startedAt: number;
   exceeded: boolean;
+  /** The call's wall limit (the plugin's wallMs, or a task call's own); the watchdog's horizon. */
+  wallMs?: number;
   /** Sync entry: the call's context's settle() (ctx calls are answered through it). */
   settle?: AgentContext["settle"];
   /** The call's context's fire() (its due timers run through it). */

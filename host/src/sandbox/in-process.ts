@@ -35,6 +35,7 @@ export function createInProcessSandbox(options: InProcessOptions = {}): Sandbox 
           inputJson,
           agent: call.context.instanceId,
           contextJson: JSON.stringify(call.context),
+          ...(call.wallMs === undefined ? {} : { wallMs: call.wallMs }),
         },
         (capability, method, args) => bridge(token, capability, method, args),
         call.signal,

@@ -118,6 +118,7 @@ export class PluginRuntime {
     contextJson: string,
     bridge: EngineBridge,
     deadline: AbortSignal,
+    callWallMs = this.plugin.limits.wallMs,
   ): Promise<string> {
     const gen = await this.#generation();
     gen.preparing++; // creating a context runs the bundle: not code left behind by an ended call
@@ -136,7 +137,7 @@ export class PluginRuntime {
       gen.preparing--;
     }
     const seq = nextSeq++;
-    const exec: Execution = { bridge, cpuNs: 0, startedAt: Date.now(), exceeded: false };
+    const exec: Execution = { bridge, cpuNs: 0, startedAt: Date.now(), exceeded: false, wallMs: callWallMs };
     const sync = gen.sendRef !== null;
     exec.fire = lease.ctx.fire;
     if (sync) {
@@ -149,7 +150,8 @@ export class PluginRuntime {
     }
     gen.executions.set(seq, exec);
     if (!sync) watch(gen, this.#hooks(gen));
-    const { cpuMs, maxResultBytes, wallMs } = this.plugin.limits;
+    const { cpuMs, maxResultBytes } = this.plugin.limits;
+    const wallMs = callWallMs;
     // one way to end the call early: the deadline, or `fail` (a reset isolate, a budget overrun)
     let onAbort: (() => void) | undefined;
     const stopped = new Promise<never>((_, reject) => {

@@ -73,6 +73,8 @@ export interface SandboxCall {
   context: CallContextData;
   /** The host's deadline for this call, already started. */
   signal: AbortSignal;
+  /** This call's wall limit in place of the plugin's wallMs (a task call's ceiling). */
+  wallMs?: number;
 }
 
 export interface SandboxStats {

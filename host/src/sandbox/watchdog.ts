@@ -90,7 +90,8 @@ export function sample(gen: Generation, hooks: WatchHooks): boolean {
     exec.cpuNs += share;
     if (exec.cpuNs > limitNs) exec.exceeded = exceeded = true;
     // abandoned after its deadline and not spinning: stop watching it
-    else if (exec.bridge === null && Date.now() - exec.startedAt > wallMs + cpuMs) gen.executions.delete(seq);
+    else if (exec.bridge === null && Date.now() - exec.startedAt > (exec.wallMs ?? wallMs) + cpuMs)
+      gen.executions.delete(seq);
   }
   if (exceeded) {
     hooks.onExceeded();

@@ -261,13 +261,15 @@ export function createWorkerSandbox(options: WorkerSandboxOptions = {}): WorkerS
         throw sandboxError("AIRLOCK_SANDBOX_PLUGIN_NOT_LOADED", `no plugin is loaded as ${call.pluginKey}`);
       const { limits } = placed.plugin;
       const inputJson = encodeInput(call.input, limits.maxInputBytes);
-      // wallMs is decided here, in the host (the worker only keeps a later backstop)
-      const deadline = startDeadline(limits.wallMs, call.signal);
+      // wallMs is decided here, in the host (the worker only keeps a later backstop); a task
+      // call brings its own
+      const wallMs = call.wallMs ?? limits.wallMs;
+      const deadline = startDeadline(wallMs, call.signal);
       const queue = placed.queue;
       try {
         if (deadline.signal.aborted || !queue.tryAcquire())
           await queue.acquire(deadline.signal).catch(() => {
-            throw abortError(deadline.signal, limits.wallMs);
+            throw abortError(deadline.signal, wallMs);
           });
         try {
           if (placements.get(call.pluginKey) !== placed)
@@ -295,6 +297,7 @@ export function createWorkerSandbox(options: WorkerSandboxOptions = {}): WorkerS
                 inputJson,
                 agent: call.context.instanceId,
                 contextJson: JSON.stringify(call.context),
+                ...(call.wallMs === undefined ? {} : { wallMs: call.wallMs }),
               },
               call.token,
               bridge,

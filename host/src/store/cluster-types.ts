@@ -8,11 +8,11 @@
 /** A wake-up (≤ a few hundred bytes as JSON). `replica` is the sender; receivers skip their own. */
 export interface ClusterSignal {
   replica: string;
-  /** "tools": what an agent is served changed; "level": a knowledge level; "approval": one was decided; "events": new host_events rows; "streams": a replica's first event stream opened. */
-  kind: "tools" | "level" | "approval" | "events" | "streams";
+  /** "tools": what an agent is served changed; "level": a knowledge level; "approval": one was decided; "events": new host_events rows; "streams": a replica's first event stream opened; "task": a task of `agent` ended (`id`). */
+  kind: "tools" | "level" | "approval" | "events" | "streams" | "task";
   agent?: string | null;
   reason?: string;
-  /** The approval concerned. */
+  /** The approval (or task) concerned. */
   id?: string;
 }
 
@@ -80,6 +80,8 @@ export interface ClusterStore {
     reason: string | null,
   ): Promise<ApprovalRow | null>;
   getApproval(id: string): Promise<ApprovalRow | null>;
+  /** Deletes an approval that is no longer pending and answers it; null when unknown, pending or gone. */
+  deleteSettledApproval(id: string): Promise<ApprovalRow | null>;
   /** Pending approvals, oldest first. */
   listPendingApprovals(agent?: string): Promise<ApprovalRow[]>;
   countPendingApprovals(): Promise<number>;

@@ -15,6 +15,7 @@ export function openHostTasks(parts: {
   replica: string;
   call: AirlockHost["callTool"];
   report: (what: string, error: unknown) => void;
+  onStatus?: (agent: string, id: string) => void;
 }): HostTasks {
   const { options, report } = parts;
   const target = options.store;
@@ -28,6 +29,7 @@ export function openHostTasks(parts: {
     call: parts.call,
     audit: (entry) => parts.store.appendAudit(entry),
     report,
+    ...(parts.onStatus === undefined ? {} : { onStatus: parts.onStatus }),
     queue:
       target.kind === "postgres"
         ? (run) => createPgBossQueue({ url: target.url, schema: target.schema, concurrency, run, report })

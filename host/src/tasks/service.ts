@@ -6,7 +6,9 @@
 // their statuses (a cancel made through another replica aborts the call here within one beat);
 // every replica fails, with AIRLOCK_TASK_REPLICA_LOST, a claimed task silent for `staleMs`.
 // Invariants: start() answers only once the row is committed (a tasks/get anywhere finds it);
-// a task call runs under the tool's task wall ceiling (settings); a settled row never changes
+// a task call runs under the tool's task wall ceiling (settings), which the sandbox enforces in
+// place of the plugin's wallMs (CallOptions.wallMs), with this service's own timer a backstop
+// WALL_BACKSTOP_MS later for the stages before the sandbox; a settled row never changes
 // (cancel after completion answers the completed task); close() aborts this replica's running
 // calls and fails their tasks with AIRLOCK_TASK_HOST_STOPPED before the store closes.
 import { randomUUID } from "node:crypto";
@@ -19,6 +21,8 @@ import { decodeTaskCursor, encodeTaskCursor, splitId, taskView } from "./views.t
 
 /** How often a replica refreshes the rows of the tasks it runs (and reads back cancellations). */
 export const BEAT_MS = 250;
+/** How long after the ceiling this service aborts a task call the sandbox did not stop itself. */
+export const WALL_BACKSTOP_MS = 1000;
 const PAGE = 50;
 const SWEEPS_PER_PRUNE = 60;
 
@@ -50,6 +54,8 @@ export interface TaskServiceOptions {
   /** Where refusals (a task unknown to the agent) and cancellations are audited. */
   audit: (entry: AuditInput) => Promise<void>;
   report: (what: string, error: unknown) => void;
+  /** A task ended here (settled or cancelled): the host's `task.status` event. */
+  onStatus?: (agent: string, id: string) => void;
   clock?: () => number;
 }
 
@@ -106,7 +112,7 @@ export function createTaskService(options: TaskServiceOptions): HostTasks {
     const timer = setTimeout(() => {
       pastWall = true;
       controller.abort();
-    }, wallMs);
+    }, wallMs + WALL_BACKSTOP_MS);
     const stored = claimed.options as StoredOptions;
     let settlement: TaskSettlement;
     try {
@@ -114,6 +120,8 @@ export function createTaskService(options: TaskServiceOptions): HostTasks {
         agent: claimed.agent,
         conversationId: claimed.conversationId,
         signal: controller.signal,
+        // The sandbox's per-call deadline is the task's ceiling, not the plugin's wallMs.
+        wallMs,
         ...(stored.tools === undefined ? {} : { tools: stored.tools }),
         ...(stored.groups === undefined ? {} : { groups: stored.groups }),
         ...(stored.harness === undefined ? {} : { harness: stored.harness }),
@@ -145,10 +153,11 @@ export function createTaskService(options: TaskServiceOptions): HostTasks {
       };
     }
     // null: cancelled (or failed as lost) meanwhile; that first decision stands.
-    await store
+    const settled = await store
       .settleTask(id, settlement, clock())
       .catch((error: unknown) => report(`settling task ${id}`, error));
     wake(id);
+    if (settled !== null && settled !== undefined) options.onStatus?.(claimed.agent, id);
   };
   const queue = options.queue(run);
 
@@ -282,6 +291,7 @@ export function createTaskService(options: TaskServiceOptions): HostTasks {
       if (outcome.cancelled) {
         running.get(id)?.abort(); // here at once; another replica within one beat
         wake(id);
+        options.onStatus?.(agent, id);
       }
       return { task: view(outcome.row), cancelled: outcome.cancelled };
     },

@@ -58,7 +58,7 @@ export interface LoopFixture {
   close(): Promise<void>;
 }
 
-export async function startLoopHost(): Promise<LoopFixture> {
+export async function startLoopHost(options: { approvalWaitMs?: number } = {}): Promise<LoopFixture> {
   const dataDir = await mkdtemp(join(tmpdir(), "airlock-loop-"));
   const store = await openStore({ kind: "sqlite", dataDir });
   try {
@@ -75,7 +75,11 @@ export async function startLoopHost(): Promise<LoopFixture> {
   await host.createAgent("alpha");
   const agent = await host.issueToken("agent", "alpha", "test");
   await host.setToolsEnabled("alpha", { "loop:write": true, "loop:ask": true, "loop:keyed": true });
-  const server = await startAdminServer(host, { port: 0, log: () => undefined });
+  const server = await startAdminServer(host, {
+    port: 0,
+    log: () => undefined,
+    ...(options.approvalWaitMs === undefined ? {} : { mcp: { approvalWaitMs: options.approvalWaitMs } }),
+  });
   return {
     host,
     server,

@@ -1,8 +1,9 @@
 // The host's people pages, mounted on the admin server beside /mcp (not part of /admin, the
 // operator console's):
 // - GET/POST /approve/:id — a pending approval: the tool, its agent and input; an operator signs
-//   in with an operator token and approves or denies (with a reason). Where an MCP client in the
-//   2025 era is pointed when the agent's operator must decide (URL-mode elicitation).
+//   in with an operator token and approves or denies (with a reason). Where an MCP client is
+//   pointed when the agent's operator must decide (URL-mode elicitation: while the call waits in
+//   the 2025 era, as an input_required round in 2026-07-28, whose retry reads the decision).
 // - GET/POST /secrets/:ticket — the missing secrets of a call: the person enters the values,
 //   which go to the host over this page only, and are stored encrypted like any secret.
 // Invariants: every POST needs the single-use form token its GET minted for the same approval or

@@ -89,6 +89,12 @@ export function postgresCluster(db: Db, connection: ListenConfig, schema: string
       const rows = await db.query("SELECT * FROM approvals WHERE id = $1", [id]);
       return rows[0] === undefined ? null : approvalOf(rows[0]);
     },
+    async deleteSettledApproval(id) {
+      const rows = await db.query("DELETE FROM approvals WHERE id = $1 AND status <> 'pending' RETURNING *", [
+        id,
+      ]);
+      return rows[0] === undefined ? null : approvalOf(rows[0]);
+    },
     async listPendingApprovals(agent) {
       const rows =
         agent === undefined
