@@ -88,16 +88,16 @@ describe("2025-11-25 tasks utility (SDK v1 client)", () => {
 
   test("a task that runs longer than the client's request timeout completes and its result is fetched", async () => {
     const client = await v1("alpha", alpha);
-    // The same call without a task does not fit in the 400 ms request timeout…
+    // The same call without a task does not fit in the 1500 ms request timeout (a loaded machine can take more than 400 ms to answer a poll)…
     await expect(
-      client.callTool({ name: "jobs__crunch", arguments: { ms: 1200 } }, undefined, { timeout: 400 }),
+      client.callTool({ name: "jobs__crunch", arguments: { ms: 4000 } }, undefined, { timeout: 1500 }),
     ).rejects.toMatchObject({ code: -32001 });
     // …as a task it answers at once, and every poll and the result fit in it.
     const messages: TaskMessage[] = [];
     const stream = client.experimental.tasks.callToolStream(
-      { name: "jobs__crunch", arguments: { ms: 1200 } },
+      { name: "jobs__crunch", arguments: { ms: 4000 } },
       undefined,
-      { task: { ttl: 60_000 }, timeout: 400 },
+      { task: { ttl: 60_000 }, timeout: 1500 },
     );
     for await (const m of stream) messages.push(m as TaskMessage);
     expect(messages[0]).toMatchObject({
@@ -107,12 +107,12 @@ describe("2025-11-25 tasks utility (SDK v1 client)", () => {
     expect(messages.filter((m) => m.type === "taskStatus").length).toBeGreaterThan(1);
     const last = messages.at(-1) as TaskMessage;
     expect(last.type).toBe("result");
-    expect(last.result?.content).toEqual([{ type: "text", text: "crunched 1200 ms" }]);
+    expect(last.result?.content).toEqual([{ type: "text", text: "crunched 4000 ms" }]);
     const taskId = messages[0]?.task?.taskId as string;
     expect(last.result?._meta?.["io.modelcontextprotocol/related-task"]).toEqual({ taskId });
     // The result stays retrievable (within its TTL) and the task is listed.
     const again = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
-    expect(again.content).toEqual([{ type: "text", text: "crunched 1200 ms" }]);
+    expect(again.content).toEqual([{ type: "text", text: "crunched 4000 ms" }]);
     const listed = await client.experimental.tasks.listTasks();
     expect(listed.tasks.map((t) => t.taskId)).toContain(taskId);
     // The call went through the pipeline like any other: audited as a tool call.

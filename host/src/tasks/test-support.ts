@@ -1,8 +1,8 @@
 // Test support for the task suites (imported by tests only): the "jobs" fixture plugin. Its
-// long-running tool `crunch` BUSY-WAITS (plugin code has no timers yet): `ms` of wall time in
-// 20 ms slices, each slice followed by a ctx.progress call, so a cancelled or aborted call ends at
-// the next slice (the bridge refuses the capability call) and the whole run stays within the
-// default 2 s CPU limit for `ms` up to about 1.8 s.
+// long-running tool `crunch` waits `ms` of wall time in 20 ms timer slices, each followed by a
+// ctx.progress call, so a cancelled or aborted call ends at the next slice (the bridge refuses the
+// capability call). It sleeps rather than spins, so its length does not depend on the CPU limit or
+// on how loaded the machine is.
 import type { FixturePlugin } from "../pipeline/test-fixtures.ts";
 
 export const JOBS: FixturePlugin = {
@@ -11,12 +11,12 @@ export const JOBS: FixturePlugin = {
   tools: [
     {
       name: "crunch",
-      description: "Works for `ms` milliseconds (busy), then answers.",
+      description: "Works for `ms` milliseconds, then answers.",
       annotations: { readOnlyHint: true },
       longRunning: true,
       inputSchema: {
         type: "object",
-        properties: { ms: { type: "integer", minimum: 0, maximum: 1800 } },
+        properties: { ms: { type: "integer", minimum: 0, maximum: 20000 } },
         required: ["ms"],
         additionalProperties: false,
       },
@@ -24,8 +24,7 @@ export const JOBS: FixturePlugin = {
         const end = Date.now() + input.ms;
         let slices = 0;
         while (Date.now() < end) {
-          const until = Math.min(end, Date.now() + 20);
-          while (Date.now() < until) {}
+          await new Promise((resolve) => setTimeout(resolve, Math.min(20, end - Date.now())));
           slices++;
           await ctx.progress(slices, undefined, "crunching");
         }
