@@ -7,6 +7,7 @@
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { consoleApiRoutes } from "../console/api-routes.ts";
+import { consoleRegistryRoutes } from "../console/registry-routes.ts";
 import { consolePageRoutes } from "../console/page-routes.ts";
 import type { AirlockHost } from "../host-types.ts";
 import type { McpHttpOptions } from "../mcp/http.ts";
@@ -64,6 +65,7 @@ export function adminRoutes(options: AdminApiOptions = {}): RouteSpec[] {
     ...codeModeRoutes,
     ...pluginRoutes,
     ...consoleApiRoutes,
+    ...consoleRegistryRoutes,
     ...remoteRoutes,
     ...auditRoutes,
     ...callRoutes,
