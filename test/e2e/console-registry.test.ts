@@ -47,15 +47,15 @@ async function json(res: Response) {
   };
 }
 
-const get = (path: string, a = app, h = op) => a.request(path, { headers: h }).then(json);
-const post = (path: string, body: unknown, a = app, h = op) =>
-  a
-    .request(path, {
+const get = async (path: string, a = app, h = op) => json(await a.request(path, { headers: h }));
+const post = async (path: string, body: unknown, a = app, h = op) =>
+  json(
+    await a.request(path, {
       method: "POST",
       headers: { ...h, "content-type": "application/json" },
       body: JSON.stringify(body),
-    })
-    .then(json);
+    }),
+  );
 
 async function refusals(h: AirlockHost, action: string) {
   return (await h.queryAudit({ kind: "admin", limit: 200 }))
