@@ -7,6 +7,7 @@
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { consoleApiRoutes } from "../console/api-routes.ts";
+import { consoleBrokerRoutes } from "../console/broker-routes.ts";
 import { consoleRegistryRoutes } from "../console/registry-routes.ts";
 import { consolePageRoutes } from "../console/page-routes.ts";
 import type { AirlockHost } from "../host-types.ts";
@@ -66,6 +67,7 @@ export function adminRoutes(options: AdminApiOptions = {}): RouteSpec[] {
     ...pluginRoutes,
     ...consoleApiRoutes,
     ...consoleRegistryRoutes,
+    ...consoleBrokerRoutes,
     ...remoteRoutes,
     ...auditRoutes,
     ...callRoutes,
