@@ -3,6 +3,7 @@
 // and which missing secrets the person at the client may enter on the host's page
 // /secrets/<ticket> instead of the call failing. A thin form over GET/PATCH
 // /api/instances/:slug/people, which validates and audits.
+import { useState } from "preact/hooks";
 import { api } from "../api.js";
 import { LoadError, useResource } from "../common.js";
 import { useFeedback } from "../feedback.js";
@@ -24,16 +25,23 @@ export function PeopleTab({ slug }) {
   const [data, error, reload] = useResource(`/api/instances/${slug}/people`);
   const [secrets] = useResource(`/api/instances/${slug}/secrets`);
   const { run } = useFeedback();
+  // What the operator just asked for, shown until the host's answer replaces it (no flicker back).
+  const [pending, setPending] = useState({});
   const patch = (label, body, done) =>
     run(label, async () => {
-      const r = await api("PATCH", `/api/instances/${slug}/people`, body);
-      await reload();
-      return done(r.policy);
+      setPending(body);
+      try {
+        const r = await api("PATCH", `/api/instances/${slug}/people`, body);
+        await reload();
+        return done(r.policy);
+      } finally {
+        setPending({});
+      }
     });
   const setMode = (approval) =>
     patch(`Set who approves for ${slug}`, { approval }, (p) => `Approvals of ${slug}: ${p.approval}.`);
   const setAsk = (key, allowed) => {
-    const now = new Set(data.policy.askSecrets);
+    const now = new Set(asked);
     if (allowed) now.add(key);
     else now.delete(key);
     patch(`${allowed ? "Allow" : "Stop"} asking for ${key}`, { askSecrets: [...now] }, () =>
@@ -45,12 +53,14 @@ export function PeopleTab({ slug }) {
   if (error) return html`<${LoadError} error=${error} />`;
   if (data === null) return html`<p class="loading">Loading…</p>`;
   const overrides = Object.entries(data.policy.tools);
+  const approval = pending.approval ?? data.policy.approval;
+  const asked = pending.askSecrets ?? data.policy.askSecrets;
   return html`<h2>People in the loop</h2>
     <fieldset class="card levels">
       <legend>Who approves a call to a tool that is not read-only</legend>
       ${MODES.map(
         ([mode, line]) => html`<label class="level" key=${mode}>
-          <input type="radio" name="approval" value=${mode} checked=${data.policy.approval === mode} onChange=${() => setMode(mode)} />
+          <input type="radio" name="approval" value=${mode} checked=${approval === mode} onChange=${() => setMode(mode)} />
           <span><strong>${mode}</strong> — ${line}</span>
         </label>`,
       )}
@@ -67,7 +77,7 @@ export function PeopleTab({ slug }) {
       ${secrets && secrets.secrets.length === 0 && html`<p class="empty">No enabled tool declares a secret.</p>`}
       ${secrets?.secrets.map(
         (s) => html`<label class="check" key=${s.key}>
-          <input type="checkbox" checked=${data.policy.askSecrets.includes(s.key)} onChange=${(e) => setAsk(s.key, e.currentTarget.checked)} />
+          <input type="checkbox" checked=${asked.includes(s.key)} onChange=${(e) => setAsk(s.key, e.currentTarget.checked)} />
           <span><code>${s.key}</code> ${s.set ? html`<span class="ok">set</span>` : html`<span class="bad">not set</span>`} <span class="meta">used by ${s.tools.join(", ")}</span></span>
         </label>`,
       )}

@@ -78,6 +78,8 @@ function ServerCard({ server, onChanged }) {
   const { run } = useFeedback();
   const [status, setStatus] = useState(null);
   const [reviewing, setReviewing] = useState(false);
+  // Read-only marks just asked for, shown until the host's answer replaces them.
+  const [pending, setPending] = useState({});
   const check = () =>
     run(`Check ${server.namespace} for changes`, async () => {
       const s = await api("GET", `/api/remote/${server.namespace}`);
@@ -116,7 +118,7 @@ function ServerCard({ server, onChanged }) {
         (t) => html`<tr key=${t.id}>
           <th scope="row"><code>${t.id}</code></th>
           <td data-label="State">${t.refused ? html`<span class="bad">refused: definition changed</span>` : html`<span class="ok">pinned</span>`}</td>
-          <td data-label="Read-only"><label class="check"><input type="checkbox" checked=${t.readOnly} onChange=${(e) => readOnly(t, e.currentTarget.checked)} /> <span class="sr">${t.id} </span>read-only</label></td>
+          <td data-label="Read-only"><label class="check"><input type="checkbox" checked=${pending[t.id] ?? t.readOnly} onChange=${(e) => readOnly(t, e.currentTarget.checked)} /> <span class="sr">${t.id} </span>read-only</label></td>
         </tr>`,
       )}</tbody>
     </table>
