@@ -72,7 +72,7 @@ export function PeopleTab({ slug }) {
     </fieldset>
     <fieldset class="card">
       <legend>Secrets the person at the client may enter when missing</legend>
-      <p class="hint">A tool missing such a secret is still listed; its call sends the person to the host's page <code>/secrets/&lt;ticket&gt;</code> (valid 15 minutes) to enter the value, which goes to the host only — never through the client or the model. Other keys: <a href=${`#/agents/${slug}/secrets`}>fill them in yourself</a>.</p>
+      <p class="hint">A tool missing such a secret is still listed; its call sends the person to the host's page <code>${"/secrets/<ticket>"}</code> (valid 15 minutes) to enter the value, which goes to the host only — never through the client or the model. Other keys: <a href=${`#/agents/${slug}/secrets`}>fill them in yourself</a>.</p>
       ${secrets === null && html`<p class="loading">Loading secrets…</p>`}
       ${secrets && secrets.secrets.length === 0 && html`<p class="empty">No enabled tool declares a secret.</p>`}
       ${secrets?.secrets.map(
