@@ -98,10 +98,15 @@ function ServerCard({ server, onChanged }) {
     });
   const readOnly = (tool, value) =>
     run(`Mark ${tool.id} ${value ? "read-only" : "not read-only"}`, async () => {
-      await api("PUT", `/api/remote/${server.namespace}/tools/${encodeURIComponent(tool.tool)}/read-only`, {
-        readOnly: value,
-      });
-      await onChanged();
+      setPending((p) => ({ ...p, [tool.id]: value }));
+      try {
+        await api("PUT", `/api/remote/${server.namespace}/tools/${encodeURIComponent(tool.tool)}/read-only`, {
+          readOnly: value,
+        });
+        await onChanged();
+      } finally {
+        setPending(({ [tool.id]: _, ...rest }) => rest);
+      }
       return value
         ? `${tool.id} is read-only: its calls need no approval.`
         : `${tool.id} asks for approval again.`;
