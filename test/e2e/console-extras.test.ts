@@ -145,8 +145,9 @@ describe.skipIf(!hasChromium && !required)(
 
     test("plugins: finds a package in the registry, installs a picked version, upgrades after its diff", async () => {
       await page.getByRole("link", { name: "Plugins" }).click();
+      // By keyboard: type, then Enter submits the search.
       await page.getByLabel("Search by name").fill("weat");
-      await page.getByRole("button", { name: "Search", exact: true }).click();
+      await page.getByLabel("Search by name").press("Enter");
       await waitStatus("1 package(s) found");
       await page.getByRole("button", { name: /weather 2\.0\.0/ }).click();
       await waitStatus("weather: 2 version(s)");
