@@ -314,6 +314,24 @@ describe.skipIf(!hasChromium && !required)(
       await shot(page, "x10-remote");
     });
 
+    test("remote MCP: a server that went away says so with its code, and the console keeps working", async () => {
+      const gone = await startRemoteFixture();
+      await t.host.remote.install(`mcp+${gone.url}`, { namespace: "gone", allowPrivate: ["127.0.0.1"] });
+      // Another screen first: the remote screen then loads the list afresh.
+      await page.getByRole("link", { name: "Agents" }).click();
+      await page.getByRole("link", { name: "Remote MCP" }).click();
+      const card = page.locator("li.plugin", { hasText: "gone" });
+      await card.getByRole("row", { name: /gone:echo/ }).waitFor({ timeout: T });
+      await gone.close();
+      await card.getByRole("button", { name: "Check for changes" }).click();
+      await waitStatus(/Check gone for changes failed: .*AIRLOCK_REMOTE_UNREACHABLE/);
+      await shot(page, "x17-remote-unreachable");
+      await page.getByRole("link", { name: "Agents" }).click();
+      await page.getByRole("row", { name: /ada/ }).waitFor({ timeout: T });
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      await t.host.plugins.uninstall("gone");
+    });
+
     test("at 400 px every new screen fits the width", async () => {
       const narrow = await context.newPage();
       await narrow.setViewportSize({ width: 400, height: 800 });
