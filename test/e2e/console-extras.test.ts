@@ -4,7 +4,8 @@
 // provider and scopes, disconnect), an OpenAI-compatible model stub (grant with a budget, usage,
 // revoke), an MCP server built with the official SDK (install, a changed definition reviewed old
 // against new and accepted), code mode (switch and limits, a refused limit), people in the loop
-// (who approves, which secrets the person may enter, links to the approval page), token
+// (who approves, which secrets the person may enter, links to the approval page), a remote
+// server gone away (its code in the status line), token
 // prefixes. Screens saved under test/artifacts/console/ (x-*.png); at 400 px every one fits. No
 // client secret, provider key or issued token reaches a page, a response or storage (canary).
 import type { Browser, BrowserContext, Page } from "playwright-core";
