@@ -515,6 +515,7 @@ function auditedLifecycle(
     }
   };
   return {
+    registryUrl: lifecycle.registryUrl,
     install: (spec, opts) => wrap("plugin.install", null, { spec }, () => lifecycle.install(spec, opts)),
     installTarball: (bytes, source, opts) =>
       wrap("plugin.install", null, { source }, () => lifecycle.installTarball(bytes, source, opts)),

@@ -288,6 +288,8 @@ export interface InstalledPluginView {
 }
 
 export interface PluginLifecycle {
+  /** The registry `name@range` specs resolve against (`--registry`, AIRLOCK_REGISTRY_URL), or null. */
+  readonly registryUrl: string | null;
   /** `name@range` from the configured registry, a registry URL, or a path to a .tgz. */
   install(spec: string, options?: InstallOptions): Promise<InstallReport>;
   installTarball(bytes: Uint8Array, source: string, options?: InstallOptions): Promise<InstallReport>;

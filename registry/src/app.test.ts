@@ -232,6 +232,35 @@ describe("registry app", () => {
     expect(await codeOf(await put("weather", doc, alice))).toBe("AIRLOCK_REGISTRY_SIGNATURE_MALFORMED");
   });
 
+  it("searches names and latest descriptions, names first, and refuses a bad size", async () => {
+    for (const [ns, version] of [
+      ["weather", "1.0.0"],
+      ["weather", "1.2.0"],
+      ["maps", "2.0.0"],
+    ] as const) {
+      expect((await put(ns, docFor(ns, version).doc, alice)).status).toBe(201);
+    }
+    const search = async (query: string) => {
+      const res = await app.request(`/-/v1/search?${query}`);
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const byName = await search("text=WEATH");
+    expect(byName.body).toMatchObject({
+      total: 1,
+      objects: [{ package: { name: "weather", version: "1.2.0" } }],
+    });
+    const all = await search("text=");
+    expect((all.body.objects as Array<{ package: { name: string } }>).map((o) => o.package.name)).toEqual([
+      "maps",
+      "weather",
+    ]);
+    expect((await search("text=nothing-like-this")).body).toEqual({ objects: [], total: 0 });
+    expect((await search("text=a&size=1")).body).toMatchObject({ total: 2 });
+    const bad = await app.request("/-/v1/search?size=500");
+    expect(bad.status).toBe(400);
+    expect(await codeOf(bad)).toBe("AIRLOCK_REGISTRY_BAD_REQUEST");
+  });
+
   it("answers unknown packages and tarballs with AIRLOCK_REGISTRY_NOT_FOUND", async () => {
     expect(await codeOf(await app.request("/nothing"))).toBe("AIRLOCK_REGISTRY_NOT_FOUND");
     expect(await codeOf(await app.request("/nothing/-/nothing-1.0.0.tgz"))).toBe(

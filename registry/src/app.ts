@@ -1,5 +1,5 @@
 // The registry's HTTP surface as a hono app (tests drive it in-process with `app.request`).
-// Routes: GET /-/ping, GET /{name} (packument), GET /{name}/-/{name}-{version}.tgz (bytes),
+// Routes: GET /-/ping, GET /-/v1/search?text=&size= (search.ts), GET /{name} (packument), GET /{name}/-/{name}-{version}.tgz (bytes),
 // PUT /{name} (publish, `Authorization: Bearer <token>`). Every failure is
 // `{error: {code, message, details?}}` with the code's status; nothing else leaks (no stacks).
 import { hasCode } from "@airlock/sdk/errors";
@@ -9,6 +9,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { registryError } from "./errors.ts";
 import { buildPackument, tarballFileName } from "./packument.ts";
 import { publish } from "./publish.ts";
+import { searchPackages, searchSize } from "./search.ts";
 import type { RegistryStorage } from "./storage.ts";
 
 export interface RegistryAppOptions {
@@ -57,6 +58,10 @@ export function createRegistryApp(options: RegistryAppOptions): Hono {
   );
 
   app.get("/-/ping", (c) => c.json({ ok: true }));
+
+  app.get("/-/v1/search", (c) =>
+    c.json(searchPackages(storage, c.req.query("text") ?? "", searchSize(c.req.query("size")))),
+  );
 
   app.get("/:name", (c) => {
     const name = c.req.param("name");

@@ -7,7 +7,9 @@
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { consoleApiRoutes } from "../console/api-routes.ts";
+import { consoleBrokerRoutes } from "../console/broker-routes.ts";
 import { consolePageRoutes } from "../console/page-routes.ts";
+import { consoleRegistryRoutes } from "../console/registry-routes.ts";
 import type { AirlockHost } from "../host-types.ts";
 import type { McpHttpOptions } from "../mcp/http.ts";
 import { MCP_OPENAPI_PATH, mountMcpHttp } from "../mcp/http.ts";
@@ -64,6 +66,8 @@ export function adminRoutes(options: AdminApiOptions = {}): RouteSpec[] {
     ...codeModeRoutes,
     ...pluginRoutes,
     ...consoleApiRoutes,
+    ...consoleRegistryRoutes,
+    ...consoleBrokerRoutes,
     ...remoteRoutes,
     ...auditRoutes,
     ...callRoutes,

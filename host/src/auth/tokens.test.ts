@@ -5,7 +5,7 @@ import { hasCode } from "@airlock/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore } from "../store/index.ts";
 import type { Store } from "../store/types.ts";
-import { authenticate, hashToken, issueToken } from "./tokens.ts";
+import { authenticate, hashToken, issueToken, tokenDisplayPrefix } from "./tokens.ts";
 
 let dir: string;
 let store: Store;
@@ -33,6 +33,13 @@ describe("tokens", () => {
       label: "ci",
     });
     expect(await authenticate(store, ag.token)).toMatchObject({ id: ag.id, role: "agent", agent: "ada" });
+  });
+
+  it("keeps a display prefix of 4 random characters after the role prefix, never more", async () => {
+    const ag = await issueToken(store, { role: "agent", agent: "ada", label: "laptop" });
+    expect(ag.record.prefix).toBe(ag.token.slice(0, "alk_ag_".length + 4));
+    expect((await store.listTokens()).find((t) => t.id === ag.id)?.prefix).toBe(ag.record.prefix);
+    expect(tokenDisplayPrefix("not-a-token")).toBe("");
   });
 
   it("stores only the hash: the store finds the record by hash, never by the clear token", async () => {

@@ -37,6 +37,16 @@ export function tokenRole(token: string): TokenRole | null {
   return null;
 }
 
+/** Characters of the random part a listing shows after the role prefix. */
+export const DISPLAY_PREFIX_CHARS = 4;
+
+/** What a listing may show of a token: its role prefix and its first 4 random characters. */
+export function tokenDisplayPrefix(token: string): string {
+  const role = tokenRole(token);
+  const cut = role === null ? 0 : TOKEN_PREFIXES[role].length + DISPLAY_PREFIX_CHARS;
+  return token.slice(0, cut);
+}
+
 export interface IssueTokenInput {
   role: TokenRole;
   agent?: string;
@@ -70,6 +80,7 @@ export async function issueToken(
     agent: input.role === "agent" ? (input.agent ?? null) : null,
     label,
     createdAt: new Date().toISOString(),
+    prefix: tokenDisplayPrefix(token),
   };
   await store.putToken(record, hashToken(token));
   return { id: record.id, token, record };

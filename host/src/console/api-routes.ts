@@ -23,7 +23,7 @@ const tokenView = z.object({
   agent: z.string().nullable(),
   label: z.string(),
   createdAt: z.string(),
-  prefix: z.string(),
+  prefix: z.string().describe("The token's first characters (e.g. alk_ag_Xy3q), never its value."),
 });
 const removalView = z.object({
   agent: z.string(),
@@ -54,7 +54,9 @@ function viewOf(t: TokenRecord) {
     agent: t.agent,
     label: t.label,
     createdAt: t.createdAt,
-    prefix: TOKEN_PREFIXES[t.role],
+    // The token's own first characters (role prefix + 4); a token issued before they were kept
+    // shows its role prefix only.
+    prefix: t.prefix ?? TOKEN_PREFIXES[t.role],
   };
 }
 

@@ -189,7 +189,8 @@ describe("the API routes the console added", () => {
       record: { id: string; prefix: string };
     };
     expect(token).toMatch(/^alk_ag_/);
-    expect(record.prefix).toBe("alk_ag_");
+    expect(record.prefix).toBe(token.slice(0, 11));
+    expect(record.prefix).toMatch(/^alk_ag_[A-Za-z0-9_-]{4}$/);
     const list = await (await app.request("/api/tokens?agent=beta", { headers: op() })).text();
     expect(list).toContain("laptop");
     expect(list).not.toContain(token);

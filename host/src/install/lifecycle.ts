@@ -127,6 +127,7 @@ export function createPluginLifecycle(options: PluginLifecycleOptions): ManagedP
 
   const lifecycle: ManagedPluginLifecycle = {
     recover: ready,
+    registryUrl: ctx.registryUrl ?? null,
 
     async install(spec, opts = {}) {
       await ready();

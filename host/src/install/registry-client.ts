@@ -1,7 +1,8 @@
 // The installer's side of the registry protocol, over HTTP with undici (host/ never imports
 // registry/). Contract: `fetchPackument(base, name)` returns the validated parts the installer
 // needs; `fetchTarball(url, maxBytes)` streams the bytes with a cap. Failures map to
-// AIRLOCK_INSTALL_{REGISTRY_UNREACHABLE, NOT_FOUND, REGISTRY_ERROR}.
+// AIRLOCK_INSTALL_{REGISTRY_UNREACHABLE, NOT_FOUND, REGISTRY_ERROR}. `searchRegistry(base, text,
+// size)` reads the registry's npm-style search for the console.
 import type { IntegritySignature } from "@airlock/sdk/signing";
 import { request } from "undici";
 import { installError } from "./errors.ts";
@@ -107,4 +108,51 @@ export async function fetchTarball(url: string, maxBytes: number): Promise<Uint8
   if (status !== 200)
     throw installError("AIRLOCK_INSTALL_REGISTRY_ERROR", `GET ${url} answered ${status}`, { url, status });
   return bytes;
+}
+
+export interface RegistrySearchHit {
+  name: string;
+  version: string;
+  description: string;
+}
+
+const MAX_SEARCH_BYTES = 1024 * 1024;
+
+/** `GET /-/v1/search` (npm's shape): packages whose name or description contains `text`. */
+export async function searchRegistry(
+  baseUrl: string,
+  text: string,
+  size: number,
+): Promise<{ hits: RegistrySearchHit[]; total: number }> {
+  const url = `${baseUrl.replace(/\/+$/, "")}/-/v1/search?text=${encodeURIComponent(text)}&size=${size}`;
+  const { status, bytes } = await get(url, MAX_SEARCH_BYTES, "the search answer");
+  if (status !== 200)
+    throw installError("AIRLOCK_INSTALL_REGISTRY_ERROR", `GET ${url} answered ${status}`, { url, status });
+  let doc: unknown;
+  try {
+    doc = JSON.parse(new TextDecoder().decode(bytes));
+  } catch (err) {
+    throw installError(
+      "AIRLOCK_INSTALL_REGISTRY_ERROR",
+      `the search answer at ${url} is not JSON`,
+      { url },
+      err,
+    );
+  }
+  if (!isObject(doc) || !Array.isArray(doc.objects)) {
+    throw installError("AIRLOCK_INSTALL_REGISTRY_ERROR", `the search answer at ${url} has no objects`, {
+      url,
+    });
+  }
+  const hits: RegistrySearchHit[] = [];
+  for (const o of doc.objects) {
+    const p = isObject(o) && isObject(o.package) ? o.package : null;
+    if (p === null || typeof p.name !== "string" || typeof p.version !== "string") continue;
+    hits.push({
+      name: p.name,
+      version: p.version,
+      description: typeof p.description === "string" ? p.description : "",
+    });
+  }
+  return { hits, total: typeof doc.total === "number" ? doc.total : hits.length };
 }

@@ -95,6 +95,23 @@ export function storeConformance(factory: StoreFactory): void {
     expect(await store.findToken("hash-1")).toBeNull();
   });
 
+  it("keeps a token's display prefix, and reads a token stored without one as having none", async () => {
+    const rec = {
+      id: "t9",
+      role: "agent" as const,
+      agent: null,
+      label: "laptop",
+      createdAt: "2026-01-03T00:00:00.000Z",
+      prefix: "alk_ag_Xy3q",
+    };
+    await store.putToken(rec, "hash-9");
+    expect(await store.findToken("hash-9")).toEqual(rec);
+    expect((await store.listTokens()).find((t) => t.id === "t9")?.prefix).toBe("alk_ag_Xy3q");
+    const { prefix: _none, ...older } = { ...rec, id: "t10" };
+    await store.putToken(older, "hash-10");
+    expect("prefix" in ((await store.findToken("hash-10")) ?? {})).toBe(false);
+  });
+
   it("lists token records oldest first, without their hashes", async () => {
     const older = {
       id: "t2",

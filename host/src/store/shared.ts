@@ -146,6 +146,7 @@ export const tokenFromRow = (r: Row): TokenRecord => ({
   agent: r.agent === null ? null : String(r.agent),
   label: String(r.label),
   createdAt: String(r.created_at),
+  ...(r.token_prefix === null || r.token_prefix === undefined ? {} : { prefix: String(r.token_prefix) }),
 });
 
 export const secretFromRow = (r: Row): SecretRecord => ({

@@ -27,6 +27,12 @@ export interface TokenRecord {
   agent: string | null;
   label: string;
   createdAt: string;
+  /**
+   * The first characters of the token (its role prefix and 4 of its random characters, e.g.
+   * `alk_ag_Xy3q`), kept so a listing can tell tokens apart; absent for tokens issued before it
+   * was kept. Never enough to use or guess the token (4 of 43 random characters).
+   */
+  prefix?: string;
 }
 
 export interface InstalledPluginRecord {

@@ -1,5 +1,5 @@
 // The operator console: sign in, then a shell with a navigation bar, the status line of the last
-// action and one screen chosen by the URL's hash (#/agents, #/agents/<slug>/tools, #/plugins,
+// action and one screen chosen by the URL's hash (#/agents, #/agents/<slug>/<tab>, #/plugins, #/remote,
 // #/audit, #/approvals, #/events), so the browser's back button and links work.
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
@@ -12,6 +12,7 @@ import { ApprovalsScreen } from "./views/approvals.js";
 import { AuditScreen } from "./views/audit.js";
 import { EventsScreen } from "./views/events.js";
 import { PluginsScreen } from "./views/plugins.js";
+import { RemoteScreen } from "./views/remote.js";
 
 function useHashRoute() {
   const read = () => (location.hash.replace(/^#\/?/, "") || "agents").split("/").map(decodeURIComponent);
@@ -62,6 +63,7 @@ function SignIn({ onSignedIn, reason }) {
 const NAV = [
   ["agents", "Agents"],
   ["plugins", "Plugins"],
+  ["remote", "Remote MCP"],
   ["audit", "Audit"],
   ["approvals", "Approvals"],
   ["events", "Live events"],
@@ -78,6 +80,7 @@ function Shell({ session, onSignOut }) {
   if (section === "agents" && rest[0] !== undefined)
     screen = html`<${AgentScreen} slug=${rest[0]} tab=${rest[1] ?? "tools"} />`;
   else if (section === "plugins") screen = html`<${PluginsScreen} />`;
+  else if (section === "remote") screen = html`<${RemoteScreen} />`;
   else if (section === "audit") screen = html`<${AuditScreen} />`;
   else if (section === "approvals") screen = html`<${ApprovalsScreen} />`;
   else if (section === "events") screen = html`<${EventsScreen} />`;

@@ -247,6 +247,11 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX tasks_expiry ON tasks (expires_at);
     `,
   },
+  {
+    version: 6,
+    name: "tokens: the first characters of each token, for listings (never enough to use it)",
+    sql: "ALTER TABLE tokens ADD COLUMN token_prefix text;",
+  },
 ];
 
 /** Applies pending migrations in `schema` (created if missing) under an advisory lock. */

@@ -72,8 +72,8 @@ export function postgresRegistry(db: Db): RegistryPart {
 
     async putToken(r, tokenHash) {
       await db.exec(
-        "INSERT INTO tokens (id, token_hash, role, agent, label, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
-        [r.id, tokenHash, r.role, r.agent, r.label, r.createdAt],
+        "INSERT INTO tokens (id, token_hash, role, agent, label, created_at, token_prefix) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        [r.id, tokenHash, r.role, r.agent, r.label, r.createdAt, r.prefix ?? null],
       );
     },
     findToken: (tokenHash) => one(tokenFromRow, "SELECT * FROM tokens WHERE token_hash = $1", [tokenHash]),

@@ -208,6 +208,11 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX tasks_expiry ON tasks (expires_at);
     `,
   },
+  {
+    version: 5,
+    name: "tokens: the first characters of each token, for listings (never enough to use it)",
+    sql: "ALTER TABLE tokens ADD COLUMN token_prefix TEXT;",
+  },
 ];
 
 /** Applies every pending migration, each atomically; refuses a database newer than this build. */

@@ -111,8 +111,16 @@ export function sqliteRegistry(db: DatabaseSync): RegistryPart {
 
     async putToken(record, tokenHash) {
       db.prepare(
-        "INSERT INTO tokens (id, token_hash, role, agent, label, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-      ).run(record.id, tokenHash, record.role, record.agent, record.label, record.createdAt);
+        "INSERT INTO tokens (id, token_hash, role, agent, label, created_at, token_prefix) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      ).run(
+        record.id,
+        tokenHash,
+        record.role,
+        record.agent,
+        record.label,
+        record.createdAt,
+        record.prefix ?? null,
+      );
     },
     async findToken(tokenHash) {
       const r = db.prepare("SELECT * FROM tokens WHERE token_hash = ?").get(tokenHash) as Row | undefined;

@@ -1,5 +1,9 @@
-// One agent: tabs for its tools, its secrets and knowledge level, and its tokens.
+// One agent: tabs for its tools, its secrets and knowledge level, its tokens, its OAuth
+// connections and model grants, who approves its calls (people in the loop), and code mode.
 import { html } from "../html.js";
+import { CodeModeTab } from "./code-mode.js";
+import { ConnectionsTab } from "./connections.js";
+import { PeopleTab } from "./people.js";
 import { SecretsTab } from "./secrets.js";
 import { TokensTab } from "./tokens.js";
 import { ToolsTab } from "./tools.js";
@@ -8,7 +12,18 @@ const TABS = [
   ["tools", "Tools"],
   ["secrets", "Secrets & knowledge"],
   ["tokens", "Tokens"],
+  ["connections", "Connections & models"],
+  ["people", "Approvals & asking"],
+  ["code-mode", "Code mode"],
 ];
+
+const SCREENS = {
+  secrets: SecretsTab,
+  tokens: TokensTab,
+  connections: ConnectionsTab,
+  people: PeopleTab,
+  "code-mode": CodeModeTab,
+};
 
 export function AgentScreen({ slug, tab }) {
   return html`<p class="crumbs"><a href="#/agents">Agents</a> › </p>
@@ -20,5 +35,5 @@ export function AgentScreen({ slug, tab }) {
           html`<a href="#/agents/${slug}/${id}" aria-current=${tab === id ? "page" : undefined}>${label}</a>`,
       )}
     </nav>
-    ${tab === "secrets" ? html`<${SecretsTab} slug=${slug} />` : tab === "tokens" ? html`<${TokensTab} slug=${slug} />` : html`<${ToolsTab} slug=${slug} />`}`;
+    ${html`<${SCREENS[tab] ?? ToolsTab} slug=${slug} />`}`;
 }

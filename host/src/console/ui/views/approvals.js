@@ -1,5 +1,6 @@
 // Pending approvals of every replica: the tool, the agent, the input; approve, or deny with a
-// reason (the reason reaches the model as the tool's result). Refreshes while open.
+// reason (the reason reaches the model as the tool's result); each links to its approval page
+// /approve/<id> and to its agent's approval policy. Refreshes while open.
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.js";
 import { LoadError, useResource, when } from "../common.js";
@@ -22,7 +23,7 @@ function Approval({ approval, onDecided }) {
   const id = `reason-${approval.id}`;
   return html`<li class="card approval">
     <h3><code>${approval.toolName}</code> for <a href="#/agents/${approval.agent}/tools">${approval.agent}</a></h3>
-    <p class="meta">asked ${when(approval.requestedAt)} · approval ${approval.id}</p>
+    <p class="meta">asked ${when(approval.requestedAt)} · approval ${approval.id} · <a href=${`/approve/${encodeURIComponent(approval.id)}`} target="_blank" rel="noopener">its approval page</a> (the page a client's person is sent to) · <a href=${`#/agents/${approval.agent}/people`}>who approves for ${approval.agent}</a></p>
     <details open><summary>Input</summary><pre>${JSON.stringify(approval.input, null, 2)}</pre></details>
     <label for=${id}>Reason (sent to the model when you deny)</label>
     <input id=${id} value=${reason} onInput=${(e) => setReason(e.currentTarget.value)} />

@@ -1,5 +1,6 @@
-// Plugins: what is installed with its signature and trust status; install from the registry or
-// by uploading a .tgz (with progress, and what it changes shown before confirming); upgrade;
+// Plugins: what is installed with its signature and trust status; install from the registry
+// (registry.js: search, pick a version) or by uploading a .tgz (with progress), what it changes
+// shown before confirming either way; upgrade from the registry with the same diff;
 // roll back (offered with the right word: an older or a newer version) and uninstall (keep or
 // purge), each confirmed after seeing what it does.
 import { useState } from "preact/hooks";
@@ -9,6 +10,7 @@ import { Confirm } from "../confirm.js";
 import { useFeedback } from "../feedback.js";
 import { html } from "../html.js";
 import { DiffView } from "./diff.js";
+import { RegistryInstall, RegistryUpgrade } from "./registry.js";
 
 /** semver precedence, enough for the words on a button (a prerelease sorts before its release). */
 export function compareVersions(a, b) {
@@ -38,23 +40,11 @@ function Progress({ value, label }) {
 
 function InstallForms({ onInstalled }) {
   const { run } = useFeedback();
-  const [name, setName] = useState("");
-  const [range, setRange] = useState("");
-  const [unsigned, setUnsigned] = useState(false);
   const [file, setFile] = useState(null);
   // Bumped after an install so the file input is emptied too (its DOM value is not state).
   const [fileKey, setFileKey] = useState(0);
   const [progress, setProgress] = useState(null);
   const [preview, setPreview] = useState(null);
-  const fromRegistry = (e) => {
-    e.preventDefault();
-    const spec = range.trim() === "" ? name.trim() : `${name.trim()}@${range.trim()}`;
-    run(`Install ${spec}`, async () => {
-      const r = await api("POST", "/api/plugins", { spec, ...(unsigned ? { allowUnsigned: true } : {}) });
-      await onInstalled();
-      return `Installed ${r.namespace} ${r.version} with ${r.tools.length} tool(s); enable them per agent.`;
-    });
-  };
   const readFile = (e) => {
     e.preventDefault();
     if (file === null) return;
@@ -86,16 +76,7 @@ function InstallForms({ onInstalled }) {
       }
     });
   return html`<div class="grid2">
-    <form class="card" onSubmit=${fromRegistry} aria-labelledby="from-registry">
-      <h2 id="from-registry">Install from the registry</h2>
-      <label for="pkg-name">Package name</label>
-      <input id="pkg-name" required placeholder="@scope/name or name" value=${name} onInput=${(e) => setName(e.currentTarget.value)} />
-      <label for="pkg-range">Version or range</label>
-      <p class="hint" id="range-hint">Empty for the newest; <code>1.2.3</code> or <code>^1.2</code> to pick one.</p>
-      <input id="pkg-range" aria-describedby="range-hint" value=${range} onInput=${(e) => setRange(e.currentTarget.value)} />
-      <label class="check"><input type="checkbox" checked=${unsigned} onChange=${(e) => setUnsigned(e.currentTarget.checked)} /> Allow an unsigned package or an unknown signer</label>
-      <button type="submit" class="primary">Install</button>
-    </form>
+    <${RegistryInstall} onInstalled=${onInstalled} />
     <form class="card" onSubmit=${readFile} aria-labelledby="from-file">
       <h2 id="from-file">Upload a .tgz</h2>
       <label for="pkg-file">Plugin tarball</label>
@@ -120,7 +101,6 @@ function PluginCard({ plugin, onChanged }) {
   const { run } = useFeedback();
   const [dialog, setDialog] = useState(null);
   const [purge, setPurge] = useState(false);
-  const [upRange, setUpRange] = useState("");
   const older = plugin.previous !== null && compareVersions(plugin.previous, plugin.active) < 0;
   const askRollback = () =>
     run(`Compare ${plugin.namespace} ${plugin.active} with ${plugin.previous}`, async () => {
@@ -137,19 +117,6 @@ function PluginCard({ plugin, onChanged }) {
       setDialog(null);
       await onChanged();
       return `${r.namespace} ${r.version} is active again (was ${r.previous}).`;
-    });
-  const upgrade = () =>
-    run(`Upgrade ${plugin.namespace}`, async () => {
-      const r = await api(
-        "POST",
-        `/api/plugins/${plugin.namespace}/upgrade`,
-        upRange.trim() ? { range: upRange.trim() } : {},
-      );
-      setDialog(null);
-      await onChanged();
-      return r.previous === r.version
-        ? `${r.namespace} ${r.version} is already the newest.`
-        : `${r.namespace} upgraded to ${r.version} (was ${r.previous}).`;
     });
   const uninstall = () =>
     run(`Uninstall ${plugin.namespace}`, async () => {
@@ -171,7 +138,11 @@ function PluginCard({ plugin, onChanged }) {
         plugin.previous !== null &&
         html`<button type="button" onClick=${askRollback}>${older ? `Roll back to ${plugin.previous}` : `Switch back to ${plugin.previous} (newer)`}</button>`
       }
-      <button type="button" onClick=${() => setDialog({ kind: "upgrade" })}>Upgrade…</button>
+      ${
+        plugin.source.startsWith("file:")
+          ? html`<span class="meta">Installed from a file: upload its next .tgz to upgrade.</span>`
+          : html`<button type="button" onClick=${() => setDialog({ kind: "upgrade" })}>Upgrade…</button>`
+      }
       <button type="button" class="danger" onClick=${() => setDialog({ kind: "uninstall" })}>Uninstall…</button>
     </div>
     ${
@@ -182,12 +153,10 @@ function PluginCard({ plugin, onChanged }) {
     }
     ${
       dialog?.kind === "upgrade" &&
-      html`<${Confirm} title=${`Upgrade ${plugin.namespace}?`} confirmLabel="Upgrade" onConfirm=${upgrade} onCancel=${() => setDialog(null)}>
-        <p>Installs the newest registry version matching the range (empty: any newer than ${plugin.active}) and makes it active; ${plugin.active} stays installed for a rollback.</p>
-        <label for="up-range">Version or range</label>
-        <input id="up-range" value=${upRange} onInput=${(e) => setUpRange(e.currentTarget.value)} />
-        <p class="hint">To see what a version changes before it is active, upload its .tgz: the preview lists tools, secrets, egress hosts and knowledge level.</p>
-      <//>`
+      html`<${RegistryUpgrade} plugin=${plugin} onCancel=${() => setDialog(null)} onDone=${async () => {
+        setDialog(null);
+        await onChanged();
+      }} />`
     }
     ${
       dialog?.kind === "uninstall" &&

@@ -52,7 +52,7 @@ function Why({ tool, slug }) {
   if (tool.missingSecrets.length > 0)
     return html`<p class="state bad">Not served: missing secret ${tool.missingSecrets.map(
       (k, i) => html`${i > 0 ? ", " : ""}<code>${k}</code>`,
-    )} — <a href="#/agents/${slug}/secrets">fill it in</a>.</p>`;
+    )} — <a href="#/agents/${slug}/secrets">fill it in</a>, or <a href="#/agents/${slug}/people">let the person at the client enter it</a>.</p>`;
   return html`<p class="state bad">Enabled but not served.</p>`;
 }
 
