@@ -72,5 +72,16 @@ test("runs the commands docs/code-mode.md prints, exactly as printed", async () 
     expect(res.code, `${line}: ${res.err}`).toBe(0);
   }
   const last = JSON.parse((await cli("agents", "code-mode", "support-bot", "--json")).out);
-  expect(last).toMatchObject({ enabled: false, exclusive: true, limits: { maxInnerCalls: 20 } });
+  expect(last).toMatchObject({
+    enabled: false,
+    exclusive: true,
+    scratch: true,
+    limits: { maxInnerCalls: 20, scratchMaxKeys: 50 },
+  });
+  const shown = await cli("agents", "code-mode", "support-bot");
+  expect(shown.out).toContain("Scratch store: on");
+  const off = await cli("agents", "code-mode", "support-bot", "--no-scratch", "--json");
+  expect(JSON.parse(off.out)).toMatchObject({ scratch: false, limits: { scratchMaxKeys: 50 } });
+  const bad = await cli("agents", "code-mode", "support-bot", "--scratch-max-keys", "0");
+  expect(bad.err).toContain("AIRLOCK_CODE_SETTINGS_INVALID");
 });

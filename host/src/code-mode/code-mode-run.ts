@@ -10,10 +10,11 @@ import { randomUUID } from "node:crypto";
 import type { ToolResult } from "@airlock/sdk";
 import type { CallOptions, ModelTool, Run, ToolCallOutcome } from "../host-types.ts";
 import type { EventBus } from "../pipeline/events.ts";
-import type { AuditInput } from "../store/types.ts";
+import type { AuditInput, Store } from "../store/types.ts";
 import type { CodeSandbox } from "./code-sandbox.ts";
 import { briefOf, declarationsOf, searchTools } from "./declarations.ts";
 import { runCode } from "./run-code.ts";
+import { createScratch } from "./scratch.ts";
 import type { CodeModeSettings } from "./settings.ts";
 
 export const SEARCH_TOOLS_ID = "airlock:search_tools";
@@ -21,6 +22,8 @@ export const RUN_CODE_ID = "airlock:run_code";
 
 export interface CodeModeRunDeps {
   sandbox: CodeSandbox;
+  /** The scratch store's rows (scratch.ts). */
+  store: Store;
   events: EventBus;
   audit(entry: AuditInput): Promise<void>;
   /** Whether a tool id is a harness tool (never callable from code). */
@@ -75,6 +78,9 @@ function runCodeTool(settings: CodeModeSettings, namespaces: string[]): ModelToo
       "Run JavaScript or TypeScript (types stripped) as an async function body. " +
       "`await tools.<namespace>.<tool>(input)` calls your tools (see search_tools) and returns their structured result; a failed call throws an Error with `code`. " +
       "`return` JSON; console.log is returned too. No fetch; timers end with the call. " +
+      (settings.scratch
+        ? `\`await scratch.get(key)\`, \`scratch.set(key, json)\`, \`scratch.delete(key)\`, \`scratch.keys()\` keep values for this conversation (${l.scratchTtlSeconds} s, ${l.scratchMaxKeys} keys, ${l.scratchMaxValueBytes} bytes each). `
+        : "No state between calls. ") +
       `Limits: ${l.maxInnerCalls} calls, ${l.cpuMs} ms CPU, ${l.wallMs} ms. ` +
       `Namespaces: ${namespaces.length === 0 ? "none" : namespaces.join(", ")}.`,
     inputSchema: {
@@ -159,6 +165,7 @@ export function codeModeRun(deps: CodeModeRunDeps, run: Run, settings: CodeModeS
     const base = { runId: run.id, callId, agent: run.agent, toolName: id };
     deps.events.emit("tool.started", base);
     let report: { result: ToolResult; errorCode?: string; calls?: unknown[] };
+    let scratchOps = 0;
     if (id === SEARCH_TOOLS_ID) {
       report = answerSearch(callable(), input);
     } else {
@@ -169,6 +176,16 @@ export function codeModeRun(deps: CodeModeRunDeps, run: Run, settings: CodeModeS
         options.onNotification?.({ type: "progress", progress: 0, message });
         options.onNotification?.({ type: "log", level: "info", message });
       });
+      const scratch = createScratch({
+        enabled: settings.scratch,
+        store: deps.store,
+        agent: run.agent,
+        conversationId: run.conversationId,
+        runId: run.id,
+        callId,
+        limits: settings.limits,
+        audit: deps.audit,
+      });
       try {
         report = await runCode(deps.sandbox, {
           run,
@@ -176,6 +193,8 @@ export function codeModeRun(deps: CodeModeRunDeps, run: Run, settings: CodeModeS
           input,
           limits: settings.limits,
           options,
+          scratch,
+          scratchOn: settings.scratch,
           namespaces: namespaces(),
           refuse: (toolId) => {
             if (!deps.isHarness(toolId)) return null;
@@ -210,6 +229,7 @@ export function codeModeRun(deps: CodeModeRunDeps, run: Run, settings: CodeModeS
         });
       } finally {
         offApproval();
+        scratchOps = scratch.ops;
       }
     }
     const durationMs = Math.round(performance.now() - started);
@@ -229,7 +249,9 @@ export function codeModeRun(deps: CodeModeRunDeps, run: Run, settings: CodeModeS
         runId: run.id,
         callId,
         codeMode: true,
-        ...(id === RUN_CODE_ID ? { innerCallCount: calls.length, innerCalls: calls.slice(0, 100) } : {}),
+        ...(id === RUN_CODE_ID
+          ? { innerCallCount: calls.length, innerCalls: calls.slice(0, 100), scratchOps }
+          : {}),
       },
     });
     if (report.errorCode === undefined) {
