@@ -180,6 +180,13 @@ export interface CallOptions {
   trace?: { traceparent: string; tracestate?: string };
   /** Set by code mode: the run_code call this call was made from (its audit entry names it). */
   parentCallId?: string;
+  /**
+   * The end user of the agent this call is made for (MCP `_meta["airlock/subject"]`, the calls
+   * route's `subject`): ctx.oauth and ctx.fetch's `oauth` use that user's connection of the
+   * agent instead of the agent's own. 1–128 of `A–Z a–z 0–9 . _ @ + : -` (oauth/subject.ts);
+   * anything else is refused with AIRLOCK_TOOL_SUBJECT_INVALID. Unset or "": the agent itself.
+   */
+  subject?: string;
   /** How a person at the caller takes part: approvals, ctx.elicit, missing secrets (people/types.ts). */
   people?: PeopleChannel;
   /**

@@ -60,6 +60,8 @@ interface StoredOptions {
   harness?: string[];
   autoApprove?: boolean;
   trace?: { traceparent: string; tracestate?: string };
+  /** The end user the call is for (CallOptions.subject); the pipeline checks it when the task runs. */
+  subject?: string;
 }
 
 export function createTaskService(options: TaskServiceOptions): HostTasks {
@@ -119,6 +121,7 @@ export function createTaskService(options: TaskServiceOptions): HostTasks {
         ...(stored.harness === undefined ? {} : { harness: stored.harness }),
         ...(stored.autoApprove === undefined ? {} : { autoApprove: stored.autoApprove }),
         ...(stored.trace === undefined ? {} : { trace: stored.trace }),
+        ...(typeof stored.subject === "string" ? { subject: stored.subject } : {}),
       });
       settlement = {
         status: "completed",
@@ -191,6 +194,7 @@ export function createTaskService(options: TaskServiceOptions): HostTasks {
       if (startOptions.harness !== undefined) stored.harness = startOptions.harness;
       if (startOptions.autoApprove !== undefined) stored.autoApprove = startOptions.autoApprove;
       if (startOptions.trace !== undefined) stored.trace = startOptions.trace;
+      if (startOptions.subject !== undefined) stored.subject = startOptions.subject;
       const id = randomUUID();
       await store.insertTask({
         id,
