@@ -9,6 +9,7 @@ import type { JsonSchema, Presentation, SecretSpec, ToolAnnotations } from "@air
 import type { CallNotification } from "./bridge/types.ts";
 import type { StreamEventType, StreamListener } from "./cluster/events.ts";
 import type { CodeModeChange, CodeModeSettings } from "./code-mode/settings.ts";
+import type { HostSnippets } from "./code-mode/snippets-admin.ts";
 import type { ModelsAdmin, OAuthAdmin } from "./oauth/admin.ts";
 import type { TraceParent } from "./observability/spans.ts";
 import type { PolicyPatch } from "./people/policy.ts";
@@ -343,6 +344,8 @@ export interface AirlockHost {
   getCodeMode(agent: string): Promise<CodeModeSettings>;
   /** Changes an agent's code mode (validated whole, audited as agent.code_mode). */
   setCodeMode(agent: string, change: CodeModeChange): Promise<CodeModeSettings>;
+  /** An agent's saved run_code snippets: review, save, promote into a skill, delete (docs/code-mode.md). */
+  readonly snippets: HostSnippets;
   startRun(options: RunOptions): Promise<Run>;
   /** One-shot: starts a run for the agent and calls one tool in it. */
   callTool(

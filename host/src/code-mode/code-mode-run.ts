@@ -14,6 +14,7 @@ import type { AuditInput, Store } from "../store/types.ts";
 import type { CodeSandbox } from "./code-sandbox.ts";
 import { briefOf, declarationsOf, searchTools } from "./declarations.ts";
 import { runCode } from "./run-code.ts";
+import { withSaveAs } from "./save-as.ts";
 import { createScratch } from "./scratch.ts";
 import type { CodeModeSettings } from "./settings.ts";
 
@@ -85,7 +86,24 @@ function runCodeTool(settings: CodeModeSettings, namespaces: string[]): ModelToo
       `Namespaces: ${namespaces.length === 0 ? "none" : namespaces.join(", ")}.`,
     inputSchema: {
       type: "object",
-      properties: { code: { type: "string" } },
+      properties: {
+        code: { type: "string" },
+        ...(settings.snippets
+          ? {
+              saveAs: {
+                type: "object",
+                description:
+                  "Keep this code as a named snippet an operator may review and promote into a skill.",
+                properties: {
+                  name: { type: "string", pattern: "^[a-z][a-z0-9-]{0,47}$" },
+                  description: { type: "string" },
+                },
+                required: ["name"],
+                additionalProperties: false,
+              },
+            }
+          : {}),
+      },
       required: ["code"],
       additionalProperties: false,
     },
@@ -187,46 +205,48 @@ export function codeModeRun(deps: CodeModeRunDeps, run: Run, settings: CodeModeS
         audit: deps.audit,
       });
       try {
-        report = await runCode(deps.sandbox, {
-          run,
-          callId,
-          input,
-          limits: settings.limits,
-          options,
-          scratch,
-          scratchOn: settings.scratch,
-          namespaces: namespaces(),
-          refuse: (toolId) => {
-            if (!deps.isHarness(toolId)) return null;
-            const at = toolId.indexOf(":");
-            // a refusal is audited like the pipeline's own, naming the run_code call
-            void deps.audit({
-              agent: run.agent,
-              plugin: toolId.slice(0, at),
-              tool: toolId.slice(at + 1),
-              conversationId: run.conversationId,
-              kind: "tool",
-              action: "call",
-              allowed: false,
-              success: false,
-              error: "AIRLOCK_CODE_HARNESS_TOOL",
-              durationMs: 0,
-              details: { runId: run.id, callId: null, parentCallId: callId },
-            });
-            return {
-              code: "AIRLOCK_CODE_HARNESS_TOOL",
-              message: `${toolId} is a harness tool; code calls only the agent's own tools`,
-            };
-          },
-          onInnerStart: (toolId) => {
-            waiting.set(toolId, (waiting.get(toolId) ?? 0) + 1);
-            return () => {
-              const n = (waiting.get(toolId) ?? 1) - 1;
-              if (n === 0) waiting.delete(toolId);
-              else waiting.set(toolId, n);
-            };
-          },
-        });
+        report = await withSaveAs(deps.store, run.agent, callId, settings, input, () =>
+          runCode(deps.sandbox, {
+            run,
+            callId,
+            input,
+            limits: settings.limits,
+            options,
+            scratch,
+            scratchOn: settings.scratch,
+            namespaces: namespaces(),
+            refuse: (toolId) => {
+              if (!deps.isHarness(toolId)) return null;
+              const at = toolId.indexOf(":");
+              // a refusal is audited like the pipeline's own, naming the run_code call
+              void deps.audit({
+                agent: run.agent,
+                plugin: toolId.slice(0, at),
+                tool: toolId.slice(at + 1),
+                conversationId: run.conversationId,
+                kind: "tool",
+                action: "call",
+                allowed: false,
+                success: false,
+                error: "AIRLOCK_CODE_HARNESS_TOOL",
+                durationMs: 0,
+                details: { runId: run.id, callId: null, parentCallId: callId },
+              });
+              return {
+                code: "AIRLOCK_CODE_HARNESS_TOOL",
+                message: `${toolId} is a harness tool; code calls only the agent's own tools`,
+              };
+            },
+            onInnerStart: (toolId) => {
+              waiting.set(toolId, (waiting.get(toolId) ?? 0) + 1);
+              return () => {
+                const n = (waiting.get(toolId) ?? 1) - 1;
+                if (n === 0) waiting.delete(toolId);
+                else waiting.set(toolId, n);
+              };
+            },
+          }),
+        );
       } finally {
         offApproval();
         scratchOps = scratch.ops;

@@ -78,6 +78,26 @@ export const CODE_MODE_ERRORS = defineErrorCodes({
     description:
       "A scratch call reached the host for an agent whose operator has not turned the scratch store on.",
   },
+  AIRLOCK_CODE_SNIPPETS_OFF: {
+    status: 403,
+    description:
+      "run_code was called with saveAs, but the operator has not turned snippets on for this agent; nothing ran.",
+  },
+  AIRLOCK_CODE_SNIPPET_INVALID: {
+    status: 400,
+    description:
+      "A snippet's name is not ^[a-z][a-z0-9-]{0,47}$, its description is over 500 characters, or its code is empty or over maxCodeBytes.",
+  },
+  AIRLOCK_CODE_SNIPPET_PROMOTED: {
+    status: 409,
+    description:
+      "run_code tried to replace a snippet an operator promoted into a skill; save under another name.",
+  },
+  AIRLOCK_CODE_SNIPPET_LIMIT: {
+    status: 409,
+    description: "The agent already keeps 50 snippets (or 8 MiB of them); an operator deletes some first.",
+  },
+  AIRLOCK_CODE_SNIPPET_UNKNOWN: { status: 404, description: "The agent has no snippet of that name." },
   AIRLOCK_CODE_CANCELLED: { status: 499, description: "The run_code call was cancelled by its caller." },
   AIRLOCK_CODE_FAILED: {
     status: 500,

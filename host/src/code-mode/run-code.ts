@@ -125,9 +125,13 @@ export async function runCode(sandbox: CodeSandbox, req: RunCodeRequest): Promis
   if (typeof code !== "string" || code.trim() === "") {
     return fail("AIRLOCK_CODE_INPUT_INVALID", 'run_code takes {"code": "<JavaScript or TypeScript>"}');
   }
-  const extra = Object.keys(input as object).filter((k) => k !== "code");
+  // saveAs is code-mode-run.ts's (snippets.ts), checked there before this runs
+  const extra = Object.keys(input as object).filter((k) => k !== "code" && k !== "saveAs");
   if (extra.length > 0) {
-    return fail("AIRLOCK_CODE_INPUT_INVALID", `run_code takes only "code"; unknown: ${extra.join(", ")}`);
+    return fail(
+      "AIRLOCK_CODE_INPUT_INVALID",
+      `run_code takes only "code" (and "saveAs"); unknown: ${extra.join(", ")}`,
+    );
   }
   if (Buffer.byteLength(code, "utf8") > limits.maxCodeBytes) {
     return fail("AIRLOCK_CODE_TOO_LARGE", limitMessage("AIRLOCK_CODE_TOO_LARGE", limits));

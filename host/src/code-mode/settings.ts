@@ -44,6 +44,8 @@ export interface CodeModeSettings {
   exclusive: boolean;
   /** run_code's code gets the `scratch` global: a small key/value store per agent and conversation. */
   scratch: boolean;
+  /** run_code may save its code as a named snippet (`saveAs`), which an operator may promote into a skill. */
+  snippets: boolean;
   limits: CodeModeLimits;
 }
 
@@ -51,6 +53,7 @@ export interface CodeModeChange {
   enabled?: boolean;
   exclusive?: boolean;
   scratch?: boolean;
+  snippets?: boolean;
   limits?: Partial<CodeModeLimits>;
 }
 
@@ -91,6 +94,7 @@ const OFF: CodeModeSettings = {
   enabled: false,
   exclusive: false,
   scratch: false,
+  snippets: false,
   limits: { ...DEFAULT_CODE_MODE_LIMITS },
 };
 
@@ -111,7 +115,7 @@ export function applyChange(current: CodeModeSettings, change: unknown): CodeMod
   if (!isRecord(change)) throw codeModeError("AIRLOCK_CODE_SETTINGS_INVALID", "the change must be an object");
   const next = structuredClone(current);
   for (const [key, value] of Object.entries(change)) {
-    if (key === "enabled" || key === "exclusive" || key === "scratch") {
+    if (key === "enabled" || key === "exclusive" || key === "scratch" || key === "snippets") {
       if (typeof value !== "boolean")
         throw codeModeError("AIRLOCK_CODE_SETTINGS_INVALID", `${key} must be true or false`);
       next[key] = value;
@@ -137,7 +141,7 @@ export function applyChange(current: CodeModeSettings, change: unknown): CodeMod
     } else {
       throw codeModeError(
         "AIRLOCK_CODE_SETTINGS_INVALID",
-        `unknown field ${JSON.stringify(key)}; accepted: enabled, exclusive, scratch, limits`,
+        `unknown field ${JSON.stringify(key)}; accepted: enabled, exclusive, scratch, snippets, limits`,
       );
     }
   }

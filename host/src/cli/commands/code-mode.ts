@@ -29,6 +29,8 @@ const OPTIONS = {
   "no-exclusive": { type: "boolean" },
   scratch: { type: "boolean" },
   "no-scratch": { type: "boolean" },
+  snippets: { type: "boolean" },
+  "no-snippets": { type: "boolean" },
   ...Object.fromEntries(Object.keys(LIMIT_FLAGS).map((flag) => [flag, { type: "string" }])),
 } as const;
 
@@ -45,7 +47,7 @@ function describe(slug: string, s: CodeModeSettings): string {
   const limits = Object.entries(s.limits)
     .map(([k, v]) => `${k}=${v}`)
     .join(" ");
-  return `Code mode of ${slug}: ${s.enabled ? "on" : "off"}${s.exclusive ? " (exclusive)" : ""}\nScratch store: ${s.scratch ? "on" : "off"}\nLimits: ${limits}\n`;
+  return `Code mode of ${slug}: ${s.enabled ? "on" : "off"}${s.exclusive ? " (exclusive)" : ""}\nScratch store: ${s.scratch ? "on" : "off"}; snippets: ${s.snippets ? "on" : "off"}\nLimits: ${limits}\n`;
 }
 
 function changeFrom(parsed: Parsed): CodeModeChange {
@@ -59,6 +61,8 @@ function changeFrom(parsed: Parsed): CodeModeChange {
   if (parsed.values["no-exclusive"] === true) change.exclusive = false;
   if (parsed.values.scratch === true) change.scratch = true;
   if (parsed.values["no-scratch"] === true) change.scratch = false;
+  if (parsed.values.snippets === true) change.snippets = true;
+  if (parsed.values["no-snippets"] === true) change.snippets = false;
   const limits: Record<string, number> = {};
   for (const [flag, name] of Object.entries(LIMIT_FLAGS)) {
     const raw = parsed.values[flag];
@@ -85,6 +89,9 @@ Options:
   --scratch                Give run_code's code the per-conversation scratch store
                            (scratch.get/set/delete/keys; the scratch* limits bound it).
   --no-scratch             No scratch store (the default).
+  --snippets               run_code may save its code as a named snippet (saveAs), which an
+                           operator reviews and promotes into a skill (airlock agents snippets).
+  --no-snippets            No snippets (the default).
 ${limitsHelp}
 ${HOST_OPTIONS_HELP}
 ${TARGET_OPTIONS_HELP}
