@@ -238,6 +238,12 @@ describe("naming the end user over the wire", () => {
     expect(ran.result.structuredContent).toEqual({ value: { status: 200 } });
     const inner = (await t.host.queryAudit({ agent: "ada", kind: "tool", tool: "me", limit: 1 }))[0];
     expect(inner?.details).toMatchObject({ subject: "user-2", parentCallId: expect.any(String) });
+    const outer = (await t.host.queryAudit({ agent: "ada", kind: "tool", tool: "run_code", limit: 1 }))[0];
+    expect(outer?.details).toMatchObject({ subject: "user-2" });
+    const bad = await t.host.callTool("ada", "run_code", { code }, { agent: "ada", subject: "no good" });
+    expect(bad.errorCode).toBe("AIRLOCK_TOOL_SUBJECT_INVALID");
+    const refused = (await t.host.queryAudit({ agent: "ada", kind: "tool", tool: "run_code", limit: 1 }))[0];
+    expect(refused).toMatchObject({ allowed: false, error: "AIRLOCK_TOOL_SUBJECT_INVALID" });
   }, 60_000);
 
   it("left nothing the provider issued, nor the client secret, anywhere", async () => {

@@ -9,6 +9,7 @@
 import { randomUUID } from "node:crypto";
 import type { ToolResult } from "@airlock/sdk";
 import type { CallOptions, ModelTool, Run, ToolCallOutcome } from "../host-types.ts";
+import { subjectRefusal } from "../oauth/subject.ts";
 import type { EventBus } from "../pipeline/events.ts";
 import type { AuditInput, Store } from "../store/types.ts";
 import type { CodeSandbox } from "./code-sandbox.ts";
@@ -184,7 +185,11 @@ export function codeModeRun(deps: CodeModeRunDeps, run: Run, settings: CodeModeS
     deps.events.emit("tool.started", base);
     let report: { result: ToolResult; errorCode?: string; calls?: unknown[] };
     let scratchOps = 0;
-    if (id === SEARCH_TOOLS_ID) {
+    const badSubject = subjectRefusal(options.subject);
+    if (badSubject !== null) {
+      // like the pipeline: a malformed end user refuses the call before anything of it runs
+      report = { result: textResult(badSubject, true), errorCode: "AIRLOCK_TOOL_SUBJECT_INVALID" };
+    } else if (id === SEARCH_TOOLS_ID) {
       report = answerSearch(callable(), input);
     } else {
       const waiting = new Map<string, number>();
@@ -261,7 +266,9 @@ export function codeModeRun(deps: CodeModeRunDeps, run: Run, settings: CodeModeS
       conversationId: run.conversationId,
       kind: "tool",
       action: "call",
-      allowed: report.errorCode !== "AIRLOCK_CODE_INPUT_INVALID",
+      allowed:
+        report.errorCode !== "AIRLOCK_CODE_INPUT_INVALID" &&
+        report.errorCode !== "AIRLOCK_TOOL_SUBJECT_INVALID",
       success: report.errorCode === undefined,
       error: report.errorCode ?? null,
       durationMs,
@@ -269,6 +276,9 @@ export function codeModeRun(deps: CodeModeRunDeps, run: Run, settings: CodeModeS
         runId: run.id,
         callId,
         codeMode: true,
+        ...(badSubject === null && options.subject !== undefined && options.subject !== ""
+          ? { subject: options.subject }
+          : {}),
         ...(id === RUN_CODE_ID
           ? { innerCallCount: calls.length, innerCalls: calls.slice(0, 100), scratchOps }
           : {}),
