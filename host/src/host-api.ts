@@ -19,6 +19,8 @@ import { type CatalogueProblem, createCatalogue } from "./catalogue/catalogue.ts
 import { deleteSecret, listSecrets, type SecretCodec, setSecrets } from "./catalogue/secrets-api.ts";
 import { joinCluster } from "./cluster/membership.ts";
 import { createCodeMode } from "./code-mode/index.ts";
+import { withSnippetSkills } from "./code-mode/snippet-skills.ts";
+import { createSnippetsAdmin } from "./code-mode/snippets-admin.ts";
 import type { ResolvedHostOptions } from "./config.ts";
 import type { AirlockHost, PluginLifecycle, RunOptions, ToolsChangeReason } from "./host-types.ts";
 import type { ModelsAdmin, OAuthAdmin } from "./oauth/admin.ts";
@@ -227,6 +229,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
   await refreshCatalogue();
 
   const admin = createAdminAudit(audit);
+  const snippetSkillsOf = withSnippetSkills(store);
   const lifecycle = auditedLifecycle(parts.lifecycle, admin, refreshCatalogue);
   const plugins: PluginLifecycle = {
     ...lifecycle,
@@ -357,7 +360,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     async listSkills(agent) {
       await fresh();
       await requireAgent(store, agent);
-      return listSkills(store, catalogue, agent);
+      return snippetSkillsOf.list(agent, await listSkills(store, catalogue, agent));
     },
     async setSkillsEnabled(agent, changes) {
       await fresh();
@@ -374,7 +377,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     async readSkill(agent, id) {
       await fresh();
       await requireAgent(store, agent);
-      return readSkill(store, catalogue, agent, id);
+      return snippetSkillsOf.read(agent, id, () => readSkill(store, catalogue, agent, id));
     },
     async getToolPresentations() {
       await fresh();
@@ -405,6 +408,12 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
       return deleted;
     },
 
+    snippets: createSnippetsAdmin({
+      store,
+      admin,
+      settings: (agent) => codeMode.settings(agent),
+      announce: (agent) => announce(agent, "enablement"),
+    }),
     async getCodeMode(agent) {
       await requireAgent(store, agent);
       return codeMode.settings(agent);

@@ -9,6 +9,7 @@ import type { JsonSchema, Presentation, SecretSpec, ToolAnnotations } from "@air
 import type { CallNotification } from "./bridge/types.ts";
 import type { StreamEventType, StreamListener } from "./cluster/events.ts";
 import type { CodeModeChange, CodeModeSettings } from "./code-mode/settings.ts";
+import type { HostSnippets } from "./code-mode/snippets-admin.ts";
 import type { ModelsAdmin, OAuthAdmin } from "./oauth/admin.ts";
 import type { TraceParent } from "./observability/spans.ts";
 import type { PolicyPatch } from "./people/policy.ts";
@@ -185,6 +186,13 @@ export interface CallOptions {
   trace?: { traceparent: string; tracestate?: string };
   /** Set by code mode: the run_code call this call was made from (its audit entry names it). */
   parentCallId?: string;
+  /**
+   * The end user of the agent this call is made for (MCP `_meta["airlock/subject"]`, the calls
+   * route's `subject`): ctx.oauth and ctx.fetch's `oauth` use that user's connection of the
+   * agent instead of the agent's own. 1–128 of `A–Z a–z 0–9 . _ @ + : -` (oauth/subject.ts);
+   * anything else is refused with AIRLOCK_TOOL_SUBJECT_INVALID. Unset or "": the agent itself.
+   */
+  subject?: string;
   /** How a person at the caller takes part: approvals, ctx.elicit, missing secrets (people/types.ts). */
   people?: PeopleChannel;
   /**
@@ -348,6 +356,8 @@ export interface AirlockHost {
   getCodeMode(agent: string): Promise<CodeModeSettings>;
   /** Changes an agent's code mode (validated whole, audited as agent.code_mode). */
   setCodeMode(agent: string, change: CodeModeChange): Promise<CodeModeSettings>;
+  /** An agent's saved run_code snippets: review, save, promote into a skill, delete (docs/code-mode.md). */
+  readonly snippets: HostSnippets;
   startRun(options: RunOptions): Promise<Run>;
   /** One-shot: starts a run for the agent and calls one tool in it. */
   callTool(

@@ -32,6 +32,7 @@ import { operationsRoutes } from "./routes/operations.ts";
 import { peopleRoutes } from "./routes/people.ts";
 import { pluginRoutes } from "./routes/plugins.ts";
 import { remoteRoutes } from "./routes/remote.ts";
+import { snippetRoutes } from "./routes/snippets.ts";
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
@@ -64,6 +65,7 @@ export function adminRoutes(options: AdminApiOptions = {}): RouteSpec[] {
     ...catalogueRoutes,
     ...instanceRoutes,
     ...codeModeRoutes,
+    ...snippetRoutes,
     ...pluginRoutes,
     ...consoleApiRoutes,
     ...consoleRegistryRoutes,

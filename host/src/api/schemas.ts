@@ -101,6 +101,8 @@ export const callBody = z.strictObject({
   attachments: z.array(attachment).max(20).optional(),
   /** Operator tokens only: run a non-read-only tool without waiting for an approval. */
   autoApprove: z.boolean().optional(),
+  /** The end user the call is for (docs/oauth.md); the pipeline checks it (AIRLOCK_TOOL_SUBJECT_INVALID). */
+  subject: z.string().max(1000).optional(),
 });
 export const approvalsQuery = z.strictObject({ agent: slug.optional() });
 export const decideBody = z.strictObject({ approve: z.boolean(), reason: z.string().max(2000).optional() });

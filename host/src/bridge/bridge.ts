@@ -39,6 +39,8 @@ export interface GrantInput {
   callId?: string;
   agent: string;
   conversationId: string;
+  /** See CallGrant.subject; default "". */
+  subject?: string;
   manifest: PluginManifest;
   tool: string;
   knowledgeLevel: KnowledgeLevel | null;
@@ -302,6 +304,7 @@ export function createBridge(options: BridgeOptions): Bridge {
         token,
         agent: input.agent,
         conversationId: input.conversationId,
+        subject: input.subject ?? "",
         namespace: input.manifest.namespace,
         pluginVersion: input.manifest.version,
         tool: input.tool,

@@ -26,6 +26,8 @@ export interface CallGrant {
   readonly token: string;
   readonly agent: string;
   readonly conversationId: string;
+  /** The end user of the agent the call is for, "" for the agent itself (ctx.oauth's connection). */
+  readonly subject: string;
   readonly namespace: string;
   readonly pluginVersion: string;
   readonly tool: string;

@@ -30,6 +30,7 @@ export interface CliHost
   > {
   readonly plugins: Pick<AirlockHost["plugins"], "list" | "install" | "upgrade" | "rollback" | "uninstall">;
   readonly oauth: Pick<AirlockHost["oauth"], "connections" | "connectLink" | "disconnect">;
+  readonly snippets: AirlockHost["snippets"];
   readonly models: Pick<
     AirlockHost["models"],
     "setConnection" | "connections" | "removeConnection" | "grant" | "revoke" | "grants"
@@ -184,6 +185,23 @@ export function adminClient(adminUrl: string, token: string, version: string): C
       rollback: (ns) => call("POST", `${plugin(ns)}/rollback`),
       uninstall: (ns, options) =>
         call("DELETE", `${plugin(ns)}${options?.purge === true ? "?purge=true" : ""}`),
+    },
+    snippets: {
+      list: async (slug) =>
+        (
+          await call<{ snippets: Awaited<ReturnType<AirlockHost["snippets"]["list"]>> }>(
+            "GET",
+            `${agent(slug)}/snippets`,
+          )
+        ).snippets,
+      get: (slug, name) => call("GET", `${agent(slug)}/snippets/${encodeURIComponent(name)}`),
+      save: (slug, name, snippet) =>
+        call("PUT", `${agent(slug)}/snippets/${encodeURIComponent(name)}`, snippet),
+      promote: (slug, name, promoted = true) =>
+        call("POST", `${agent(slug)}/snippets/${encodeURIComponent(name)}/promote`, { promoted }),
+      delete: async (slug, name) =>
+        (await call<{ deleted: boolean }>("DELETE", `${agent(slug)}/snippets/${encodeURIComponent(name)}`))
+          .deleted,
     },
     oauth: {
       connections: async (slug) =>

@@ -34,7 +34,7 @@ describe("code-mode routes", () => {
     const read = await api("GET", "/api/instances/alpha/code-mode", f.operatorToken);
     expect(read).toMatchObject({
       status: 200,
-      json: { enabled: false, exclusive: false, limits: { cpuMs: 2000 } },
+      json: { enabled: false, exclusive: false, scratch: false, limits: { cpuMs: 2000 } },
     });
     const bad = await api("PUT", "/api/instances/alpha/code-mode", f.operatorToken, {
       enabled: true,
@@ -51,6 +51,15 @@ describe("code-mode routes", () => {
       status: 200,
       json: { enabled: true, limits: { maxInnerCalls: 3, cpuMs: 2000 } },
     });
+    const scratch = await api("PUT", "/api/instances/alpha/code-mode", f.operatorToken, {
+      scratch: true,
+      limits: { scratchMaxKeys: 5 },
+    });
+    expect(scratch).toMatchObject({ status: 200, json: { scratch: true, limits: { scratchMaxKeys: 5 } } });
+    const badScratch = await api("PUT", "/api/instances/alpha/code-mode", f.operatorToken, {
+      scratch: "yes",
+    });
+    expect(badScratch.status).toBe(400);
     const audit = await f.host.queryAudit({ agent: "alpha", kind: "admin", limit: 10 });
     expect(audit.map((e) => e.action)).toContain("agent.code_mode");
   });

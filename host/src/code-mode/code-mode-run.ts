@@ -9,11 +9,14 @@
 import { randomUUID } from "node:crypto";
 import type { ToolResult } from "@airlock/sdk";
 import type { CallOptions, ModelTool, Run, ToolCallOutcome } from "../host-types.ts";
+import { subjectRefusal } from "../oauth/subject.ts";
 import type { EventBus } from "../pipeline/events.ts";
-import type { AuditInput } from "../store/types.ts";
+import type { AuditInput, Store } from "../store/types.ts";
 import type { CodeSandbox } from "./code-sandbox.ts";
 import { briefOf, declarationsOf, searchTools } from "./declarations.ts";
 import { runCode } from "./run-code.ts";
+import { withSaveAs } from "./save-as.ts";
+import { createScratch } from "./scratch.ts";
 import type { CodeModeSettings } from "./settings.ts";
 
 export const SEARCH_TOOLS_ID = "airlock:search_tools";
@@ -21,6 +24,8 @@ export const RUN_CODE_ID = "airlock:run_code";
 
 export interface CodeModeRunDeps {
   sandbox: CodeSandbox;
+  /** The scratch store's rows (scratch.ts). */
+  store: Store;
   events: EventBus;
   audit(entry: AuditInput): Promise<void>;
   /** Whether a tool id is a harness tool (never callable from code). */
@@ -75,11 +80,31 @@ function runCodeTool(settings: CodeModeSettings, namespaces: string[]): ModelToo
       "Run JavaScript or TypeScript (types stripped) as an async function body. " +
       "`await tools.<namespace>.<tool>(input)` calls your tools (see search_tools) and returns their structured result; a failed call throws an Error with `code`. " +
       "`return` JSON; console.log is returned too. No fetch; timers end with the call. " +
+      (settings.scratch
+        ? `\`await scratch.get(key)\`, \`scratch.set(key, json)\`, \`scratch.delete(key)\`, \`scratch.keys()\` keep values for this conversation (${l.scratchTtlSeconds} s, ${l.scratchMaxKeys} keys, ${l.scratchMaxValueBytes} bytes each). `
+        : "No state between calls. ") +
       `Limits: ${l.maxInnerCalls} calls, ${l.cpuMs} ms CPU, ${l.wallMs} ms. ` +
       `Namespaces: ${namespaces.length === 0 ? "none" : namespaces.join(", ")}.`,
     inputSchema: {
       type: "object",
-      properties: { code: { type: "string" } },
+      properties: {
+        code: { type: "string" },
+        ...(settings.snippets
+          ? {
+              saveAs: {
+                type: "object",
+                description:
+                  "Keep this code as a named snippet an operator may review and promote into a skill.",
+                properties: {
+                  name: { type: "string", pattern: "^[a-z][a-z0-9-]{0,47}$" },
+                  description: { type: "string" },
+                },
+                required: ["name"],
+                additionalProperties: false,
+              },
+            }
+          : {}),
+      },
       required: ["code"],
       additionalProperties: false,
     },
@@ -159,7 +184,12 @@ export function codeModeRun(deps: CodeModeRunDeps, run: Run, settings: CodeModeS
     const base = { runId: run.id, callId, agent: run.agent, toolName: id };
     deps.events.emit("tool.started", base);
     let report: { result: ToolResult; errorCode?: string; calls?: unknown[] };
-    if (id === SEARCH_TOOLS_ID) {
+    let scratchOps = 0;
+    const badSubject = subjectRefusal(options.subject);
+    if (badSubject !== null) {
+      // like the pipeline: a malformed end user refuses the call before anything of it runs
+      report = { result: textResult(badSubject, true), errorCode: "AIRLOCK_TOOL_SUBJECT_INVALID" };
+    } else if (id === SEARCH_TOOLS_ID) {
       report = answerSearch(callable(), input);
     } else {
       const waiting = new Map<string, number>();
@@ -169,47 +199,62 @@ export function codeModeRun(deps: CodeModeRunDeps, run: Run, settings: CodeModeS
         options.onNotification?.({ type: "progress", progress: 0, message });
         options.onNotification?.({ type: "log", level: "info", message });
       });
+      const scratch = createScratch({
+        enabled: settings.scratch,
+        store: deps.store,
+        agent: run.agent,
+        conversationId: run.conversationId,
+        runId: run.id,
+        callId,
+        limits: settings.limits,
+        audit: deps.audit,
+      });
       try {
-        report = await runCode(deps.sandbox, {
-          run,
-          callId,
-          input,
-          limits: settings.limits,
-          options,
-          namespaces: namespaces(),
-          refuse: (toolId) => {
-            if (!deps.isHarness(toolId)) return null;
-            const at = toolId.indexOf(":");
-            // a refusal is audited like the pipeline's own, naming the run_code call
-            void deps.audit({
-              agent: run.agent,
-              plugin: toolId.slice(0, at),
-              tool: toolId.slice(at + 1),
-              conversationId: run.conversationId,
-              kind: "tool",
-              action: "call",
-              allowed: false,
-              success: false,
-              error: "AIRLOCK_CODE_HARNESS_TOOL",
-              durationMs: 0,
-              details: { runId: run.id, callId: null, parentCallId: callId },
-            });
-            return {
-              code: "AIRLOCK_CODE_HARNESS_TOOL",
-              message: `${toolId} is a harness tool; code calls only the agent's own tools`,
-            };
-          },
-          onInnerStart: (toolId) => {
-            waiting.set(toolId, (waiting.get(toolId) ?? 0) + 1);
-            return () => {
-              const n = (waiting.get(toolId) ?? 1) - 1;
-              if (n === 0) waiting.delete(toolId);
-              else waiting.set(toolId, n);
-            };
-          },
-        });
+        report = await withSaveAs(deps.store, run.agent, callId, settings, input, () =>
+          runCode(deps.sandbox, {
+            run,
+            callId,
+            input,
+            limits: settings.limits,
+            options,
+            scratch,
+            scratchOn: settings.scratch,
+            namespaces: namespaces(),
+            refuse: (toolId) => {
+              if (!deps.isHarness(toolId)) return null;
+              const at = toolId.indexOf(":");
+              // a refusal is audited like the pipeline's own, naming the run_code call
+              void deps.audit({
+                agent: run.agent,
+                plugin: toolId.slice(0, at),
+                tool: toolId.slice(at + 1),
+                conversationId: run.conversationId,
+                kind: "tool",
+                action: "call",
+                allowed: false,
+                success: false,
+                error: "AIRLOCK_CODE_HARNESS_TOOL",
+                durationMs: 0,
+                details: { runId: run.id, callId: null, parentCallId: callId },
+              });
+              return {
+                code: "AIRLOCK_CODE_HARNESS_TOOL",
+                message: `${toolId} is a harness tool; code calls only the agent's own tools`,
+              };
+            },
+            onInnerStart: (toolId) => {
+              waiting.set(toolId, (waiting.get(toolId) ?? 0) + 1);
+              return () => {
+                const n = (waiting.get(toolId) ?? 1) - 1;
+                if (n === 0) waiting.delete(toolId);
+                else waiting.set(toolId, n);
+              };
+            },
+          }),
+        );
       } finally {
         offApproval();
+        scratchOps = scratch.ops;
       }
     }
     const durationMs = Math.round(performance.now() - started);
@@ -221,7 +266,9 @@ export function codeModeRun(deps: CodeModeRunDeps, run: Run, settings: CodeModeS
       conversationId: run.conversationId,
       kind: "tool",
       action: "call",
-      allowed: report.errorCode !== "AIRLOCK_CODE_INPUT_INVALID",
+      allowed:
+        report.errorCode !== "AIRLOCK_CODE_INPUT_INVALID" &&
+        report.errorCode !== "AIRLOCK_TOOL_SUBJECT_INVALID",
       success: report.errorCode === undefined,
       error: report.errorCode ?? null,
       durationMs,
@@ -229,7 +276,12 @@ export function codeModeRun(deps: CodeModeRunDeps, run: Run, settings: CodeModeS
         runId: run.id,
         callId,
         codeMode: true,
-        ...(id === RUN_CODE_ID ? { innerCallCount: calls.length, innerCalls: calls.slice(0, 100) } : {}),
+        ...(badSubject === null && options.subject !== undefined && options.subject !== ""
+          ? { subject: options.subject }
+          : {}),
+        ...(id === RUN_CODE_ID
+          ? { innerCallCount: calls.length, innerCalls: calls.slice(0, 100), scratchOps }
+          : {}),
       },
     });
     if (report.errorCode === undefined) {

@@ -54,6 +54,50 @@ export const CODE_MODE_ERRORS = defineErrorCodes({
     status: 403,
     description: "The code called a harness tool; code mode calls only the agent's own enabled tools.",
   },
+  AIRLOCK_CODE_SCRATCH_KEY_INVALID: {
+    status: 400,
+    description:
+      "A scratch key is not 1–128 characters of A–Z, a–z, 0–9 and . _ : / - (scratch.get/set/delete).",
+  },
+  AIRLOCK_CODE_SCRATCH_VALUE_INVALID: {
+    status: 400,
+    description:
+      "scratch.set was given a value that is not JSON data (undefined, a function, a BigInt, a cycle).",
+  },
+  AIRLOCK_CODE_SCRATCH_TOO_LARGE: {
+    status: 413,
+    description:
+      "A scratch value is over scratchMaxValueBytes, or the conversation's scratch would pass scratchMaxBytes or scratchMaxKeys; nothing was stored.",
+  },
+  AIRLOCK_CODE_SCRATCH_OPS_LIMIT: {
+    status: 429,
+    description: "The code made more than scratchMaxOps scratch calls in one run_code call.",
+  },
+  AIRLOCK_CODE_SCRATCH_OFF: {
+    status: 403,
+    description:
+      "A scratch call reached the host for an agent whose operator has not turned the scratch store on.",
+  },
+  AIRLOCK_CODE_SNIPPETS_OFF: {
+    status: 403,
+    description:
+      "run_code was called with saveAs, but the operator has not turned snippets on for this agent; nothing ran.",
+  },
+  AIRLOCK_CODE_SNIPPET_INVALID: {
+    status: 400,
+    description:
+      "A snippet's name is not ^[a-z][a-z0-9-]{0,47}$, its description is over 500 characters, or its code is empty or over maxCodeBytes.",
+  },
+  AIRLOCK_CODE_SNIPPET_PROMOTED: {
+    status: 409,
+    description:
+      "run_code tried to replace a snippet an operator promoted into a skill; save under another name.",
+  },
+  AIRLOCK_CODE_SNIPPET_LIMIT: {
+    status: 409,
+    description: "The agent already keeps 50 snippets (or 8 MiB of them); an operator deletes some first.",
+  },
+  AIRLOCK_CODE_SNIPPET_UNKNOWN: { status: 404, description: "The agent has no snippet of that name." },
   AIRLOCK_CODE_CANCELLED: { status: 499, description: "The run_code call was cancelled by its caller." },
   AIRLOCK_CODE_FAILED: {
     status: 500,

@@ -36,6 +36,7 @@ export function createCodeMode(parts: CodeModeParts): CodeMode {
   });
   const deps = {
     sandbox,
+    store: parts.store,
     events: parts.events,
     audit: parts.audit,
     isHarness: (id: string) => {

@@ -12,6 +12,7 @@ import { canonicalToolId } from "../catalogue/catalogue.ts";
 import type { CallOptions, Run, ToolCallOutcome } from "../host-types.ts";
 import type { CodeSandbox } from "./code-sandbox.ts";
 import { type CodeModeErrorCode, codeModeError } from "./errors.ts";
+import type { Scratch } from "./scratch.ts";
 import type { CodeModeLimits } from "./settings.ts";
 import { stripCode } from "./strip.ts";
 
@@ -34,6 +35,10 @@ export interface RunCodeRequest {
   namespaces: Record<string, string[]>;
   /** Why a tool of the run may not be called from code (a harness tool), or null. */
   refuse(toolId: string): { code: CodeModeErrorCode; message: string } | null;
+  /** The conversation's scratch store bound to this call (refuses every call when it is off). */
+  scratch: Scratch;
+  /** Whether the code gets the `scratch` global (the operator's setting). */
+  scratchOn: boolean;
   /** Inner calls waiting for an approval are reported here (the caller tells the client). */
   onInnerStart?(toolId: string): () => void;
 }
@@ -120,9 +125,13 @@ export async function runCode(sandbox: CodeSandbox, req: RunCodeRequest): Promis
   if (typeof code !== "string" || code.trim() === "") {
     return fail("AIRLOCK_CODE_INPUT_INVALID", 'run_code takes {"code": "<JavaScript or TypeScript>"}');
   }
-  const extra = Object.keys(input as object).filter((k) => k !== "code");
+  // saveAs is code-mode-run.ts's (snippets.ts), checked there before this runs
+  const extra = Object.keys(input as object).filter((k) => k !== "code" && k !== "saveAs");
   if (extra.length > 0) {
-    return fail("AIRLOCK_CODE_INPUT_INVALID", `run_code takes only "code"; unknown: ${extra.join(", ")}`);
+    return fail(
+      "AIRLOCK_CODE_INPUT_INVALID",
+      `run_code takes only "code" (and "saveAs"); unknown: ${extra.join(", ")}`,
+    );
   }
   if (Buffer.byteLength(code, "utf8") > limits.maxCodeBytes) {
     return fail("AIRLOCK_CODE_TOO_LARGE", limitMessage("AIRLOCK_CODE_TOO_LARGE", limits));
@@ -196,7 +205,9 @@ export async function runCode(sandbox: CodeSandbox, req: RunCodeRequest): Promis
   }
 
   const dispatch = async (t: string, capability: string, method: string, args: unknown[]) => {
-    // the code's one capability; anything else (a forged token, another ctx method) is refused
+    // the code's capabilities: tools, and the scratch store (ctx.state in the runtime) which
+    // refuses itself when off; anything else (a forged token, another ctx method) is refused
+    if (t === token && capability === "state") return req.scratch.call(method, args);
     if (t !== token || capability !== "tools" || method !== "call") {
       throw new AirlockError(
         "AIRLOCK_BRIDGE_UNKNOWN_CAPABILITY",
@@ -211,7 +222,12 @@ export async function runCode(sandbox: CodeSandbox, req: RunCodeRequest): Promis
     raw = await sandbox.call({
       agent: req.run.agent,
       limits,
-      input: { source: stripped.source, namespaces: req.namespaces, maxLogBytes: limits.maxLogBytes },
+      input: {
+        source: stripped.source,
+        namespaces: req.namespaces,
+        maxLogBytes: limits.maxLogBytes,
+        scratch: req.scratchOn,
+      },
       context: {
         instanceId: req.run.agent,
         conversationId: req.run.conversationId,

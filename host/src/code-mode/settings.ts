@@ -1,6 +1,7 @@
 // Code-mode settings of one agent: whether it is on, whether the agent's listing shows only
-// search_tools and run_code (`exclusive`), and the limits every run_code call of that agent runs
-// under. Stored in the store, per agent, as one JSON row of the agent's state under the reserved
+// search_tools and run_code (`exclusive`), whether run_code's code gets the per-conversation
+// scratch store (`scratch`, off by default; scratch.ts), and the limits every run_code call of
+// that agent runs under. Stored in the store, per agent, as one JSON row of the agent's state under the reserved
 // namespace `airlock` (no plugin can hold that namespace, so no plugin's ctx.state reaches it).
 // Invariants: a change is validated whole before anything is written (an unknown field or a
 // limit outside its range is AIRLOCK_CODE_SETTINGS_INVALID and nothing changes); a stored row
@@ -25,18 +26,34 @@ export interface CodeModeLimits {
   maxCodeBytes: number;
   /** Size of what run_code answers (the returned value and the log). */
   maxResultBytes: number;
+  /** Scratch store (when `scratch` is on): seconds a value lives after its last set. */
+  scratchTtlSeconds: number;
+  /** Scratch store: keys one conversation may hold. */
+  scratchMaxKeys: number;
+  /** Scratch store: UTF-8 JSON bytes of one value. */
+  scratchMaxValueBytes: number;
+  /** Scratch store: bytes all values of one conversation may hold together. */
+  scratchMaxBytes: number;
+  /** Scratch store: get/set/delete/keys calls one run_code call may make. */
+  scratchMaxOps: number;
 }
 
 export interface CodeModeSettings {
   enabled: boolean;
   /** List only search_tools and run_code to the model (the agent's tools stay callable). */
   exclusive: boolean;
+  /** run_code's code gets the `scratch` global: a small key/value store per agent and conversation. */
+  scratch: boolean;
+  /** run_code may save its code as a named snippet (`saveAs`), which an operator may promote into a skill. */
+  snippets: boolean;
   limits: CodeModeLimits;
 }
 
 export interface CodeModeChange {
   enabled?: boolean;
   exclusive?: boolean;
+  scratch?: boolean;
+  snippets?: boolean;
   limits?: Partial<CodeModeLimits>;
 }
 
@@ -49,6 +66,11 @@ export const DEFAULT_CODE_MODE_LIMITS: Readonly<CodeModeLimits> = Object.freeze(
   maxLogBytes: 16 * 1024,
   maxCodeBytes: 64 * 1024,
   maxResultBytes: 256 * 1024,
+  scratchTtlSeconds: 24 * 3600,
+  scratchMaxKeys: 100,
+  scratchMaxValueBytes: 16 * 1024,
+  scratchMaxBytes: 256 * 1024,
+  scratchMaxOps: 200,
 });
 
 /** Accepted range of each limit (integers). */
@@ -61,9 +83,20 @@ export const CODE_MODE_LIMIT_RANGES: Readonly<Record<keyof CodeModeLimits, reado
   maxLogBytes: [0, 1024 * 1024],
   maxCodeBytes: [1, 1024 * 1024],
   maxResultBytes: [1024, 16 * 1024 * 1024],
+  scratchTtlSeconds: [1, 30 * 24 * 3600],
+  scratchMaxKeys: [1, 10_000],
+  scratchMaxValueBytes: [16, 1024 * 1024],
+  scratchMaxBytes: [16, 16 * 1024 * 1024],
+  scratchMaxOps: [1, 10_000],
 };
 
-const OFF: CodeModeSettings = { enabled: false, exclusive: false, limits: { ...DEFAULT_CODE_MODE_LIMITS } };
+const OFF: CodeModeSettings = {
+  enabled: false,
+  exclusive: false,
+  scratch: false,
+  snippets: false,
+  limits: { ...DEFAULT_CODE_MODE_LIMITS },
+};
 
 export function defaultSettings(): CodeModeSettings {
   return structuredClone(OFF);
@@ -82,7 +115,7 @@ export function applyChange(current: CodeModeSettings, change: unknown): CodeMod
   if (!isRecord(change)) throw codeModeError("AIRLOCK_CODE_SETTINGS_INVALID", "the change must be an object");
   const next = structuredClone(current);
   for (const [key, value] of Object.entries(change)) {
-    if (key === "enabled" || key === "exclusive") {
+    if (key === "enabled" || key === "exclusive" || key === "scratch" || key === "snippets") {
       if (typeof value !== "boolean")
         throw codeModeError("AIRLOCK_CODE_SETTINGS_INVALID", `${key} must be true or false`);
       next[key] = value;
@@ -108,7 +141,7 @@ export function applyChange(current: CodeModeSettings, change: unknown): CodeMod
     } else {
       throw codeModeError(
         "AIRLOCK_CODE_SETTINGS_INVALID",
-        `unknown field ${JSON.stringify(key)}; accepted: enabled, exclusive, limits`,
+        `unknown field ${JSON.stringify(key)}; accepted: enabled, exclusive, scratch, snippets, limits`,
       );
     }
   }

@@ -128,7 +128,7 @@ async function loadBearer(grant: CallGrant, name: string, deps: ExchangeDeps): P
   if (token === undefined || token === "") {
     throw fetchError(
       "AIRLOCK_FETCH_OAUTH_NOT_CONNECTED",
-      `agent ${grant.agent} has not connected ${name}; call ctx.oauth.requireToken("${name}") first`,
+      `${grant.subject === "" ? `agent ${grant.agent}` : `end user ${grant.subject} of agent ${grant.agent}`} has not connected ${name}; call ctx.oauth.requireToken("${name}") first`,
       { provider: name },
     );
   }

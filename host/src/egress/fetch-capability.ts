@@ -72,6 +72,8 @@ function auditEntry(grant: CallGrant, trace: ExchangeTrace, durationMs: number, 
       redirects: trace.redirects,
       finalHost: trace.finalHost,
       ...(trace.oauth === null ? {} : { oauth: trace.oauth }),
+      // whose connection the bearer was (the call's end user; absent: the agent's own)
+      ...(trace.oauth === null || grant.subject === "" ? {} : { oauthSubject: grant.subject }),
       ...(refused ? { refused: code } : {}),
       ...(reason === undefined ? {} : { reason }),
     },

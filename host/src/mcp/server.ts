@@ -19,6 +19,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/server";
 import type { AirlockHost, CallOptions, ModelTool, Run, RunOptions } from "../host-types.ts";
+import { subjectFromWire } from "../oauth/subject.ts";
 import { decodeCursor, encodeCursor, PAGE_SIZE } from "./cursor.ts";
 import {
   errorResult,
@@ -178,10 +179,12 @@ export function createAgentMcpServer(
     if (asTask !== undefined) {
       const { agent: _a, ...run } = runOptionsOf();
       const trace = traceOf(request.params._meta as Record<string, unknown> | undefined);
+      const taskSubject = subjectOf(request.params._meta as Record<string, unknown> | undefined);
       const view = await host.tasks.start(agent, tool.id, request.params.arguments ?? {}, {
         ...run,
         ...asTask,
         ...(trace === undefined ? {} : { trace }),
+        ...(taskSubject === undefined ? {} : { subject: taskSubject }),
       });
       return createTaskResult(caller.era, view) as never;
     }
@@ -190,6 +193,7 @@ export function createAgentMcpServer(
     const sending: Array<Promise<void>> = [];
     let minimum: Promise<LoggingLevel | undefined> | undefined;
     const trace = traceOf(request.params._meta as Record<string, unknown> | undefined);
+    const subject = subjectOf(request.params._meta as Record<string, unknown> | undefined);
     // Approvals at the client, ctx.elicit and missing secrets travel as elicitations (people.ts).
     let round: PeopleRound;
     try {
@@ -214,6 +218,8 @@ export function createAgentMcpServer(
       people: round.channel(),
       // W3C trace context from the request's _meta: the call's span continues the client's trace.
       ...(trace === undefined ? {} : { trace }),
+      // the end user the client names (docs/oauth.md): checked, audited, used by ctx.oauth
+      ...(subject === undefined ? {} : { subject }),
       onNotification: (n) => {
         if (n.type === "log" && caller.era === "modern") {
           // 2026-07-28: the request's own envelope says which levels it wants (absent = none).
@@ -267,6 +273,11 @@ export function createAgentMcpServer(
     }
   });
   return server;
+}
+
+/** The end user an MCP request names in `_meta["airlock/subject"]` (the pipeline checks it). */
+function subjectOf(meta: Record<string, unknown> | undefined): string | undefined {
+  return subjectFromWire(meta?.["airlock/subject"]);
 }
 
 /** A W3C trace context an MCP request carries in its _meta. */

@@ -5,7 +5,8 @@
 // Invariants: no view ever carries a token, a client secret or a provider key (a connection
 // says `keySet`); every change is audited (kind admin) with what changed, never a value; a
 // grant names an existing connection; a connect link is issued only for a provider the active
-// version of the plugin declares.
+// version of the plugin declares; an end user (`subject`) is checked like a caller's
+// (subject.ts, AIRLOCK_OAUTH_SUBJECT_INVALID).
 import { hasCode } from "@airlock/sdk/errors";
 import { periodKey } from "../models/capability.ts";
 import type { Vault } from "../secrets/vault.ts";
@@ -13,6 +14,13 @@ import type { BudgetPeriod, ModelGrantRecord } from "../store/broker-types.ts";
 import type { AuditInput, Store } from "../store/types.ts";
 import type { ConnectTarget, OAuthBroker, OAuthConnectionView } from "./broker.ts";
 import { brokerError } from "./errors.ts";
+import { subjectRefusal } from "./subject.ts";
+
+/** An operator's subject for a link or a disconnect: "" / unset is the agent itself. */
+function checkSubject(subject: string | undefined): void {
+  const why = subjectRefusal(subject);
+  if (why !== null) throw brokerError("AIRLOCK_OAUTH_SUBJECT_INVALID", why);
+}
 
 export interface OAuthAdmin {
   /** The URL people's browsers reach this host at (connect links and the callback are built on it). */
@@ -155,7 +163,9 @@ export function createBrokerAdmin(deps: AdminDeps): { oauth: OAuthAdmin; models:
     },
     connections: (agent) => broker.list(agent),
     async connectLink(agent, plugin, provider, subject = "") {
-      return audited("oauth.link", agent, plugin, { provider }, async () => {
+      const details = subject === "" ? { provider } : { provider, subject: subject.slice(0, 128) };
+      return audited("oauth.link", agent, plugin, details, async () => {
+        checkSubject(subject);
         const activation = await store.getActivation(plugin);
         const record = activation === null ? null : await store.getInstalledPlugin(plugin, activation.active);
         if (!(record?.manifest.oauth ?? []).some((p) => p.name === provider)) {
@@ -169,7 +179,10 @@ export function createBrokerAdmin(deps: AdminDeps): { oauth: OAuthAdmin; models:
         return broker.connectLink({ agent, subject, plugin, provider });
       });
     },
-    disconnect: (agent, provider, subject) => broker.disconnect(agent, provider, subject),
+    async disconnect(agent, provider, subject) {
+      checkSubject(subject);
+      return broker.disconnect(agent, provider, subject);
+    },
     begin: (ticket) => broker.begin(ticket),
     complete: (query) => broker.complete(query),
   };

@@ -8,7 +8,8 @@
 // "allow" for the agent — otherwise it reads `undefined` and a denial is audited.
 // Invariants: the provider must be declared by the calling plugin's manifest (else
 // AIRLOCK_OAUTH_PROVIDER_UNDECLARED, audited as a denial); a token is looked up for the grant's
-// agent only; nothing but requireToken's answer and, where allowed, token() crosses into the isolate.
+// agent and the grant's end user (CallGrant.subject, "" for the agent itself) only — a connect
+// link made here is sealed for that same pair; nothing but requireToken's answer and, where allowed, token() crosses into the isolate.
 
 import type { ToolResult } from "@airlock/sdk";
 import { oauthSecretKeys } from "@airlock/sdk";
@@ -30,9 +31,10 @@ function declared(grant: CallGrant, name: unknown) {
   return provider;
 }
 
+// the call's end user (CallGrant.subject, checked by the pipeline), within the grant's agent only
 const target = (grant: CallGrant, provider: string) => ({
   agent: grant.agent,
-  subject: "",
+  subject: grant.subject,
   plugin: grant.namespace,
   provider,
 });
@@ -95,7 +97,7 @@ export function createOAuthCapability(options: { broker: OAuthBroker; secrets: S
           ok: false,
           result: notConnected(
             provider.name,
-            `${grant.toolId} needs access to ${provider.name} (scopes: ${provider.scopes.join(" ") || "none"}). Open this link to connect it, then try again (the link is valid for ${LINK_TTL_MS / 60_000} minutes): ${link} [AIRLOCK_OAUTH_NOT_CONNECTED]`,
+            `${grant.toolId} needs access to ${provider.name}${grant.subject === "" ? "" : ` for ${grant.subject}`} (scopes: ${provider.scopes.join(" ") || "none"}). Open this link to connect it, then try again (the link is valid for ${LINK_TTL_MS / 60_000} minutes): ${link} [AIRLOCK_OAUTH_NOT_CONNECTED]`,
             link,
           ),
         };

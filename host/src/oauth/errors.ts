@@ -18,6 +18,11 @@ export const BROKER_ERRORS = defineErrorCodes({
     description:
       "The operator has not set the provider's client id (`<provider>_oauth_client_id`) for this agent.",
   },
+  AIRLOCK_OAUTH_SUBJECT_INVALID: {
+    status: 400,
+    description:
+      "An operator's connect link or disconnect names an end user (`subject`) that is not 1–128 characters of A–Z a–z 0–9 . _ @ + : -.",
+  },
   AIRLOCK_OAUTH_LINK_INVALID: {
     status: 400,
     description:

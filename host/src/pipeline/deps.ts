@@ -26,6 +26,8 @@ export interface GrantRequest {
   callId: string;
   agent: string;
   conversationId: string;
+  /** The end user the call is for ("" = the agent itself; CallOptions.subject, checked). */
+  subject: string;
   plugin: InstalledPluginRecord;
   tool: ToolManifest;
   knowledgeLevel: KnowledgeLevel | null;

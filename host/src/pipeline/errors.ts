@@ -10,6 +10,11 @@ export const PIPELINE_ERRORS = defineErrorCodes({
     description:
       "The tool is not part of this run's catalogue snapshot (unknown, disabled, or registered after the run started); call one of the run's tools.",
   },
+  AIRLOCK_TOOL_SUBJECT_INVALID: {
+    status: 400,
+    description:
+      'The caller named an end user (`subject`: MCP `_meta["airlock/subject"]`, the calls route\'s `subject`) that is not 1–128 characters of A–Z a–z 0–9 . _ @ + : -; the call did not run.',
+  },
   AIRLOCK_TOOL_DISABLED: {
     status: 403,
     description: "An operator disabled the tool for this agent after the run started.",

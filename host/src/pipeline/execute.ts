@@ -103,6 +103,7 @@ export async function executeInSandbox(
     callId: req.callId,
     agent: run.agent,
     conversationId: run.conversationId,
+    subject: req.options.subject ?? "",
     plugin: entry.plugin,
     tool: entry.tool,
     knowledgeLevel,

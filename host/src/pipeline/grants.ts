@@ -48,6 +48,7 @@ export function bridgeGrantIssuer(bridge: Bridge, policy: EgressPolicy): GrantIs
         callId: request.callId,
         agent: request.agent,
         conversationId: request.conversationId,
+        subject: request.subject,
         manifest: request.plugin.manifest,
         tool: request.tool.name,
         knowledgeLevel: request.knowledgeLevel,

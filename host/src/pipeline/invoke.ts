@@ -1,6 +1,7 @@
 // One tool call through the pipeline, in DESIGN.md's order:
-//   snapshot check → still enabled, secrets present → beforeToolCall hooks → approval (tools not
-//   annotated readOnlyHint, unless auto-approved) → input size + JSON Schema validation → grant →
+//   the caller's subject (oauth/subject.ts) → snapshot check → still enabled, secrets present →
+//   beforeToolCall hooks → approval (tools not annotated readOnlyHint, unless auto-approved) →
+//   input size + JSON Schema validation → grant →
 //   sandbox call under a wall deadline → output schema validation → result cap → grant revoked →
 //   afterToolCall hooks → audit (kind "tool") and events (tool.started/completed/failed).
 // Invariants: this function never rejects — every failure (a refusal, a block, a denial, a
@@ -11,6 +12,7 @@ import { normalizeToolResult, type ToolResult } from "@airlock/sdk";
 import { missingSecrets } from "../catalogue/agent-tools.ts";
 import { canonicalToolId } from "../catalogue/catalogue.ts";
 import type { CallOptions, ToolCallOutcome } from "../host-types.ts";
+import { subjectRefusal } from "../oauth/subject.ts";
 import { approvalStep, secretsStep } from "../people/pipeline-steps.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { PipelineErrorCode } from "./errors.ts";
@@ -68,6 +70,7 @@ export async function invokeTool(
 ): Promise<ToolCallOutcome> {
   const callId = `call_${randomUUID()}`;
   const started = performance.now();
+  const subjectProblem = subjectRefusal(options.subject);
   const id = canonicalToolId(rawName);
   const entry = id === undefined ? undefined : run.snapshot.get(id);
   const toolName = id ?? String(rawName).slice(0, 200);
@@ -92,6 +95,7 @@ export async function invokeTool(
 
   async function pipeline(): Promise<{ result: ToolResult } | Stop> {
     if (deps.closed()) return stop("AIRLOCK_HOST_CLOSED", "The host is shutting down; no tool can run now.");
+    if (subjectProblem !== null) return stop("AIRLOCK_TOOL_SUBJECT_INVALID", subjectProblem);
     if (entry === undefined || id === undefined) {
       return stop(
         "AIRLOCK_TOOL_NOT_EXPOSED",
@@ -295,6 +299,10 @@ export async function invokeTool(
         version: entry?.version ?? null,
         blocked,
         ...(options.parentCallId === undefined ? {} : { parentCallId: options.parentCallId }),
+        // the end user named (a refused one is not repeated: it may be anything)
+        ...(options.subject === undefined || options.subject === "" || subjectProblem !== null
+          ? {}
+          : { subject: options.subject }),
       },
     });
 
@@ -317,6 +325,7 @@ export async function invokeTool(
 
 /** Codes that mean the call was refused before the tool ran (audited with allowed: false). */
 const REFUSALS: ReadonlySet<string> = new Set([
+  "AIRLOCK_TOOL_SUBJECT_INVALID",
   "AIRLOCK_TOOL_NOT_EXPOSED",
   "AIRLOCK_TOOL_DISABLED",
   "AIRLOCK_TOOL_SECRET_MISSING",

@@ -66,6 +66,8 @@ interface StoredOptions {
   harness?: string[];
   autoApprove?: boolean;
   trace?: { traceparent: string; tracestate?: string };
+  /** The end user the call is for (CallOptions.subject); the pipeline checks it when the task runs. */
+  subject?: string;
 }
 
 export function createTaskService(options: TaskServiceOptions): HostTasks {
@@ -127,6 +129,7 @@ export function createTaskService(options: TaskServiceOptions): HostTasks {
         ...(stored.harness === undefined ? {} : { harness: stored.harness }),
         ...(stored.autoApprove === undefined ? {} : { autoApprove: stored.autoApprove }),
         ...(stored.trace === undefined ? {} : { trace: stored.trace }),
+        ...(typeof stored.subject === "string" ? { subject: stored.subject } : {}),
       });
       settlement = {
         status: "completed",
@@ -200,6 +203,7 @@ export function createTaskService(options: TaskServiceOptions): HostTasks {
       if (startOptions.harness !== undefined) stored.harness = startOptions.harness;
       if (startOptions.autoApprove !== undefined) stored.autoApprove = startOptions.autoApprove;
       if (startOptions.trace !== undefined) stored.trace = startOptions.trace;
+      if (startOptions.subject !== undefined) stored.subject = startOptions.subject;
       const id = randomUUID();
       await store.insertTask({
         id,

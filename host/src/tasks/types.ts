@@ -44,7 +44,7 @@ export type TaskStartOptions = Pick<
   RunOptions,
   "conversationId" | "tools" | "groups" | "harness" | "autoApprove"
 > &
-  Pick<CallOptions, "trace"> & {
+  Pick<CallOptions, "trace" | "subject"> & {
     /** What the client asked for; the operator's ttlMs caps it. */
     ttlMs?: number;
   };

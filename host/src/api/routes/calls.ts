@@ -55,6 +55,8 @@ export const callRoutes: RouteSpec[] = [
         );
       }
       if (body.autoApprove === true) options.autoApprove = true;
+      // the end user the call is for: checked and audited by the pipeline, used by ctx.oauth
+      if (body.subject !== undefined) options.subject = body.subject;
       const traceparent = c.req.header("traceparent");
       if (traceparent !== undefined) {
         const tracestate = c.req.header("tracestate");

@@ -23,11 +23,15 @@ const limitShape = (optional: boolean) =>
 const settingsResponse = z.object({
   enabled: z.boolean(),
   exclusive: z.boolean(),
+  scratch: z.boolean(),
+  snippets: z.boolean(),
   limits: limitShape(false),
 });
 const changeBody = z.strictObject({
   enabled: z.boolean().optional(),
   exclusive: z.boolean().optional(),
+  scratch: z.boolean().optional(),
+  snippets: z.boolean().optional(),
   limits: limitShape(true).optional(),
 });
 
@@ -50,7 +54,7 @@ export const codeModeRoutes: RouteSpec[] = [
     path: "/api/instances/:slug/code-mode",
     operationId: "setCodeMode",
     summary:
-      "Changes the agent's code mode: `enabled`, `exclusive` (list only search_tools and run_code), `limits` (fields not named are kept).",
+      "Changes the agent's code mode: `enabled`, `exclusive` (list only search_tools and run_code), `scratch` (run_code's per-conversation scratch store), `snippets` (run_code may save named snippets), `limits` (fields not named are kept).",
     tag: "instances",
     access: "operator",
     params: slugParams,

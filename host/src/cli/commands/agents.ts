@@ -8,6 +8,7 @@ import { HOST_OPTIONS, HOST_OPTIONS_HELP, hostOptionsFrom, requireAgent, withHos
 import { TARGET_OPTIONS, TARGET_OPTIONS_HELP, withAdminTarget } from "../target.ts";
 import type { CliCommand, CliIO } from "../types.ts";
 import { codeModeCommand } from "./code-mode.ts";
+import { snippetsCommand } from "./snippets.ts";
 
 const OPTIONS = { ...HOST_OPTIONS, ...TARGET_OPTIONS, json: { type: "boolean" } } as const;
 const OPTIONS_HELP = `${HOST_OPTIONS_HELP}\n${TARGET_OPTIONS_HELP}`;
@@ -310,5 +311,6 @@ export const agentsCommands: CliCommand[] = [
   secretsCommand,
   setSecretCommand,
   codeModeCommand,
+  snippetsCommand,
   policyCommand,
 ];

@@ -27,6 +27,10 @@ const OPTIONS = {
   json: { type: "boolean" },
   exclusive: { type: "boolean" },
   "no-exclusive": { type: "boolean" },
+  scratch: { type: "boolean" },
+  "no-scratch": { type: "boolean" },
+  snippets: { type: "boolean" },
+  "no-snippets": { type: "boolean" },
   ...Object.fromEntries(Object.keys(LIMIT_FLAGS).map((flag) => [flag, { type: "string" }])),
 } as const;
 
@@ -34,7 +38,8 @@ const limitsHelp = Object.entries(LIMIT_FLAGS)
   .map(([flag, name]) => {
     const [min, max] = CODE_MODE_LIMIT_RANGES[name];
     const option = `  --${flag} N`.padEnd(27);
-    return `${option}${name} of every run_code call (${min}–${max}).`;
+    const of = name.startsWith("scratch") ? "the scratch store" : "every run_code call";
+    return `${option}${name} of ${of} (${min}–${max}).`;
   })
   .join("\n");
 
@@ -42,7 +47,7 @@ function describe(slug: string, s: CodeModeSettings): string {
   const limits = Object.entries(s.limits)
     .map(([k, v]) => `${k}=${v}`)
     .join(" ");
-  return `Code mode of ${slug}: ${s.enabled ? "on" : "off"}${s.exclusive ? " (exclusive)" : ""}\nLimits: ${limits}\n`;
+  return `Code mode of ${slug}: ${s.enabled ? "on" : "off"}${s.exclusive ? " (exclusive)" : ""}\nScratch store: ${s.scratch ? "on" : "off"}; snippets: ${s.snippets ? "on" : "off"}\nLimits: ${limits}\n`;
 }
 
 function changeFrom(parsed: Parsed): CodeModeChange {
@@ -54,6 +59,10 @@ function changeFrom(parsed: Parsed): CodeModeChange {
   }
   if (parsed.values.exclusive === true) change.exclusive = true;
   if (parsed.values["no-exclusive"] === true) change.exclusive = false;
+  if (parsed.values.scratch === true) change.scratch = true;
+  if (parsed.values["no-scratch"] === true) change.scratch = false;
+  if (parsed.values.snippets === true) change.snippets = true;
+  if (parsed.values["no-snippets"] === true) change.snippets = false;
   const limits: Record<string, number> = {};
   for (const [flag, name] of Object.entries(LIMIT_FLAGS)) {
     const raw = parsed.values[flag];
@@ -77,6 +86,12 @@ pipeline call); "off" stops serving them. Limits not named are kept.
 Options:
   --exclusive              List only search_tools and run_code to the model.
   --no-exclusive           List the agent's tools as well (the default).
+  --scratch                Give run_code's code the per-conversation scratch store
+                           (scratch.get/set/delete/keys; the scratch* limits bound it).
+  --no-scratch             No scratch store (the default).
+  --snippets               run_code may save its code as a named snippet (saveAs), which an
+                           operator reviews and promotes into a skill (airlock agents snippets).
+  --no-snippets            No snippets (the default).
 ${limitsHelp}
 ${HOST_OPTIONS_HELP}
 ${TARGET_OPTIONS_HELP}

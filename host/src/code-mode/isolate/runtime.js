@@ -2,11 +2,14 @@
 // context after its bootstrap (host/src/sandbox/isolate/bootstrap.js), like a plugin bundle, and
 // calls its one tool, `run`, once per run_code call, in a context made for that call alone.
 // Contract:
-// - run({source, namespaces, maxLogBytes}, ctx): source is the model's code, types stripped,
-//   already wrapped by the host as `(async () => {\n<code>\n})`. It is evaluated at global scope
-//   (indirect eval), so it sees the realm's built-ins and two globals this file defines:
-//   `tools` (`await tools.<ns>.<tool>(input)` → ctx.tools.call, the one way out) and `console`
-//   (captured, capped at maxLogBytes). It never sees ctx, this file's locals or the input.
+// - run({source, namespaces, maxLogBytes, scratch}, ctx): source is the model's code, types
+//   stripped, already wrapped by the host as `(async () => {\n<code>\n})`. It is evaluated at
+//   global scope (indirect eval), so it sees the realm's built-ins and the globals this file
+//   defines: `tools` (`await tools.<ns>.<tool>(input)` → ctx.tools.call, the one way out),
+//   `console` (captured, capped at maxLogBytes) and, only when `scratch` is true (the operator
+//   turned the scratch store on), `scratch` (get/set/delete/keys → ctx.state, which the host
+//   answers from the conversation's scratch store, code-mode/scratch.ts). It never sees ctx,
+//   this file's locals or the input.
 // - It answers plain data: {ok: true, json, log, logTruncated} with the returned value as JSON
 //   text, or {ok: false, code, message, name, line, column, innerCall?, log, logTruncated}.
 // - Every intrinsic it uses is captured before the model's code runs; the code can only break
@@ -90,6 +93,7 @@
 
   async function run(input, ctx) {
     const call = ctx.tools.call;
+    const state = ctx.state;
     // this context serves one call: nothing else of the bundle needs to stay reachable
     delete global.__airlockPlugin;
     const maxLog = ownData(input, "maxLogBytes");
@@ -187,6 +191,34 @@
       ...readOnly,
       get: (_t, key) => (typeof key === "string" && key !== "then" ? namespace(key) : undefined),
     });
+    if (ownData(input, "scratch") === true) {
+      const scratchCall = (method, args) => {
+        const fn = state[method];
+        return (async () => {
+          try {
+            return await apply(fn, undefined, args);
+          } catch (e) {
+            const code = StringCtor(ownData(e, "code") ?? "AIRLOCK_CODE_FAILED");
+            const err = new ErrorCtor(`scratch.${method}: ${StringCtor(ownData(e, "message") ?? "refused")}`);
+            err.code = code;
+            apply(weakSet, inner, [err, { tool: `scratch.${method}`, callId: null, code }]);
+            throw err;
+          }
+        })();
+      };
+      const scratchObject = freeze({
+        get: (key) => scratchCall("get", [key]),
+        set: (key, value) => scratchCall("set", [key, value]),
+        delete: (key) => scratchCall("delete", [key]),
+        keys: () => scratchCall("keys", []),
+      });
+      defineProperty(global, "scratch", {
+        value: scratchObject,
+        writable: false,
+        enumerable: true,
+        configurable: false,
+      });
+    }
     defineProperty(global, "tools", { value: tools, writable: false, enumerable: true, configurable: false });
     defineProperty(global, "console", {
       value: consoleObject,
