@@ -269,10 +269,18 @@ describe.skipIf(!hasChromium && !required)(
       await page.getByRole("checkbox", { name: "Code mode on" }).check();
       await waitStatus("Code mode is on for ada");
       expect((await t.host.getCodeMode("ada")).enabled).toBe(true);
+      await page.getByRole("checkbox", { name: /Scratch store/ }).check();
+      await waitStatus("run_code of ada has a scratch store per conversation.");
+      expect((await t.host.getCodeMode("ada")).scratch).toBe(true);
+      await page.getByRole("checkbox", { name: /Saved snippets/ }).check();
+      await waitStatus(/run_code of ada may save named snippets/);
+      expect((await t.host.getCodeMode("ada")).snippets).toBe(true);
+      await page.getByLabel("Scratch: keys per conversation").fill("12");
       await page.getByLabel("Tool calls per run").fill("7");
       await page.getByRole("button", { name: "Save limits" }).click();
       await waitStatus("Code-mode limits of ada saved.");
       expect((await t.host.getCodeMode("ada")).limits.maxInnerCalls).toBe(7);
+      expect((await t.host.getCodeMode("ada")).limits.scratchMaxKeys).toBe(12);
       await page.getByLabel("Memory of the code-mode isolate (MB)").fill("1");
       await page.getByRole("button", { name: "Save limits" }).click();
       await waitStatus(/memoryMb.*AIRLOCK_API_INVALID_REQUEST/);

@@ -1,6 +1,6 @@
 // An agent's code mode (issue 21, docs/code-mode.md): a switch that serves search_tools and
-// run_code on its MCP endpoint, whether they are all the model is listed (exclusive), and the
-// limits every run_code call runs under. A limit out of its range is refused whole, nothing
+// run_code on its MCP endpoint, whether they are all the model is listed (exclusive), the scratch
+// store and saved snippets switches, and the limits every run_code call runs under. A limit out of its range is refused whole, nothing
 // stored (the API's schema answers AIRLOCK_API_INVALID_REQUEST naming the limit and its bound;
 // the host itself AIRLOCK_CODE_SETTINGS_INVALID); the answer is the settings in force, which the
 // form then shows.
@@ -19,6 +19,11 @@ export const LIMITS = [
   ["maxLogBytes", "Log kept per run (bytes)", "console output past it is cut."],
   ["maxCodeBytes", "Size of the code sent (bytes)", ""],
   ["maxResultBytes", "Size of what run_code answers (bytes)", ""],
+  ["scratchTtlSeconds", "Scratch: seconds a value lives after it is set", "With the scratch store on."],
+  ["scratchMaxKeys", "Scratch: keys per conversation", ""],
+  ["scratchMaxValueBytes", "Scratch: bytes of one value", ""],
+  ["scratchMaxBytes", "Scratch: bytes per conversation", ""],
+  ["scratchMaxOps", "Scratch: scratch calls per run", ""],
 ];
 
 export function CodeModeTab({ slug }) {
@@ -53,6 +58,18 @@ export function CodeModeTab({ slug }) {
         ? `${slug}'s model is listed search_tools and run_code only; its tools stay callable from code.`
         : `${slug}'s model is listed its tools as well as search_tools and run_code.`,
     );
+  const scratch = (value) =>
+    change(`Set the scratch store of ${slug}`, { scratch: value }, (now) =>
+      now.scratch
+        ? `run_code of ${slug} has a scratch store per conversation.`
+        : `run_code of ${slug} has no scratch store.`,
+    );
+  const snippets = (value) =>
+    change(`Set saved snippets of ${slug}`, { snippets: value }, (now) =>
+      now.snippets
+        ? `run_code of ${slug} may save named snippets (airlock agents snippets reviews them).`
+        : `run_code of ${slug} saves no snippets.`,
+    );
   const saveLimits = (e) => {
     e.preventDefault();
     const body = Object.fromEntries(Object.entries(limits).map(([k, v]) => [k, Number(v)]));
@@ -66,11 +83,15 @@ export function CodeModeTab({ slug }) {
   if (data === null) return html`<p class="loading">Loading…</p>`;
   const enabled = pending.enabled ?? data.enabled;
   const only = pending.exclusive ?? data.exclusive;
+  const hasScratch = pending.scratch ?? data.scratch;
+  const hasSnippets = pending.snippets ?? data.snippets;
   return html`<h2>Code mode</h2>
     <p class="lead">With code mode on, the agent's model can write JavaScript that calls its tools (<code>run_code</code>) after finding them as TypeScript declarations (<code>search_tools</code>). Every inner call goes through the same enablement, secrets, approvals and audit as a direct call.</p>
     <div class="card">
       <label class="check switch"><input type="checkbox" checked=${enabled} onChange=${(e) => toggle(e.currentTarget.checked)} /> <span>Code mode on</span></label>
       <label class="check"><input type="checkbox" checked=${only} disabled=${!enabled} onChange=${(e) => exclusive(e.currentTarget.checked)} /> <span>List only search_tools and run_code to the model</span></label>
+      <label class="check"><input type="checkbox" checked=${hasScratch} disabled=${!enabled} onChange=${(e) => scratch(e.currentTarget.checked)} /> <span>Scratch store: the code may keep small values per conversation</span></label>
+      <label class="check"><input type="checkbox" checked=${hasSnippets} disabled=${!enabled} onChange=${(e) => snippets(e.currentTarget.checked)} /> <span>Saved snippets: the model may save code for review</span></label>
       <p class=${data.enabled ? "state ok" : "state muted"}>${data.enabled ? "On: search_tools and run_code are served to this agent." : "Off: this agent is served its tools only."}</p>
     </div>
     <form class="card limits" onSubmit=${saveLimits} aria-labelledby="limits-h">
