@@ -39,6 +39,7 @@ import { createRemoteServers } from "./remote/servers.ts";
 import { resolveLimits } from "./sandbox/limits.ts";
 import type { Sandbox } from "./sandbox/types.ts";
 import type { QuarantineNotice } from "./sandbox/worker-tiers.ts";
+import { withSkillTools } from "./skills/skill-tools.ts";
 import { listSkills, readSkill, setSkillsEnabled } from "./skills/skills.ts";
 import type { AgentKnowledgeLevel, AuditInput, InstalledPluginRecord, Store } from "./store/types.ts";
 import { openHostTasks } from "./tasks/open.ts";
@@ -251,7 +252,8 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
   const begin = async (run: RunOptions) => {
     assertOpen();
     await fresh();
-    return codeMode.wrap(tracedRun(await startRun(deps, run), membership.replica));
+    const traced = tracedRun(await startRun(deps, run), membership.replica);
+    return codeMode.wrap(await withSkillTools({ store, catalogue, events, audit }, traced, run));
   };
   const callTool: AirlockHost["callTool"] = async (agent, toolName, input, callOptions) => {
     const {
