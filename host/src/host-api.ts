@@ -144,6 +144,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     refreshCatalogue: () => refreshCatalogue(),
     toolsChanged: () => announce(null, "catalogue"),
     report,
+    sessionIdleMs: options.remote.sessionIdleMs,
   });
   const deps: PipelineDeps = {
     store,
@@ -217,6 +218,8 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
         details: { message: problem.message },
       });
     }
+    // Idle sessions toward remote servers no longer installed are closed (remote/session-pool.ts).
+    await remoteContext.retainSessions(new Set(catalogue.plugins().keys()));
     try {
       await loader.retain(new Set([...catalogue.plugins().values()].map(pluginKey)));
     } catch (error) {
@@ -477,6 +480,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
         await approvals.denyAll("the host is shutting down");
         await membership.close().catch((error: unknown) => report("leaving the cluster", error));
         await sandbox.close();
+        await remoteContext.close();
         await codeMode.close().catch((error: unknown) => report("closing the code-mode sandbox", error));
         await parts.closeExtras?.();
         if (parts.ownsStore) await store.close();

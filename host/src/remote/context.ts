@@ -1,10 +1,13 @@
 // What the remote-MCP parts share: the host's pieces they use (store, secrets, egress policy,
 // audit, the catalogue refresh that raises `tools.changed`), the drift state (definitions the
-// server changed or dropped since they were pinned), and opening a session to a server as one
-// agent. One RemoteContext per host.
+// server changed or dropped since they were pinned), and running an operation in a session to a
+// server as one agent (kept for reuse by the session pool). One RemoteContext per host.
 // Invariants: drift is kept per plugin version (a review makes a new version, which starts
 // clean); a newly seen drift is audited once and raises `tools.changed` for every agent; a
-// header's value comes from the agent's secret and is used only inside the gated fetch.
+// header's value comes from the agent's secret and is used only inside the gated fetch; a
+// session is reused only under the same namespace, URL, allowed addresses and auth identity
+// (a digest of the header's name and value, so a changed secret opens a new session).
+import { createHash } from "node:crypto";
 import type { PrivateAllowance } from "../egress/address.ts";
 import { compileAllowance } from "../egress/address.ts";
 import { systemResolver } from "../egress/resolve.ts";
@@ -12,6 +15,7 @@ import type { EgressPolicy, Resolver } from "../egress/types.ts";
 import type { AuditInput, InstalledPluginRecord, Store } from "../store/types.ts";
 import { definitionHash as definitionHashOf, type RemoteSection, type RemoteTool } from "./definitions.ts";
 import { openSession, type Session } from "./session.ts";
+import { createSessionPool } from "./session-pool.ts";
 
 export interface RemoteContextOptions {
   store: Store;
@@ -27,6 +31,8 @@ export interface RemoteContextOptions {
   report(what: string, error: unknown): void;
   /** How long a run-start listing is reused for the same agent and version (default 2 s). */
   listTtlMs?: number;
+  /** How long an idle session toward a server is kept for the next call (default 60 s; 0: none). */
+  sessionIdleMs?: number;
 }
 
 export type DriftKind = "changed" | "removed";
@@ -46,12 +52,19 @@ export interface RemoteContext extends RemoteContextOptions {
     listed: readonly RemoteTool[],
     listedAt: number,
   ): Set<string>;
-  session(
+  /** Runs `work` in a session to the server as `agent` (its header secret), reusing an idle one. */
+  withSession<T>(
     section: RemoteSection,
     namespace: string,
     agent: string | null,
     limits: { maxBytes: number; signal: AbortSignal },
-  ): Promise<Session>;
+    work: (session: Session) => Promise<T>,
+  ): Promise<T>;
+  /** Sessions opened and reused (the bench reads these). */
+  sessionStats(): { opened: number; reused: number; idle: number };
+  /** Closes the idle sessions of namespaces not in `active` (uninstalled). */
+  retainSessions(active: ReadonlySet<string>): Promise<void>;
+  close(): Promise<void>;
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -61,6 +74,7 @@ export function createRemoteContext(options: RemoteContextOptions): RemoteContex
   const observedAt = new Map<string, number>();
   const allowances = new Map<string, PrivateAllowance>();
   const resolver = options.resolver ?? systemResolver;
+  const pool = createSessionPool({ idleMs: options.sessionIdleMs ?? 60_000 });
 
   function allowanceFor(section: RemoteSection): PrivateAllowance {
     const entries = [...(options.egress.allowPrivate ?? []), ...section.allowPrivate];
@@ -118,25 +132,36 @@ export function createRemoteContext(options: RemoteContextOptions): RemoteContex
       if (fresh.length > 0 || now.size !== before.size) options.toolsChanged();
       return new Set(now.keys());
     },
-    async session(section, namespace, agent, limits) {
+    async withSession(section, namespace, agent, limits, work) {
       const url = new URL(section.url);
-      return openSession({
-        url: section.url,
-        namespace,
-        rule: {
-          host: url.hostname.replace(/^\[|\]$/g, ""),
-          ports: [url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port)],
-          schemes: [url.protocol === "https:" ? "https" : "http"],
-        },
-        hosts: options.egress.hosts,
-        allowance: allowanceFor(section),
-        resolver,
-        ca: undefined,
-        header: await headerFor(section, agent),
-        maxBytes: limits.maxBytes,
-        connectTimeoutMs: CONNECT_TIMEOUT_MS,
-        signal: limits.signal,
-      });
+      const header = await headerFor(section, agent);
+      const identity =
+        header === undefined
+          ? "-"
+          : createHash("sha256").update(`${header.name}\n${header.value}`).digest("base64url");
+      const key = [namespace, section.url, section.allowPrivate.join(","), identity].join("\n");
+      const open = (opening: { maxBytes: number; signal: AbortSignal }) =>
+        openSession({
+          url: section.url,
+          namespace,
+          rule: {
+            host: url.hostname.replace(/^\[|\]$/g, ""),
+            ports: [url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port)],
+            schemes: [url.protocol === "https:" ? "https" : "http"],
+          },
+          hosts: options.egress.hosts,
+          allowance: allowanceFor(section),
+          resolver,
+          ca: undefined,
+          header,
+          maxBytes: opening.maxBytes,
+          connectTimeoutMs: CONNECT_TIMEOUT_MS,
+          signal: opening.signal,
+        });
+      return pool.run(key, open, limits, work);
     },
+    sessionStats: () => pool.stats(),
+    retainSessions: (active) => pool.retain((key) => active.has(key.slice(0, key.indexOf("\n")))),
+    close: () => pool.close(),
   };
 }

@@ -171,11 +171,14 @@ export function createRemoteServers(ctx: RemoteContext, admin: AdminAudit): Remo
       throw remoteError("AIRLOCK_REMOTE_SPEC_INVALID", `--as-agent: no agent "${agent}"`);
     }
     const signal = AbortSignal.timeout(LISTING_TIMEOUT_MS);
-    let session: Awaited<ReturnType<RemoteContext["session"]>> | undefined;
     try {
-      session = await ctx.session(section, namespace, agent ?? null, { maxBytes: LISTING_MAX_BYTES, signal });
-      const tools = await session.listTools();
-      return { tools, server: session.server() };
+      return await ctx.withSession(
+        section,
+        namespace,
+        agent ?? null,
+        { maxBytes: LISTING_MAX_BYTES, signal },
+        async (session) => ({ tools: await session.listTools(), server: session.server() }),
+      );
     } catch (error) {
       if (signal.aborted && !(hasCode(error) && error.code.startsWith("AIRLOCK_FETCH_"))) {
         throw remoteError(
@@ -186,8 +189,6 @@ export function createRemoteServers(ctx: RemoteContext, admin: AdminAudit): Remo
         );
       }
       throw error;
-    } finally {
-      await session?.close();
     }
   }
 
@@ -387,6 +388,8 @@ export function createRemoteServers(ctx: RemoteContext, admin: AdminAudit): Remo
         }),
       );
     },
+
+    sessions: () => ctx.sessionStats(),
 
     setReadOnly(namespace, tool, readOnly) {
       return auditedOp("remote.read_only", namespace, { tool, readOnly }, () =>

@@ -73,4 +73,6 @@ export interface RemoteServers {
   review(namespace: string, options?: RemoteReviewOptions): Promise<RemoteStatus>;
   /** The operator's read-only mark (a new revision): a read-only tool needs no approval. */
   setReadOnly(namespace: string, tool: string, readOnly: boolean): Promise<RemoteToolView>;
+  /** Sessions toward remote servers this host opened, operations that reused one, and those idle now. */
+  sessions(): { opened: number; reused: number; idle: number };
 }
