@@ -22,6 +22,7 @@ import { createCodeMode } from "./code-mode/index.ts";
 import type { ResolvedHostOptions } from "./config.ts";
 import type { AirlockHost, PluginLifecycle, RunOptions, ToolsChangeReason } from "./host-types.ts";
 import type { ModelsAdmin, OAuthAdmin } from "./oauth/admin.ts";
+import type { RemoteBearer } from "./oauth/wiring.ts";
 import { tracedRun } from "./observability/tracing.ts";
 import { checkPatch, readPolicy, writePolicy } from "./people/policy.ts";
 import { createAgentStateCache, trackAgentWrites } from "./pipeline/agent-states.ts";
@@ -65,7 +66,7 @@ export interface HostParts {
   /** Closes what the parts opened besides the sandbox and the store (bridge sweepers, pools). */
   closeExtras?: () => Promise<void>;
   /** OAuth connections and model access (host/src/oauth/wiring.ts). */
-  brokered: { oauth: OAuthAdmin; models: ModelsAdmin };
+  brokered: { oauth: OAuthAdmin; models: ModelsAdmin; remoteBearer?: RemoteBearer };
   /** Hands the bridge's refusal listener in: each refusal becomes a `capability.refused` event. */
   refusals?: (listener: (refusal: { capability: string; code: string }) => void) => void;
 }
@@ -145,6 +146,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     toolsChanged: () => announce(null, "catalogue"),
     report,
     sessionIdleMs: options.remote.sessionIdleMs,
+    ...(parts.brokered.remoteBearer === undefined ? {} : { oauthBearer: parts.brokered.remoteBearer }),
   });
   const deps: PipelineDeps = {
     store,

@@ -5,6 +5,7 @@
 // endpoint hostile as a whole: a redirect, or no answer at all. With `sessions` on it behaves as
 // a stateful server at the HTTP level: initialize hands out an Mcp-Session-Id, a request naming
 // an unknown one is answered 404 (as the spec says), and `forgetSessions()` is a server restart.
+// With `authorize` set it is a protected server: a request whose bearer that refuses gets 401.
 import { type ServerType, serve } from "@hono/node-server";
 import { createMcpHandler, fromJsonSchema, McpServer } from "@modelcontextprotocol/server";
 
@@ -36,6 +37,8 @@ export interface RemoteFixture {
   sessionIds: string[];
   /** Forgets every session (what a restarted server does). */
   forgetSessions(): void;
+  /** When set, a request whose Authorization header this refuses is answered 401 (a protected server). */
+  authorize: ((authorization: string) => Promise<boolean>) | null;
   close(): Promise<void>;
 }
 
@@ -50,6 +53,7 @@ export async function startRemoteFixture(options: { port?: number } = {}): Promi
     sessions: false,
     sessionIds: [] as string[],
     known: new Set<string>(),
+    authorize: null as RemoteFixture["authorize"],
   };
   const hanging = new Set<() => void>();
 
@@ -187,6 +191,15 @@ export async function startRemoteFixture(options: { port?: number } = {}): Promi
             return new Response(null, { status: 307, headers: { location: state.redirectTo } });
           }
           if (state.mode === "silent") return new Promise<Response>(() => undefined);
+          if (
+            state.authorize !== null &&
+            !(await state.authorize(request.headers.get("authorization") ?? ""))
+          ) {
+            return Response.json(
+              { error: "invalid_token" },
+              { status: 401, headers: { "www-authenticate": 'Bearer error="invalid_token"' } },
+            );
+          }
           if (request.method === "POST") {
             const body = (await request
               .clone()
@@ -259,6 +272,12 @@ export async function startRemoteFixture(options: { port?: number } = {}): Promi
     sessionIds: state.sessionIds,
     forgetSessions() {
       state.known.clear();
+    },
+    get authorize() {
+      return state.authorize;
+    },
+    set authorize(v) {
+      state.authorize = v;
     },
     async close() {
       for (const release of hanging) release();

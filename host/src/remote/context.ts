@@ -8,12 +8,18 @@
 // session is reused only under the same namespace, URL, allowed addresses and auth identity
 // (a digest of the header's name and value, so a changed secret opens a new session).
 import { createHash } from "node:crypto";
+import type { OAuthProviderSpec, ToolResult } from "@airlock/sdk";
 import type { PrivateAllowance } from "../egress/address.ts";
 import { compileAllowance } from "../egress/address.ts";
 import { systemResolver } from "../egress/resolve.ts";
 import type { EgressPolicy, Resolver } from "../egress/types.ts";
 import type { AuditInput, InstalledPluginRecord, Store } from "../store/types.ts";
-import { definitionHash as definitionHashOf, type RemoteSection, type RemoteTool } from "./definitions.ts";
+import {
+  definitionHash as definitionHashOf,
+  type RemoteSection,
+  type RemoteTool,
+  remoteProvider,
+} from "./definitions.ts";
 import { openSession, type Session } from "./session.ts";
 import { createSessionPool } from "./session-pool.ts";
 
@@ -33,6 +39,16 @@ export interface RemoteContextOptions {
   listTtlMs?: number;
   /** How long an idle session toward a server is kept for the next call (default 60 s; 0: none). */
   sessionIdleMs?: number;
+  /**
+   * The OAuth broker, for servers that use it: the agent's access token for the provider
+   * (refreshed when near expiry), or the tool result to answer instead (a connect link).
+   */
+  oauthBearer?(
+    agent: string,
+    plugin: string,
+    provider: OAuthProviderSpec,
+    toolId: string,
+  ): Promise<{ token: string } | { result: ToolResult }>;
 }
 
 export type DriftKind = "changed" | "removed";
@@ -60,6 +76,16 @@ export interface RemoteContext extends RemoteContextOptions {
     limits: { maxBytes: number; signal: AbortSignal },
     work: (session: Session) => Promise<T>,
   ): Promise<T>;
+  /**
+   * For a server that uses OAuth: null when the agent has a token, else the result a call answers
+   * with (a connect link, or what the operator must set first). Null for any other server.
+   */
+  oauthRequired(
+    section: RemoteSection,
+    namespace: string,
+    agent: string,
+    toolId: string,
+  ): Promise<ToolResult | null>;
   /** Sessions opened and reused (the bench reads these). */
   sessionStats(): { opened: number; reused: number; idle: number };
   /** Closes the idle sessions of namespaces not in `active` (uninstalled). */
@@ -87,7 +113,13 @@ export function createRemoteContext(options: RemoteContextOptions): RemoteContex
     return compiled;
   }
 
-  async function headerFor(section: RemoteSection, agent: string | null) {
+  async function headerFor(section: RemoteSection, namespace: string, agent: string | null) {
+    const provider = remoteProvider(section);
+    if (provider !== undefined) {
+      if (agent === null || options.oauthBearer === undefined) return undefined;
+      const bearer = await options.oauthBearer(agent, namespace, provider, `${namespace}:*`);
+      return "token" in bearer ? { name: "Authorization", value: `Bearer ${bearer.token}` } : undefined;
+    }
     if (section.header === null || agent === null) return undefined;
     const stored = await options.store.getSecret(agent, section.header.secret);
     if (stored === null) return undefined;
@@ -134,7 +166,7 @@ export function createRemoteContext(options: RemoteContextOptions): RemoteContex
     },
     async withSession(section, namespace, agent, limits, work) {
       const url = new URL(section.url);
-      const header = await headerFor(section, agent);
+      const header = await headerFor(section, namespace, agent);
       const identity =
         header === undefined
           ? "-"
@@ -159,6 +191,23 @@ export function createRemoteContext(options: RemoteContextOptions): RemoteContex
           signal: opening.signal,
         });
       return pool.run(key, open, limits, work);
+    },
+    async oauthRequired(section, namespace, agent, toolId) {
+      const provider = remoteProvider(section);
+      if (provider === undefined) return null;
+      if (options.oauthBearer === undefined) {
+        return {
+          isError: true,
+          content: [
+            {
+              type: "text",
+              text: `${toolId} needs OAuth, and this host has no OAuth broker. [AIRLOCK_OAUTH_NOT_CONNECTED]`,
+            },
+          ],
+        };
+      }
+      const bearer = await options.oauthBearer(agent, namespace, provider, toolId);
+      return "token" in bearer ? null : bearer.result;
     },
     sessionStats: () => pool.stats(),
     retainSessions: (active) => pool.retain((key) => active.has(key.slice(0, key.indexOf("\n")))),

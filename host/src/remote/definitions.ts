@@ -1,13 +1,16 @@
 // What a remote MCP server's tool list becomes in Airlock: each remote tool a ToolManifest of a
 // generated plugin manifest, and each definition's pin, a sha256 over its canonical JSON (name,
 // description, input schema, output schema). The install record carries a `remote` section
-// (url, auth header, private-address allowance, the pins) beside the manifest's usual fields.
+// (url, auth header or OAuth provider, private-address allowance, the pins) beside the
+// manifest's usual fields; an OAuth provider is also declared in the manifest's `oauth`, with the
+// server's host as its only API host, so the broker's connect links and callback serve it as
+// they serve a packaged plugin's provider.
 // Invariants: the server's annotations are kept as hints only — `readOnlyHint` in the served
 // manifest is true only where the operator marked the tool read-only; a name that cannot be an
 // Airlock tool name, or two remote names that map to one, refuse the whole listing
 // (AIRLOCK_REMOTE_TOOL_NAME_INVALID); the pin never depends on key order.
 import { createHash } from "node:crypto";
-import { MAX_WIRE_NAME_LENGTH, TOOL_NAME_PATTERN, wireName } from "@airlock/sdk";
+import { MAX_WIRE_NAME_LENGTH, type OAuthProviderSpec, TOOL_NAME_PATTERN, wireName } from "@airlock/sdk";
 import {
   type EgressRule,
   type JsonSchema,
@@ -48,13 +51,38 @@ export interface RemoteSection {
   /** A static header whose value is the agent's secret `secret`. */
   header: { name: string; secret: string } | null;
   server: { name: string; version: string } | null;
+  /** OAuth through the host's broker: the token goes in the Authorization header (absent: none). */
+  oauth?: RemoteOAuth | null;
   /** 1 at install, +1 per reviewed change or read-only mark (the plugin version is 0.0.<revision>). */
   revision: number;
   /** Airlock tool name → pin. */
   tools: Record<string, PinnedTool>;
 }
 
+/** The OAuth provider an operator chose for a remote server (its API host is the server's). */
+export interface RemoteOAuth {
+  provider: string;
+  authorizationUrl: string;
+  tokenUrl: string;
+  revocationUrl?: string;
+  scopes: string[];
+}
+
 export type RemoteManifest = PluginManifest & { remote: RemoteSection };
+
+/** The provider as the broker reads it: the server's host is its one API host. */
+export function remoteProvider(section: Pick<RemoteSection, "url" | "oauth">): OAuthProviderSpec | undefined {
+  const oauth = section.oauth;
+  if (oauth === undefined || oauth === null) return undefined;
+  return {
+    name: oauth.provider,
+    authorizationUrl: oauth.authorizationUrl,
+    tokenUrl: oauth.tokenUrl,
+    ...(oauth.revocationUrl === undefined ? {} : { revocationUrl: oauth.revocationUrl }),
+    scopes: [...oauth.scopes],
+    apiHosts: [new URL(section.url).hostname.replace(/^\[|\]$/g, "")],
+  };
+}
 
 const MAX_DESCRIPTION = 8000;
 
@@ -195,7 +223,14 @@ export function remoteRecord(input: RecordInput): InstalledPluginRecord {
     tools.push(toolManifest(name, tool, pin, section));
   }
   const integrity = `sha512-${createHash("sha512")
-    .update(canonical({ url: section.url, tools: section.tools, header: section.header }))
+    .update(
+      canonical({
+        url: section.url,
+        tools: section.tools,
+        header: section.header,
+        ...(section.oauth ? { oauth: section.oauth } : {}),
+      }),
+    )
     .digest("base64")}`;
   const version = `0.0.${section.revision}`;
   const manifest: RemoteManifest = {
@@ -212,6 +247,8 @@ export function remoteRecord(input: RecordInput): InstalledPluginRecord {
     limits: {},
     remote: section,
   };
+  const provider = remoteProvider(section);
+  if (provider !== undefined) manifest.oauth = [provider];
   return {
     namespace,
     version,

@@ -5,7 +5,9 @@
 // definition no longer matches its pin (AIRLOCK_REMOTE_DEFINITION_CHANGED) before calling it;
 // one deadline (the tool's wallMs) and the caller's cancellation bound the whole call; progress
 // from the server reaches the caller as the tool's progress; a failure is a Stop with an
-// AIRLOCK_* code, a passed deadline always AIRLOCK_TOOL_TIMEOUT; a screening listing that fails
+// AIRLOCK_* code, a passed deadline always AIRLOCK_TOOL_TIMEOUT; a server on the OAuth broker is
+// not contacted for an agent without a token (the result is the connect link, as ctx.oauth's
+// requireToken answers); a screening listing that fails
 // leaves the run as the pins are (its calls then fail with the server's own code) and never
 // holds the run up past its time limit.
 import { hasCode } from "@airlock/sdk/errors";
@@ -118,6 +120,9 @@ export function createRemoteExecutor(ctx: RemoteContext): RemoteExecutor {
         req.emitProgress(note);
       };
       try {
+        // A server on the OAuth broker: no token yet → the connect link is the call's result.
+        const connect = await ctx.oauthRequired(section, entry.namespace, req.run.agent, entry.id);
+        if (connect !== null) return { result: connect };
         const limitsOfCall = { maxBytes: limits.maxResultBytes + WIRE_OVERHEAD_BYTES, signal };
         const result = await ctx.withSession(
           section,

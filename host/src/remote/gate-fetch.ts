@@ -147,6 +147,14 @@ export function createGatedFetch(options: GateOptions): GatedFetch {
         signal: AbortSignal.any(signals),
       });
       if (res.statusCode === 404 && headers["mcp-session-id"] !== undefined) gone = true;
+      if (res.statusCode === 401) {
+        res.body.destroy();
+        throw remoteError(
+          "AIRLOCK_REMOTE_UNAUTHORIZED",
+          `the remote MCP server ${dest.hostname} answered 401: the credentials Airlock sent (a header secret, an OAuth connection) are missing or not accepted`,
+          { host: dest.hostname },
+        );
+      }
       if (REDIRECTS.has(res.statusCode)) {
         res.body.destroy();
         const location = String(res.headers.location ?? "");

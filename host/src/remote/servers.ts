@@ -7,7 +7,7 @@
 // passes the egress gate's rules at install (scheme, address after DNS, the operator's host
 // policy) and on every request after; operations on one namespace run one at a time in this
 // process; every operation is audited (kind admin), refusals included.
-import { hasCode, namespaceRefusal, SECRET_KEY_PATTERN } from "@airlock/sdk";
+import { hasCode, namespaceRefusal, oauthProviderProblems, SECRET_KEY_PATTERN } from "@airlock/sdk";
 import type { AdminAudit } from "../catalogue/admin-audit.ts";
 import type { InstallReport } from "../host-types.ts";
 import type { InstalledPluginRecord } from "../store/types.ts";
@@ -95,6 +95,30 @@ function checkOptions(options: RemoteInstallOptions, url: string): void {
       throw remoteError(
         "AIRLOCK_REMOTE_SPEC_INVALID",
         `header secret ${JSON.stringify(secret)} is not a snake_case secret key`,
+      );
+    }
+  }
+  if (options.oauth !== undefined) {
+    if (options.header !== undefined) {
+      throw remoteError(
+        "AIRLOCK_REMOTE_SPEC_INVALID",
+        "choose --header or OAuth (--oauth-provider …) for a remote server, not both",
+      );
+    }
+    const o = options.oauth;
+    const spec = {
+      name: o?.provider,
+      authorizationUrl: o?.authorizationUrl,
+      tokenUrl: o?.tokenUrl,
+      ...(o?.revocationUrl === undefined ? {} : { revocationUrl: o.revocationUrl }),
+      scopes: o?.scopes ?? [],
+      apiHosts: [new URL(url).hostname.replace(/^\[|\]$/g, "")],
+    };
+    const problems = oauthProviderProblems(spec, false);
+    if (problems.length > 0) {
+      throw remoteError(
+        "AIRLOCK_REMOTE_SPEC_INVALID",
+        `OAuth provider: ${problems.map(([field, problem]) => `${field} ${problem}`).join("; ")}`,
       );
     }
   }
@@ -251,6 +275,15 @@ export function createRemoteServers(ctx: RemoteContext, admin: AdminAudit): Remo
       revision: section.revision,
       server: section.server,
       header: section.header,
+      oauth:
+        section.oauth === undefined || section.oauth === null
+          ? null
+          : {
+              provider: section.oauth.provider,
+              authorizationUrl: section.oauth.authorizationUrl,
+              tokenUrl: section.oauth.tokenUrl,
+              scopes: [...section.oauth.scopes],
+            },
       allowPrivate: [...section.allowPrivate],
       tools: toolViews(record, section, new Set(ctx.drift(`${record.namespace}@${record.version}`).keys())),
     };
@@ -306,11 +339,32 @@ export function createRemoteServers(ctx: RemoteContext, admin: AdminAudit): Remo
             url,
             allowPrivate: [...(options.allowPrivate ?? [])],
             header: options.header === undefined ? null : { ...options.header },
+            oauth:
+              options.oauth === undefined
+                ? null
+                : {
+                    provider: options.oauth.provider,
+                    authorizationUrl: options.oauth.authorizationUrl,
+                    tokenUrl: options.oauth.tokenUrl,
+                    ...(options.oauth.revocationUrl === undefined
+                      ? {}
+                      : { revocationUrl: options.oauth.revocationUrl }),
+                    scopes: [...(options.oauth.scopes ?? [])],
+                  },
             server: null,
             revision: 1,
             tools: {},
           };
-          const { tools, server } = await listNow(section, namespace, options.asAgent);
+          // A server behind OAuth answers 401 until an agent connects: it is installed with no
+          // tools pinned, and a review as a connected agent (--as-agent) pins them.
+          const { tools, server } = await listNow(section, namespace, options.asAgent).catch(
+            (error: unknown) => {
+              if (section.oauth !== null && hasCode(error, "AIRLOCK_REMOTE_UNAUTHORIZED")) {
+                return { tools: [] as RemoteTool[], server: null };
+              }
+              throw error;
+            },
+          );
           const listing = mapListing(namespace, tools);
           const { tools: _none, ...rest } = { ...section, server };
           const record = remoteRecord({
