@@ -20,8 +20,9 @@ import {
   type RemoteTool,
   remoteProvider,
 } from "./definitions.ts";
-import { openSession, type Session } from "./session.ts";
+import { httpChannel, openSession, type Session } from "./session.ts";
 import { createSessionPool } from "./session-pool.ts";
+import { stdioChannel } from "./stdio-channel.ts";
 
 export interface RemoteContextOptions {
   store: Store;
@@ -165,6 +166,13 @@ export function createRemoteContext(options: RemoteContextOptions): RemoteContex
       return new Set(now.keys());
     },
     async withSession(section, namespace, agent, limits, work) {
+      if (section.stdio !== undefined && section.stdio !== null) {
+        const stdio = section.stdio;
+        const key = [namespace, section.url, JSON.stringify(stdio.args), "-"].join("\n");
+        const open = (opening: { maxBytes: number; signal: AbortSignal }) =>
+          openSession({ channel: stdioChannel(stdio), maxBytes: opening.maxBytes, signal: opening.signal });
+        return pool.run(key, open, limits, work);
+      }
       const url = new URL(section.url);
       const header = await headerFor(section, namespace, agent);
       const identity =
@@ -172,24 +180,23 @@ export function createRemoteContext(options: RemoteContextOptions): RemoteContex
           ? "-"
           : createHash("sha256").update(`${header.name}\n${header.value}`).digest("base64url");
       const key = [namespace, section.url, section.allowPrivate.join(","), identity].join("\n");
+      const channel = httpChannel({
+        url: section.url,
+        namespace,
+        rule: {
+          host: url.hostname.replace(/^\[|\]$/g, ""),
+          ports: [url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port)],
+          schemes: [url.protocol === "https:" ? "https" : "http"],
+        },
+        hosts: options.egress.hosts,
+        allowance: allowanceFor(section),
+        resolver,
+        ca: undefined,
+        header,
+        connectTimeoutMs: CONNECT_TIMEOUT_MS,
+      });
       const open = (opening: { maxBytes: number; signal: AbortSignal }) =>
-        openSession({
-          url: section.url,
-          namespace,
-          rule: {
-            host: url.hostname.replace(/^\[|\]$/g, ""),
-            ports: [url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port)],
-            schemes: [url.protocol === "https:" ? "https" : "http"],
-          },
-          hosts: options.egress.hosts,
-          allowance: allowanceFor(section),
-          resolver,
-          ca: undefined,
-          header,
-          maxBytes: opening.maxBytes,
-          connectTimeoutMs: CONNECT_TIMEOUT_MS,
-          signal: opening.signal,
-        });
+        openSession({ channel, maxBytes: opening.maxBytes, signal: opening.signal });
       return pool.run(key, open, limits, work);
     },
     async oauthRequired(section, namespace, agent, toolId) {

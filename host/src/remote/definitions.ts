@@ -53,6 +53,8 @@ export interface RemoteSection {
   server: { name: string; version: string } | null;
   /** OAuth through the host's broker: the token goes in the Authorization header (absent: none). */
   oauth?: RemoteOAuth | null;
+  /** A server the host starts (url `stdio:<command>`): the command the operator allowed, its args. */
+  stdio?: { command: string; args: string[] } | null;
   /** 1 at install, +1 per reviewed change or read-only mark (the plugin version is 0.0.<revision>). */
   revision: number;
   /** Airlock tool name → pin. */
@@ -205,10 +207,13 @@ export interface RecordInput {
 /** The install record of one revision: generated manifest, pins, and integrity over the pins. */
 export function remoteRecord(input: RecordInput): InstalledPluginRecord {
   const { namespace } = input;
-  const url = new URL(input.section.url);
+  const stdio = input.section.stdio ?? null;
+  const url = new URL(stdio === null ? input.section.url : "stdio://local");
   const scheme = url.protocol === "https:" ? "https" : "http";
   const port = url.port === "" ? (scheme === "https" ? 443 : 80) : Number(url.port);
-  const egress: EgressRule = { host: url.hostname.replace(/^\[|\]$/g, ""), ports: [port], schemes: [scheme] };
+  // A stdio server is reached through no network: its manifest names no egress host.
+  const egress: EgressRule[] =
+    stdio === null ? [{ host: url.hostname.replace(/^\[|\]$/g, ""), ports: [port], schemes: [scheme] }] : [];
   const section: RemoteSection = { ...input.section, tools: {} };
   const tools: ToolManifest[] = [];
   for (const [name, tool] of [...input.listing].sort(([a], [b]) => a.localeCompare(b))) {
@@ -229,6 +234,7 @@ export function remoteRecord(input: RecordInput): InstalledPluginRecord {
         tools: section.tools,
         header: section.header,
         ...(section.oauth ? { oauth: section.oauth } : {}),
+        ...(section.stdio ? { stdio: section.stdio } : {}),
       }),
     )
     .digest("base64")}`;
@@ -237,13 +243,16 @@ export function remoteRecord(input: RecordInput): InstalledPluginRecord {
     manifestVersion: 1,
     namespace,
     version,
-    description: `Remote MCP server ${section.server?.name ?? url.host} at ${url.host}`,
+    description:
+      stdio === null
+        ? `Remote MCP server ${section.server?.name ?? url.host} at ${url.host}`
+        : `MCP server ${section.server?.name ?? stdio.command} run by the host (stdio: ${stdio.command})`,
     engine: "*",
     sdk: SDK_VERSION,
     bundle: { file: "", integrity, size: 0 },
     tools,
     knowledge: null,
-    egress: [egress],
+    egress,
     limits: {},
     remote: section,
   };

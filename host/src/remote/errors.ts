@@ -61,6 +61,11 @@ export const REMOTE_ERRORS = defineErrorCodes({
     status: 404,
     description: "The remote plugin has no pinned tool of that name.",
   },
+  AIRLOCK_REMOTE_COMMAND_NOT_ALLOWED: {
+    status: 403,
+    description:
+      "An mcp+stdio: install names a command the operator did not allow with --allow-command (the exact command); the host starts no other.",
+  },
   AIRLOCK_REMOTE_UNAUTHORIZED: {
     status: 502,
     description:

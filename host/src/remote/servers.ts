@@ -75,6 +75,48 @@ export function parseRemoteUrl(spec: string): string {
   return url.toString();
 }
 
+/** `mcp+stdio:<command>` → the command; undefined for any other spec. */
+export function stdioCommandOf(spec: string): string | undefined {
+  const raw = typeof spec === "string" ? spec.trim() : "";
+  return raw.startsWith("mcp+stdio:") ? raw.slice("mcp+stdio:".length) : undefined;
+}
+
+/** The checks of a stdio install: the operator allowed exactly this command, and nothing HTTP-only is set. */
+function checkStdio(command: string, options: RemoteInstallOptions): { command: string; args: string[] } {
+  if (command === "" || command.length > 1000 || /[\0\n]/.test(command)) {
+    throw remoteError("AIRLOCK_REMOTE_SPEC_INVALID", "mcp+stdio: needs a command (mcp+stdio:<command>)");
+  }
+  if (options.allowCommand !== command) {
+    throw remoteError(
+      "AIRLOCK_REMOTE_COMMAND_NOT_ALLOWED",
+      `the host starts the command ${JSON.stringify(command.slice(0, 200))} only when the operator allows it: --allow-command ${JSON.stringify(command.slice(0, 200))}`,
+      { command: command.slice(0, 200) },
+    );
+  }
+  if (
+    options.header !== undefined ||
+    options.oauth !== undefined ||
+    (options.allowPrivate ?? []).length > 0
+  ) {
+    throw remoteError(
+      "AIRLOCK_REMOTE_SPEC_INVALID",
+      "--header, OAuth and --allow-private are for servers reached over HTTP, not mcp+stdio:",
+    );
+  }
+  const args = options.args ?? [];
+  if (
+    !Array.isArray(args) ||
+    args.length > 64 ||
+    !args.every((a) => typeof a === "string" && a.length <= 4096 && !a.includes("\0"))
+  ) {
+    throw remoteError(
+      "AIRLOCK_REMOTE_SPEC_INVALID",
+      "--arg takes at most 64 arguments of at most 4096 characters",
+    );
+  }
+  return { command, args: [...args] };
+}
+
 function checkOptions(options: RemoteInstallOptions, url: string): void {
   const refusal = typeof options?.namespace === "string" ? namespaceRefusal(options.namespace) : "is missing";
   if (refusal !== null) {
@@ -275,6 +317,7 @@ export function createRemoteServers(ctx: RemoteContext, admin: AdminAudit): Remo
       revision: section.revision,
       server: section.server,
       header: section.header,
+      stdio: section.stdio ? { command: section.stdio.command, args: [...section.stdio.args] } : null,
       oauth:
         section.oauth === undefined || section.oauth === null
           ? null
@@ -324,8 +367,20 @@ export function createRemoteServers(ctx: RemoteContext, admin: AdminAudit): Remo
       const namespace = String(options?.namespace ?? "");
       return auditedOp("remote.install", namespace, { url: String(spec).slice(0, 500) }, () =>
         serial(namespace, async (): Promise<InstallReport> => {
-          const url = parseRemoteUrl(spec);
-          checkOptions(options, url);
+          const command = stdioCommandOf(spec);
+          const stdio = command === undefined ? null : checkStdio(command, options);
+          const url = stdio === null ? parseRemoteUrl(spec) : `stdio:${stdio.command}`;
+          if (stdio === null) checkOptions(options, url);
+          else {
+            const refusal =
+              typeof options?.namespace === "string" ? namespaceRefusal(options.namespace) : "is missing";
+            if (refusal !== null) {
+              throw remoteError(
+                "AIRLOCK_REMOTE_SPEC_INVALID",
+                `--namespace ${JSON.stringify(options?.namespace ?? "")} ${refusal}`,
+              );
+            }
+          }
           if (
             (await ctx.store.listInstalledPlugins(namespace)).length > 0 ||
             (await ctx.store.getActivation(namespace)) !== null
@@ -339,6 +394,7 @@ export function createRemoteServers(ctx: RemoteContext, admin: AdminAudit): Remo
             url,
             allowPrivate: [...(options.allowPrivate ?? [])],
             header: options.header === undefined ? null : { ...options.header },
+            stdio,
             oauth:
               options.oauth === undefined
                 ? null

@@ -7,7 +7,8 @@
 // operation succeeded and nothing failed, aborted or was refused in it; an idle session is closed
 // after `idleMs` and at most `maxIdle` wait per key; a reused session the server no longer knows
 // (HTTP 404 on its session id) is closed and the operation runs once more on a new session, never
-// more; `idleMs` 0 turns reuse off (a new session per operation, closed after it); close()
+// more; a session of a server uninstalled while in use is closed when its operation ends;
+// `idleMs` 0 turns reuse off (a new session per operation, closed after it); close()
 // closes every idle session and later operations open none to keep.
 import type { OperationLimits, Session } from "./session.ts";
 
@@ -44,6 +45,8 @@ export function createSessionPool(options: SessionPoolOptions): SessionPool {
   let opened = 0;
   let reused = 0;
   let closed = false;
+  /** The last retain's rule: a session of a server uninstalled while it was in use is closed on release. */
+  let kept: (key: string) => boolean = () => true;
 
   const dispose = (session: Session) => session.close().catch((closing: unknown) => void closing);
 
@@ -60,7 +63,7 @@ export function createSessionPool(options: SessionPoolOptions): SessionPool {
   }
 
   function release(key: string, session: Session): void {
-    if (closed || options.idleMs <= 0 || !session.reusable()) {
+    if (closed || options.idleMs <= 0 || !session.reusable() || !kept(key)) {
       void dispose(session);
       return;
     }
@@ -124,6 +127,7 @@ export function createSessionPool(options: SessionPoolOptions): SessionPool {
       idle: [...idle.values()].reduce((n, list) => n + list.length, 0),
     }),
     async retain(keep) {
+      kept = keep;
       const closing: Array<Promise<void>> = [];
       for (const [key, list] of idle) {
         if (keep(key)) continue;

@@ -1,16 +1,23 @@
-// One conversation with a remote MCP server over streamable HTTP, on the official SDK v2 client:
-// connect once, then list (every page) and call, operation after operation, until closed. The
-// session pool (session-pool.ts) keeps an idle session for the next call; `use` binds the next
-// operation to its own deadline and byte cap.
+// One conversation with a remote MCP server on the official SDK v2 client, over a channel:
+// streamable HTTP through the egress gate (httpChannel below) or a child process's stdio
+// (stdio-channel.ts). Connect once, then list (every page) and call, operation after operation,
+// until closed. The session pool (session-pool.ts) keeps an idle session for the next call;
+// `use` binds the next operation to its own deadline and byte cap.
 // Invariants: the client declares no capabilities (no sampling, elicitation or roots) and
 // answers any request the server sends with an error, ending the operation with
-// AIRLOCK_REMOTE_SERVER_REQUEST_REFUSED; every byte goes through the gated fetch (gate-fetch.ts);
-// the operation's signal bounds every wait; a session whose operation failed, was aborted or was
-// refused is never reusable; close() releases every connection; failures are AirlockErrors with
+// AIRLOCK_REMOTE_SERVER_REQUEST_REFUSED; over HTTP every byte goes through the gated fetch
+// (gate-fetch.ts); the operation's signal bounds every wait; a session whose operation failed,
+// was aborted or was refused, or whose server process exited, is never reusable; close()
+// releases every connection (and ends the process); failures are AirlockErrors with
 // AIRLOCK_REMOTE_* (or the gate's AIRLOCK_FETCH_*) codes.
 import { AirlockError, hasCode } from "@airlock/sdk/errors";
 import { SDK_VERSION } from "@airlock/sdk/manifest";
-import { Client, ProtocolError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import {
+  Client,
+  ProtocolError,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from "@modelcontextprotocol/client";
 import type { RemoteTool } from "./definitions.ts";
 import { remoteError } from "./errors.ts";
 import { createGatedFetch, type GateOptions } from "./gate-fetch.ts";
@@ -52,8 +59,53 @@ export interface OperationLimits {
   maxBytes: number;
 }
 
-export interface SessionOptions extends Omit<GateOptions, "limits">, OperationLimits {
-  url: string;
+/** How a session reaches its server: the transport, and what the session asks of it. */
+export interface Channel {
+  transport: Transport;
+  /** The first failure the channel saw itself (a gate refusal, a process that did not start). */
+  failure(): (Error & { code: string }) | undefined;
+  /** A new operation: the byte count restarts. */
+  startOperation(): void;
+  /** Whether the server said it no longer knows the session (HTTP 404). */
+  sessionGone(): boolean;
+  /** False once the server can no longer answer (its process exited). */
+  alive(): boolean;
+  close(): Promise<void>;
+}
+
+export type ChannelFactory = (hooks: {
+  limits(): { signal: AbortSignal; maxBytes: number };
+  onFailure(error: Error & { code: string }): void;
+}) => Channel;
+
+export interface SessionOptions extends OperationLimits {
+  channel: ChannelFactory;
+}
+
+/** Streamable HTTP through the egress gate. */
+export function httpChannel(
+  options: Omit<GateOptions, "limits" | "onFailure"> & { url: string },
+): ChannelFactory {
+  return (hooks) => {
+    const gate = createGatedFetch({ ...options, limits: hooks.limits, onFailure: hooks.onFailure });
+    const transport = new StreamableHTTPClientTransport(new URL(options.url), {
+      fetch: gate.fetch,
+      reconnectionOptions: {
+        maxRetries: 0,
+        initialReconnectionDelay: 1000,
+        maxReconnectionDelay: 1000,
+        reconnectionDelayGrowFactor: 1,
+      },
+    });
+    return {
+      transport,
+      failure: () => gate.failure(),
+      startOperation: () => gate.startOperation(),
+      sessionGone: () => gate.sessionGone(),
+      alive: () => true,
+      close: () => gate.close(),
+    };
+  };
 }
 
 /** An operation's signal listener to detach; an idle session has none. */
@@ -83,11 +135,11 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     broken = true;
     op.controller.abort(reason);
   };
-  const gate = createGatedFetch({
-    ...options,
+  const gate = options.channel({
     limits: () => ({ signal: op.controller.signal, maxBytes: op.maxBytes }),
     onFailure: abortOp,
   });
+  const transport = gate.transport;
   use(options);
   let refused: (Error & { code: string }) | undefined;
 
@@ -105,16 +157,6 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     queueMicrotask(() => current.abort(reason));
     throw new ProtocolError(METHOD_NOT_FOUND, "Airlock does not serve this request");
   };
-  const transport = new StreamableHTTPClientTransport(new URL(options.url), {
-    fetch: gate.fetch,
-    reconnectionOptions: {
-      maxRetries: 0,
-      initialReconnectionDelay: 1000,
-      maxReconnectionDelay: 1000,
-      reconnectionDelayGrowFactor: 1,
-    },
-  });
-
   /** The code this session's failure is reported with: refusal > gate > abort reason > the error. */
   function explain(error: unknown): Error & { code: string } {
     if (refused !== undefined) return refused;
@@ -214,7 +256,12 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       op = { controller: new AbortController(), maxBytes: 0, off: NOTHING_TO_DETACH };
     },
     reusable: () =>
-      !closed && !broken && refused === undefined && gate.failure() === undefined && !gate.sessionGone(),
+      !closed &&
+      !broken &&
+      refused === undefined &&
+      gate.failure() === undefined &&
+      !gate.sessionGone() &&
+      gate.alive(),
     expired: () => gate.sessionGone(),
     server() {
       const info = client.getServerVersion();

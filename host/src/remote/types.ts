@@ -19,6 +19,10 @@ export interface RemoteInstallOptions {
   oauth?: RemoteOAuthOptions;
   /** Whose secret (or OAuth connection) authenticates the listing made now (default: none). */
   asAgent?: string;
+  /** `mcp+stdio:<command>` only: the command's arguments. */
+  args?: string[];
+  /** `mcp+stdio:<command>` only: the operator's explicit allowance, the exact command. */
+  allowCommand?: string;
 }
 
 export interface RemoteOAuthOptions {
@@ -61,6 +65,8 @@ export interface RemoteServerView {
   revision: number;
   server: { name: string; version: string } | null;
   header: { name: string; secret: string } | null;
+  /** A server the host runs (`stdio:<command>` urls): its command and arguments, or null. */
+  stdio: { command: string; args: string[] } | null;
   /** The OAuth provider it uses through the broker, or null. */
   oauth: { provider: string; authorizationUrl: string; tokenUrl: string; scopes: string[] } | null;
   allowPrivate: string[];

@@ -18,6 +18,8 @@ export const REMOTE_INSTALL_OPTIONS = {
   "oauth-token-url": { type: "string" },
   "oauth-revocation-url": { type: "string" },
   "oauth-scope": { type: "string", multiple: true },
+  arg: { type: "string", multiple: true },
+  "allow-command": { type: "string" },
 } as const satisfies ParseArgsOptionsConfig;
 
 export const REMOTE_INSTALL_HELP = `  --namespace NS     (mcp+ specs) The namespace its tools are listed under (NS:<tool>).
@@ -34,7 +36,14 @@ export const REMOTE_INSTALL_HELP = `  --namespace NS     (mcp+ specs) The namesp
                      host is the provider's only API host. A server that answers 401 until an
                      agent connects is installed with no tools pinned: set the agent's secrets
                      P_oauth_client_id (and P_oauth_client_secret), connect it
-                     (airlock oauth link SLUG NS P), then airlock remote review NS --as-agent SLUG.`;
+                     (airlock oauth link SLUG NS P), then airlock remote review NS --as-agent SLUG.
+  --allow-command C  (mcp+stdio:C specs) The operator's allowance to start the command C (the
+                     exact command of the spec); without it an mcp+stdio: install is refused.
+                     The process is not sandboxed: it runs as the host's user, with only HOME,
+                     LOGNAME, PATH, SHELL, TERM and USER of the environment, in an empty
+                     temporary directory; it ends when its session closes, the plugin is
+                     uninstalled or the host stops.
+  --arg A            (mcp+stdio: specs) An argument of the command; repeatable, in order.`;
 
 function remoteInstallOptions(parsed: Parsed): RemoteInstallOptions {
   const namespace = stringOption(parsed, "namespace");
@@ -51,6 +60,10 @@ function remoteInstallOptions(parsed: Parsed): RemoteInstallOptions {
   }
   const asAgent = stringOption(parsed, "as-agent");
   if (asAgent !== undefined) options.asAgent = asAgent;
+  const args = listOption(parsed, "arg");
+  if (args.length > 0) options.args = args;
+  const allowCommand = stringOption(parsed, "allow-command");
+  if (allowCommand !== undefined) options.allowCommand = allowCommand;
   const provider = stringOption(parsed, "oauth-provider");
   const authorizationUrl = stringOption(parsed, "oauth-authorization-url");
   const tokenUrl = stringOption(parsed, "oauth-token-url");
