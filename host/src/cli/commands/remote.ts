@@ -43,7 +43,8 @@ export const REMOTE_INSTALL_HELP = `  --namespace NS     (mcp+ specs) The namesp
                      LOGNAME, PATH, SHELL, TERM and USER of the environment, in an empty
                      temporary directory; it ends when its session closes, the plugin is
                      uninstalled or the host stops.
-  --arg A            (mcp+stdio: specs) An argument of the command; repeatable, in order.`;
+  --arg A            (mcp+stdio: specs) An argument of the command; repeatable, in order
+                     (--arg=-x for one that starts with -).`;
 
 function remoteInstallOptions(parsed: Parsed): RemoteInstallOptions {
   const namespace = stringOption(parsed, "namespace");
