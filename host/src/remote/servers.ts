@@ -24,12 +24,7 @@ import {
 import { remoteError } from "./errors.ts";
 import { LISTING_MAX_BYTES, LISTING_TIMEOUT_MS } from "./execute.ts";
 import { checkOptions, checkStdio, parseRemoteUrl, stdioCommandOf } from "./install-options.ts";
-import type {
-  RemoteChange,
-  RemoteServers,
-  RemoteServerView,
-  RemoteToolView,
-} from "./types.ts";
+import type { RemoteChange, RemoteServers, RemoteServerView, RemoteToolView } from "./types.ts";
 
 function toolViews(
   record: InstalledPluginRecord,
