@@ -3,7 +3,8 @@
 // through the pipeline and Airlock's MCP endpoint. The child's environment is scrubbed (its
 // get-env tool prints what it has: no canary the host's environment holds), a command the
 // operator did not allow is refused with AIRLOCK_REMOTE_COMMAND_NOT_ALLOWED, the wall time
-// applies, and the process ends when the plugin is uninstalled.
+// applies (the process of a call past it is ended), and the process ends when the plugin is
+// uninstalled.
 import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type RemoteHost, startRemoteHost } from "../support/remote-host.ts";
@@ -26,7 +27,8 @@ async function childPids(): Promise<number[]> {
 
 beforeAll(async () => {
   process.env.AIRLOCK_STDIO_CANARY = CANARY;
-  h = await startRemoteHost({ limits: { wallMs: 15_000 } });
+  // 8 s per call (the calls reuse the process the install started); the long operation asks for 600 s.
+  h = await startRemoteHost({ limits: { wallMs: 8_000 } });
 }, 60_000);
 afterAll(async () => {
   delete process.env.AIRLOCK_STDIO_CANARY;
@@ -95,13 +97,28 @@ describe("a stdio MCP server the operator allowed", () => {
     } finally {
       auto();
     }
-    // One process serves the calls (the session is kept), and uninstalling ends it.
+    // One process serves the calls (the session is kept).
     expect((await childPids()).length).toBe(1);
+    // The wall time applies: a call past it stops with AIRLOCK_TOOL_TIMEOUT, and the process
+    // that held it is ended (a session whose call failed is never kept).
+    await h.host.setToolsEnabled("alpha", { "every:trigger_long_running_operation": true });
+    await h.host.remote.setReadOnly("every", "trigger_long_running_operation", true);
+    const before = await childPids();
+    const slow = await h.host.callTool("alpha", "every:trigger_long_running_operation", {
+      duration: 600,
+      steps: 2,
+    });
+    expect(slow.errorCode).toBe("AIRLOCK_TOOL_TIMEOUT");
+    const gone = Date.now() + 20_000;
+    while ((await childPids()).some((pid) => before.includes(pid)) && Date.now() < gone)
+      await new Promise((r) => setTimeout(r, 200));
+    expect((await childPids()).filter((pid) => before.includes(pid))).toEqual([]);
+    // Uninstalling ends whatever process is left.
     await h.host.plugins.uninstall("every");
     const deadline = Date.now() + 20_000;
     while ((await childPids()).length > 0 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 200));
     expect(await childPids()).toEqual([]);
     expect((await fetch(`${h.server.url}/healthz`)).status).toBe(200);
-  });
+  }, 120_000);
 });
