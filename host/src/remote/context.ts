@@ -118,8 +118,17 @@ export function createRemoteContext(options: RemoteContextOptions): RemoteContex
     const provider = remoteProvider(section);
     if (provider !== undefined) {
       if (agent === null || options.oauthBearer === undefined) return undefined;
-      const bearer = await options.oauthBearer(agent, namespace, provider, `${namespace}:*`);
-      return "token" in bearer ? { name: "Authorization", value: `Bearer ${bearer.token}` } : undefined;
+      // No token (or a broker failure making the connect answer, e.g. no public URL yet): the
+      // request goes without one and the server's 401 says so (AIRLOCK_REMOTE_UNAUTHORIZED).
+      const bearer = await options
+        .oauthBearer(agent, namespace, provider, `${namespace}:*`)
+        .catch((error: unknown) => {
+          options.report(`OAuth token of ${agent} toward remote server ${namespace}`, error);
+          return undefined;
+        });
+      return bearer !== undefined && "token" in bearer
+        ? { name: "Authorization", value: `Bearer ${bearer.token}` }
+        : undefined;
     }
     if (section.header === null || agent === null) return undefined;
     const stored = await options.store.getSecret(agent, section.header.secret);
