@@ -10,6 +10,7 @@ import { coldStart } from "./scenarios/cold-start.ts";
 import { install } from "./scenarios/install.ts";
 import { mcpFrontDoor } from "./scenarios/mcp-front-door.ts";
 import { memory } from "./scenarios/memory.ts";
+import { remoteCall } from "./scenarios/remote-call.ts";
 import { runaway } from "./scenarios/runaway.ts";
 import { throughput } from "./scenarios/throughput.ts";
 import { warmCall } from "./scenarios/warm-call.ts";
@@ -24,6 +25,7 @@ export const SCENARIOS: Record<string, (quick: boolean) => Promise<Row[]>> = {
   "6": install,
   "7": runaway,
   "8": codeMode,
+  "9": remoteCall,
 };
 
 export async function runBenchmarks(options: { quick: boolean; only?: string[] }): Promise<Row[]> {

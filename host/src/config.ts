@@ -74,6 +74,11 @@ export interface HostOptions {
   publicUrl?: string;
   /** Long-running calls run as tasks: result TTL, wall ceilings, polling hint, worker slots (tasks/types.ts). */
   tasks?: Partial<TaskSettings>;
+  /**
+   * Remote MCP servers (docs/remote.md): how long an idle session toward one is kept for the next
+   * call, in ms (default 60 000; 0 opens a new session for every call).
+   */
+  remote?: { sessionIdleMs?: number };
 }
 
 /** One version for the whole product: the SDK's (every package.json says the same, checked by a test). */
@@ -98,6 +103,7 @@ export interface ResolvedHostOptions {
   clock: () => number;
   publicUrl: string | undefined;
   tasks: TaskSettings;
+  remote: { sessionIdleMs: number };
 }
 
 function reportToStderr(what: string, error: unknown): void {
@@ -129,7 +135,18 @@ export function resolveHostOptions(options: HostOptions = {}): ResolvedHostOptio
     clock: options.clock ?? Date.now,
     publicUrl: options.publicUrl ?? (process.env.AIRLOCK_PUBLIC_URL || undefined),
     tasks: resolveTaskSettings(options.tasks),
+    remote: { sessionIdleMs: sessionIdleMs(options.remote?.sessionIdleMs) },
   };
+}
+
+function sessionIdleMs(value: number | undefined): number {
+  if (value === undefined) return 60_000;
+  if (!Number.isInteger(value) || value < 0 || value > 3_600_000) {
+    throw new RangeError(
+      `remote.sessionIdleMs must be an integer from 0 to 3600000 ms, not ${String(value)}`,
+    );
+  }
+  return value;
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

@@ -24,6 +24,7 @@ import { createSnippetsAdmin } from "./code-mode/snippets-admin.ts";
 import type { ResolvedHostOptions } from "./config.ts";
 import type { AirlockHost, PluginLifecycle, RunOptions, ToolsChangeReason } from "./host-types.ts";
 import type { ModelsAdmin, OAuthAdmin } from "./oauth/admin.ts";
+import type { RemoteBearer } from "./oauth/wiring.ts";
 import { tracedRun } from "./observability/tracing.ts";
 import { checkPatch, readPolicy, writePolicy } from "./people/policy.ts";
 import { createAgentStateCache, trackAgentWrites } from "./pipeline/agent-states.ts";
@@ -41,6 +42,7 @@ import { createRemoteServers } from "./remote/servers.ts";
 import { resolveLimits } from "./sandbox/limits.ts";
 import type { Sandbox } from "./sandbox/types.ts";
 import type { QuarantineNotice } from "./sandbox/worker-tiers.ts";
+import { withSkillTools } from "./skills/skill-tools.ts";
 import { listSkills, readSkill, setSkillsEnabled } from "./skills/skills.ts";
 import type { AgentKnowledgeLevel, AuditInput, InstalledPluginRecord, Store } from "./store/types.ts";
 import { openHostTasks } from "./tasks/open.ts";
@@ -66,7 +68,7 @@ export interface HostParts {
   /** Closes what the parts opened besides the sandbox and the store (bridge sweepers, pools). */
   closeExtras?: () => Promise<void>;
   /** OAuth connections and model access (host/src/oauth/wiring.ts). */
-  brokered: { oauth: OAuthAdmin; models: ModelsAdmin };
+  brokered: { oauth: OAuthAdmin; models: ModelsAdmin; remoteBearer?: RemoteBearer };
   /** Hands the bridge's refusal listener in: each refusal becomes a `capability.refused` event. */
   refusals?: (listener: (refusal: { capability: string; code: string }) => void) => void;
 }
@@ -146,6 +148,8 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     refreshCatalogue: () => refreshCatalogue(),
     toolsChanged: () => announce(null, "catalogue"),
     report,
+    sessionIdleMs: options.remote.sessionIdleMs,
+    ...(parts.brokered.remoteBearer === undefined ? {} : { oauthBearer: parts.brokered.remoteBearer }),
   });
   const deps: PipelineDeps = {
     store,
@@ -219,6 +223,8 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
         details: { message: problem.message },
       });
     }
+    // Idle sessions toward remote servers no longer installed are closed (remote/session-pool.ts).
+    await remoteContext.retainSessions(new Set(catalogue.plugins().keys()));
     try {
       await loader.retain(new Set([...catalogue.plugins().values()].map(pluginKey)));
     } catch (error) {
@@ -255,7 +261,8 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
   const begin = async (run: RunOptions) => {
     assertOpen();
     await fresh();
-    return codeMode.wrap(tracedRun(await startRun(deps, run), membership.replica));
+    const traced = tracedRun(await startRun(deps, run), membership.replica);
+    return codeMode.wrap(await withSkillTools({ store, catalogue, events, audit }, traced, run));
   };
   const callTool: AirlockHost["callTool"] = async (agent, toolName, input, callOptions) => {
     const {
@@ -496,6 +503,7 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
         await approvals.denyAll("the host is shutting down");
         await membership.close().catch((error: unknown) => report("leaving the cluster", error));
         await sandbox.close();
+        await remoteContext.close();
         await codeMode.close().catch((error: unknown) => report("closing the code-mode sandbox", error));
         await parts.closeExtras?.();
         if (parts.ownsStore) await store.close();

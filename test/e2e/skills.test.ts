@@ -129,4 +129,78 @@ describe("skills shipped by a plugin", () => {
     // Enabling a skill enables no tool.
     expect((await h.host.listAgentTools("alpha")).some((t) => t.enabled)).toBe(false);
   });
+
+  it("are harness tools and HTTP routes for the agent that has them, and for no other", async () => {
+    const id = "fixture-notes:skill:note-taking";
+    expect((await h.host.listSkills("alpha")).find((s) => s.id === id)?.enabled).toBe(true);
+    const alpha = await h.mcp("alpha");
+    expect(await alpha.names()).toEqual(["airlock__skill", "airlock__skills"]);
+    const list = await alpha.call("airlock__skills", {});
+    expect(list.isError).toBeUndefined();
+    expect(list.content).toEqual([
+      {
+        type: "text",
+        text: `${id}: Taking good notes — How to search before appending, and how to name notes.`,
+      },
+    ]);
+    const read = await alpha.call("airlock__skill", { id });
+    const text = String(read.content[0]?.text);
+    expect(text).toContain("Search with searchNotes first");
+    expect(text).toContain("--- naming.md ---\nName notes YYYY-MM-DD-topic.");
+    const unknown = await alpha.call("airlock__skill", { id: "fixture-notes:skill:nope" });
+    expect(unknown.isError).toBe(true);
+    expect(unknown._meta?.["airlock/errorCode"]).toBe("AIRLOCK_SKILL_UNKNOWN");
+    const bad = await alpha.call("airlock__skill", { id, extra: 1 });
+    expect(bad._meta?.["airlock/errorCode"]).toBe("AIRLOCK_SKILL_INPUT_INVALID");
+    await alpha.close();
+    const [audited] = await h.host.queryAudit({ kind: "tool", plugin: "airlock", tool: "skill", limit: 1 });
+    expect(audited).toMatchObject({ agent: "alpha", error: "AIRLOCK_SKILL_INPUT_INVALID", allowed: false });
+    // Not in a run restricted to other tools; in one that names the group.
+    const restricted = await h.host.startRun({ agent: "alpha", tools: ["fixture-notes:searchNotes"] });
+    expect(restricted.tools().map((t) => t.id)).toEqual([]);
+    const grouped = await h.host.startRun({ agent: "alpha", groups: ["skills"] });
+    expect(grouped.tools().map((t) => t.id)).toEqual(["airlock:skills", "airlock:skill"]);
+
+    // beta has no skill enabled: neither tool is listed, and a call by name reaches nothing.
+    const beta = await h.mcp("beta");
+    expect(await beta.names()).toEqual([]);
+    const refused = await beta.call("airlock__skill", { id });
+    expect(refused._meta?.["airlock/errorCode"]).toBe("AIRLOCK_MCP_UNKNOWN_TOOL");
+    expect(JSON.stringify(refused)).not.toContain("searchNotes first");
+    await beta.close();
+
+    // Over HTTP with the agent's own token.
+    const get = (agent: string, path: string, token = h.tokens[agent]) =>
+      fetch(`${h.server.url}/api/instances/${agent}/skills${path}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+    const listed = await get("alpha", "");
+    expect(listed.status).toBe(200);
+    expect(((await listed.json()) as { skills: Array<{ id: string }> }).skills.map((s) => s.id)).toEqual([
+      id,
+    ]);
+    const body = await get("alpha", `/${encodeURIComponent(id)}`);
+    expect(body.status).toBe(200);
+    expect(await body.json()).toMatchObject({ id, references: [{ path: "naming.md" }] });
+    expect(await (await get("beta", "")).json()).toEqual({ skills: [] });
+    const hidden = await get("beta", `/${encodeURIComponent(id)}`);
+    expect(hidden.status).toBe(404);
+    const hiddenText = await hidden.text();
+    expect(JSON.parse(hiddenText).error.code).toBe("AIRLOCK_SKILL_UNKNOWN");
+    expect(hiddenText).not.toContain("searchNotes first");
+    expect((await get("alpha", "", h.tokens.beta)).status).toBe(403);
+    // The operator sees every skill with its flag, and changes it.
+    const all = await get("beta", "", h.tokens.operator);
+    expect(await all.json()).toEqual({ skills: [expect.objectContaining({ id, enabled: false })] });
+    const patched = await fetch(`${h.server.url}/api/instances/alpha/skills`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${h.tokens.operator}`, "content-type": "application/json" },
+      body: JSON.stringify({ enabled: { [id]: false } }),
+    });
+    expect(patched.status).toBe(200);
+    const off = await h.mcp("alpha");
+    expect(await off.names()).toEqual([]);
+    await off.close();
+    expect((await fetch(`${h.server.url}/healthz`)).status).toBe(200);
+  });
 });

@@ -2,7 +2,10 @@
 // (`createMcpHandler` + `McpServer`) on a loopback socket. Tools: text, image, structured output,
 // progress, a slow tool, a tool whose description the test changes between listings, and the
 // hostile ones (a huge result, a call never answered, a sampling request). `mode` turns the
-// endpoint hostile as a whole: a redirect, or no answer at all.
+// endpoint hostile as a whole: a redirect, or no answer at all. With `sessions` on it behaves as
+// a stateful server at the HTTP level: initialize hands out an Mcp-Session-Id, a request naming
+// an unknown one is answered 404 (as the spec says), and `forgetSessions()` is a server restart.
+// With `authorize` set it is a protected server: a request whose bearer that refuses gets 401.
 import { type ServerType, serve } from "@hono/node-server";
 import { createMcpHandler, fromJsonSchema, McpServer } from "@modelcontextprotocol/server";
 
@@ -28,6 +31,14 @@ export interface RemoteFixture {
   methods: Map<string, number>;
   /** Answers of the client to sampling requests (the error it returned, or its result). */
   samplingAnswers: unknown[];
+  /** Hand out session ids and answer 404 to an unknown one (default off: a stateless server). */
+  sessions: boolean;
+  /** Session ids handed out, in order. */
+  sessionIds: string[];
+  /** Forgets every session (what a restarted server does). */
+  forgetSessions(): void;
+  /** When set, a request whose Authorization header this refuses is answered 401 (a protected server). */
+  authorize: ((authorization: string) => Promise<boolean>) | null;
   close(): Promise<void>;
 }
 
@@ -39,6 +50,10 @@ export async function startRemoteFixture(options: { port?: number } = {}): Promi
     seenAuth: [] as string[],
     methods: new Map<string, number>(),
     samplingAnswers: [] as unknown[],
+    sessions: false,
+    sessionIds: [] as string[],
+    known: new Set<string>(),
+    authorize: null as RemoteFixture["authorize"],
   };
   const hanging = new Set<() => void>();
 
@@ -176,6 +191,15 @@ export async function startRemoteFixture(options: { port?: number } = {}): Promi
             return new Response(null, { status: 307, headers: { location: state.redirectTo } });
           }
           if (state.mode === "silent") return new Promise<Response>(() => undefined);
+          if (
+            state.authorize !== null &&
+            !(await state.authorize(request.headers.get("authorization") ?? ""))
+          ) {
+            return Response.json(
+              { error: "invalid_token" },
+              { status: 401, headers: { "www-authenticate": 'Bearer error="invalid_token"' } },
+            );
+          }
           if (request.method === "POST") {
             const body = (await request
               .clone()
@@ -186,6 +210,25 @@ export async function startRemoteFixture(options: { port?: number } = {}): Promi
             if (body?.method === undefined && body?.id === "sampling-1") {
               state.samplingAnswers.push(body);
               return new Response(null, { status: 202 });
+            }
+            if (state.sessions) {
+              if (method === "initialize") {
+                const id = `session-${state.sessionIds.length + 1}`;
+                state.sessionIds.push(id);
+                state.known.add(id);
+                const answer = await handler.fetch(request);
+                const headers = new Headers(answer.headers);
+                headers.set("mcp-session-id", id);
+                return new Response(answer.body, { status: answer.status, headers });
+              }
+              if (!state.known.has(request.headers.get("mcp-session-id") ?? "")) {
+                const error = {
+                  jsonrpc: "2.0",
+                  id: null,
+                  error: { code: -32001, message: "Session not found" },
+                };
+                return Response.json(error, { status: 404 });
+              }
             }
             if (body?.method === "tools/call" && body.params?.name === "sample") return samplingStream();
           }
@@ -220,6 +263,22 @@ export async function startRemoteFixture(options: { port?: number } = {}): Promi
     seenAuth: state.seenAuth,
     methods: state.methods,
     samplingAnswers: state.samplingAnswers,
+    get sessions() {
+      return state.sessions;
+    },
+    set sessions(v) {
+      state.sessions = v;
+    },
+    sessionIds: state.sessionIds,
+    forgetSessions() {
+      state.known.clear();
+    },
+    get authorize() {
+      return state.authorize;
+    },
+    set authorize(v) {
+      state.authorize = v;
+    },
     async close() {
       for (const release of hanging) release();
       await new Promise<void>((resolve) => {

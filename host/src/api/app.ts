@@ -32,6 +32,7 @@ import { operationsRoutes } from "./routes/operations.ts";
 import { peopleRoutes } from "./routes/people.ts";
 import { pluginRoutes } from "./routes/plugins.ts";
 import { remoteRoutes } from "./routes/remote.ts";
+import { skillRoutes } from "./routes/skills.ts";
 import { snippetRoutes } from "./routes/snippets.ts";
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -63,6 +64,7 @@ export interface AdminApiOptions {
 export function adminRoutes(options: AdminApiOptions = {}): RouteSpec[] {
   return [
     ...catalogueRoutes,
+    ...skillRoutes,
     ...instanceRoutes,
     ...codeModeRoutes,
     ...snippetRoutes,

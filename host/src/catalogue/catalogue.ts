@@ -93,6 +93,7 @@ async function buildView(store: Store): Promise<View> {
       continue;
     }
     const claimed: CatalogueEntry[] = [];
+    let collided = false;
     for (const tool of record.manifest.tools) {
       const id = toolId(record.namespace, tool.name);
       const holder = view.byId.get(id);
@@ -102,12 +103,13 @@ async function buildView(store: Store): Promise<View> {
           namespace: record.namespace,
           message: `${id} of ${record.namespace}@${record.version} collides with ${holder.namespace}@${holder.version}; ${record.namespace}@${record.version} is not served`,
         });
-        claimed.length = 0;
+        collided = true;
         break;
       }
       claimed.push({ id, namespace: record.namespace, version: record.version, tool, plugin: record });
     }
-    if (claimed.length === 0) continue;
+    // A version with no tools (a remote server behind OAuth before anything is pinned) is still active.
+    if (collided) continue;
     view.plugins.set(record.namespace, record);
     for (const entry of claimed) {
       view.byId.set(entry.id, entry);

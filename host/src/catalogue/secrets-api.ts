@@ -30,10 +30,10 @@ interface Declared {
 export function declaredSecrets(catalogue: Catalogue): Map<string, Declared> {
   const map = new Map<string, Declared>();
   const entries = [...catalogue.tools(), ...catalogue.harnessGroups().flatMap((g) => catalogue.harness(g))];
-  const add = (spec: SecretSpec, tool: string) => {
+  const add = (spec: SecretSpec, tool: string | null) => {
     const d = map.get(spec.key) ?? { specs: [], tools: [] };
     d.specs.push(spec);
-    if (!d.tools.includes(tool)) d.tools.push(tool);
+    if (tool !== null && !d.tools.includes(tool)) d.tools.push(tool);
     map.set(spec.key, d);
   };
   for (const entry of entries) {
@@ -43,7 +43,11 @@ export function declaredSecrets(catalogue: Catalogue): Map<string, Declared> {
   for (const plugin of catalogue.plugins().values()) {
     const tools = plugin.manifest.tools.map((t) => `${plugin.manifest.namespace}:${t.name}`);
     for (const provider of plugin.manifest.oauth ?? []) {
-      for (const spec of providerSecretSpecs(provider)) for (const tool of tools) add(spec, tool);
+      // A remote server behind OAuth has no tools pinned until an agent connects (remote/).
+      for (const spec of providerSecretSpecs(provider)) {
+        if (tools.length === 0) add(spec, null);
+        for (const tool of tools) add(spec, tool);
+      }
     }
   }
   return map;

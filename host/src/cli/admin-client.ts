@@ -26,8 +26,9 @@ export interface CliHost
     | "setCodeMode"
     | "getPeoplePolicy"
     | "setPeoplePolicy"
-    | "remote"
   > {
+  /** The remote-server operations (the session counters are the serving process's own). */
+  readonly remote: Omit<AirlockHost["remote"], "sessions">;
   readonly plugins: Pick<AirlockHost["plugins"], "list" | "install" | "upgrade" | "rollback" | "uninstall">;
   readonly oauth: Pick<AirlockHost["oauth"], "connections" | "connectLink" | "disconnect">;
   readonly snippets: AirlockHost["snippets"];

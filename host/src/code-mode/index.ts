@@ -6,6 +6,7 @@
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { Run } from "../host-types.ts";
 import type { EventBus } from "../pipeline/events.ts";
+import { isSkillTool } from "../skills/skill-tools.ts";
 import type { AuditInput, Store } from "../store/types.ts";
 import { codeModeRun } from "./code-mode-run.ts";
 import { CodeSandbox } from "./code-sandbox.ts";
@@ -40,6 +41,7 @@ export function createCodeMode(parts: CodeModeParts): CodeMode {
     events: parts.events,
     audit: parts.audit,
     isHarness: (id: string) => {
+      if (isSkillTool(id)) return true; // the skills' harness tools (skills/skill-tools.ts)
       const entry = parts.catalogue.get(id);
       return entry !== undefined && entry.tool.harness !== null;
     },

@@ -11,12 +11,12 @@
 // agent and the grant's end user (CallGrant.subject, "" for the agent itself) only — a connect
 // link made here is sealed for that same pair; nothing but requireToken's answer and, where allowed, token() crosses into the isolate.
 
-import type { ToolResult } from "@airlock/sdk";
+import type { OAuthProviderSpec, ToolResult } from "@airlock/sdk";
 import { oauthSecretKeys } from "@airlock/sdk";
 import { denied } from "../bridge/denials.ts";
 import type { CallGrant, Capability } from "../bridge/types.ts";
 import type { SecretSource } from "../secrets/index.ts";
-import { LINK_TTL_MS, type OAuthBroker } from "./broker.ts";
+import { type ConnectTarget, LINK_TTL_MS, type OAuthBroker } from "./broker.ts";
 import { brokerError } from "./errors.ts";
 
 function declared(grant: CallGrant, name: unknown) {
@@ -59,6 +59,34 @@ function notConnected(provider: string, text: string, link: string | null): Tool
   };
 }
 
+/**
+ * The tool result for a target that has no usable token: the connect link, or what the operator
+ * must set first when the agent has no client id for the provider.
+ */
+export async function notConnectedResult(
+  broker: OAuthBroker,
+  secrets: SecretSource,
+  who: ConnectTarget,
+  provider: OAuthProviderSpec,
+  toolId: string,
+): Promise<ToolResult> {
+  const keys = oauthSecretKeys(provider.name);
+  const clientId = await secrets.get(who.agent, keys.clientId);
+  if (clientId === undefined || clientId === "") {
+    return notConnected(
+      provider.name,
+      `${toolId} needs a ${provider.name} account, and this host cannot connect one yet: the operator must first set the secret ${keys.clientId} (and ${keys.clientSecret}) for agent ${who.agent}. [AIRLOCK_OAUTH_CLIENT_MISSING]`,
+      null,
+    );
+  }
+  const link = broker.connectLink(who);
+  return notConnected(
+    provider.name,
+    `${toolId} needs access to ${provider.name}${who.subject === "" ? "" : ` for ${who.subject}`} (scopes: ${provider.scopes.join(" ") || "none"}). Open this link to connect it, then try again (the link is valid for ${LINK_TTL_MS / 60_000} minutes): ${link} [AIRLOCK_OAUTH_NOT_CONNECTED]`,
+    link,
+  );
+}
+
 export function createOAuthCapability(options: { broker: OAuthBroker; secrets: SecretSource }): Capability {
   const { broker, secrets } = options;
   return {
@@ -68,39 +96,21 @@ export function createOAuthCapability(options: { broker: OAuthBroker; secrets: S
         const provider = declared(grant, args[0]);
         const who = target(grant, provider.name);
         if ((await broker.accessToken(who, provider)) !== undefined) return { ok: true };
-        const clientId = await secrets.get(grant.agent, oauthSecretKeys(provider.name).clientId);
-        if (clientId === undefined || clientId === "") {
-          return {
-            ok: false,
-            result: notConnected(
-              provider.name,
-              `${grant.toolId} needs a ${provider.name} account, and this host cannot connect one yet: the operator must first set the secret ${oauthSecretKeys(provider.name).clientId} (and ${oauthSecretKeys(provider.name).clientSecret}) for agent ${grant.agent}. [AIRLOCK_OAUTH_CLIENT_MISSING]`,
-              null,
-            ),
-          };
-        }
-        const link = broker.connectLink(who);
         // A client that opens URLs gets the link as a URL-mode elicitation; the call waits
         // until the connection exists (the person completed the flow), or returns the link.
-        if (grant.openUrl !== undefined) {
+        const clientId = await secrets.get(grant.agent, oauthSecretKeys(provider.name).clientId);
+        if (grant.openUrl !== undefined && clientId !== undefined && clientId !== "") {
           const outcome = await grant.openUrl(
             {
               message: `${grant.toolId} needs access to ${provider.name} (scopes: ${provider.scopes.join(" ") || "none"}) for agent ${grant.agent}. Connect it on this page; the call goes on once it is connected.`,
-              url: link,
+              url: broker.connectLink(who),
               done: async () => (await broker.accessToken(who, provider)) !== undefined,
             },
             grant.signal,
           );
           if (outcome === "done") return { ok: true };
         }
-        return {
-          ok: false,
-          result: notConnected(
-            provider.name,
-            `${grant.toolId} needs access to ${provider.name}${grant.subject === "" ? "" : ` for ${grant.subject}`} (scopes: ${provider.scopes.join(" ") || "none"}). Open this link to connect it, then try again (the link is valid for ${LINK_TTL_MS / 60_000} minutes): ${link} [AIRLOCK_OAUTH_NOT_CONNECTED]`,
-            link,
-          ),
-        };
+        return { ok: false, result: await notConnectedResult(broker, secrets, who, provider, grant.toolId) };
       },
       async token(grant, args) {
         const provider = declared(grant, args[0]);

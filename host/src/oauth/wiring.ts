@@ -1,7 +1,9 @@
 // Builds the brokered-credentials parts of a host from its store, vault and options: the OAuth
 // broker, the `oauth` and `models` capabilities, the bearer source ctx.fetch's gate asks, and
-// the admin surface (AirlockHost.oauth / .models). Host-side requests to providers go through
+// the admin surface (AirlockHost.oauth / .models), and the bearer remote MCP servers on the broker
+// get (remoteBearer). Host-side requests to providers go through
 // the operator's address rules (egress.allowPrivate) and the host's resolver.
+import type { OAuthProviderSpec, ToolResult } from "@airlock/sdk";
 import type { Capability } from "../bridge/types.ts";
 import type { ResolvedHostOptions } from "../config.ts";
 import { compileAllowance } from "../egress/address.ts";
@@ -12,13 +14,21 @@ import type { Vault } from "../secrets/vault.ts";
 import type { AuditInput, Store } from "../store/types.ts";
 import { createBrokerAdmin, type ModelsAdmin, type OAuthAdmin } from "./admin.ts";
 import { createOAuthBroker } from "./broker.ts";
-import { bearerSource, createOAuthCapability } from "./capability.ts";
+import { bearerSource, createOAuthCapability, notConnectedResult } from "./capability.ts";
 import type { EndpointDeps } from "./endpoint.ts";
+
+/** The broker's answer for a remote MCP server that uses it: the token, or the result to answer instead. */
+export type RemoteBearer = (
+  agent: string,
+  plugin: string,
+  provider: OAuthProviderSpec,
+  toolId: string,
+) => Promise<{ token: string } | { result: ToolResult }>;
 
 export interface Brokered {
   capabilities: Capability[];
   bearer: ReturnType<typeof bearerSource>;
-  admin: { oauth: OAuthAdmin; models: ModelsAdmin };
+  admin: { oauth: OAuthAdmin; models: ModelsAdmin; remoteBearer: RemoteBearer };
 }
 
 export function createBrokered(deps: {
@@ -50,14 +60,23 @@ export function createBrokered(deps: {
       createModelsCapability({ store, vault, endpoint, audit, clock: options.clock }),
     ],
     bearer: bearerSource(broker),
-    admin: createBrokerAdmin({
-      store,
-      vault,
-      broker,
-      audit,
-      clock: options.clock,
-      configuredPublicUrl: options.publicUrl,
-      publicUrlHolder: holder,
-    }),
+    admin: {
+      ...createBrokerAdmin({
+        store,
+        vault,
+        broker,
+        audit,
+        clock: options.clock,
+        configuredPublicUrl: options.publicUrl,
+        publicUrlHolder: holder,
+      }),
+      // Remote MCP servers on the broker (remote/context.ts): the token never leaves the host.
+      async remoteBearer(agent, plugin, provider, toolId) {
+        const who = { agent, subject: "", plugin, provider: provider.name };
+        const token = await broker.accessToken(who, provider);
+        if (token !== undefined) return { token };
+        return { result: await notConnectedResult(broker, secrets, who, provider, toolId) };
+      },
+    },
   };
 }

@@ -1,17 +1,28 @@
 // What the remote-MCP parts share: the host's pieces they use (store, secrets, egress policy,
 // audit, the catalogue refresh that raises `tools.changed`), the drift state (definitions the
-// server changed or dropped since they were pinned), and opening a session to a server as one
-// agent. One RemoteContext per host.
+// server changed or dropped since they were pinned), and running an operation in a session to a
+// server as one agent (kept for reuse by the session pool). One RemoteContext per host.
 // Invariants: drift is kept per plugin version (a review makes a new version, which starts
 // clean); a newly seen drift is audited once and raises `tools.changed` for every agent; a
-// header's value comes from the agent's secret and is used only inside the gated fetch.
+// header's value comes from the agent's secret and is used only inside the gated fetch; a
+// session is reused only under the same namespace, URL, allowed addresses and auth identity
+// (a digest of the header's name and value, so a changed secret opens a new session).
+import { createHash } from "node:crypto";
+import type { OAuthProviderSpec, ToolResult } from "@airlock/sdk";
 import type { PrivateAllowance } from "../egress/address.ts";
 import { compileAllowance } from "../egress/address.ts";
 import { systemResolver } from "../egress/resolve.ts";
 import type { EgressPolicy, Resolver } from "../egress/types.ts";
 import type { AuditInput, InstalledPluginRecord, Store } from "../store/types.ts";
-import { definitionHash as definitionHashOf, type RemoteSection, type RemoteTool } from "./definitions.ts";
-import { openSession, type Session } from "./session.ts";
+import {
+  definitionHash as definitionHashOf,
+  type RemoteSection,
+  type RemoteTool,
+  remoteProvider,
+} from "./definitions.ts";
+import { httpChannel, openSession, type Session } from "./session.ts";
+import { createSessionPool } from "./session-pool.ts";
+import { stdioChannel } from "./stdio-channel.ts";
 
 export interface RemoteContextOptions {
   store: Store;
@@ -27,6 +38,18 @@ export interface RemoteContextOptions {
   report(what: string, error: unknown): void;
   /** How long a run-start listing is reused for the same agent and version (default 2 s). */
   listTtlMs?: number;
+  /** How long an idle session toward a server is kept for the next call (default 60 s; 0: none). */
+  sessionIdleMs?: number;
+  /**
+   * The OAuth broker, for servers that use it: the agent's access token for the provider
+   * (refreshed when near expiry), or the tool result to answer instead (a connect link).
+   */
+  oauthBearer?(
+    agent: string,
+    plugin: string,
+    provider: OAuthProviderSpec,
+    toolId: string,
+  ): Promise<{ token: string } | { result: ToolResult }>;
 }
 
 export type DriftKind = "changed" | "removed";
@@ -46,12 +69,29 @@ export interface RemoteContext extends RemoteContextOptions {
     listed: readonly RemoteTool[],
     listedAt: number,
   ): Set<string>;
-  session(
+  /** Runs `work` in a session to the server as `agent` (its header secret), reusing an idle one. */
+  withSession<T>(
     section: RemoteSection,
     namespace: string,
     agent: string | null,
     limits: { maxBytes: number; signal: AbortSignal },
-  ): Promise<Session>;
+    work: (session: Session) => Promise<T>,
+  ): Promise<T>;
+  /**
+   * For a server that uses OAuth: null when the agent has a token, else the result a call answers
+   * with (a connect link, or what the operator must set first). Null for any other server.
+   */
+  oauthRequired(
+    section: RemoteSection,
+    namespace: string,
+    agent: string,
+    toolId: string,
+  ): Promise<ToolResult | null>;
+  /** Sessions opened and reused (the bench reads these). */
+  sessionStats(): { opened: number; reused: number; idle: number };
+  /** Closes the idle sessions of namespaces not in `active` (uninstalled). */
+  retainSessions(active: ReadonlySet<string>): Promise<void>;
+  close(): Promise<void>;
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -61,6 +101,7 @@ export function createRemoteContext(options: RemoteContextOptions): RemoteContex
   const observedAt = new Map<string, number>();
   const allowances = new Map<string, PrivateAllowance>();
   const resolver = options.resolver ?? systemResolver;
+  const pool = createSessionPool({ idleMs: options.sessionIdleMs ?? 60_000 });
 
   function allowanceFor(section: RemoteSection): PrivateAllowance {
     const entries = [...(options.egress.allowPrivate ?? []), ...section.allowPrivate];
@@ -73,7 +114,22 @@ export function createRemoteContext(options: RemoteContextOptions): RemoteContex
     return compiled;
   }
 
-  async function headerFor(section: RemoteSection, agent: string | null) {
+  async function headerFor(section: RemoteSection, namespace: string, agent: string | null) {
+    const provider = remoteProvider(section);
+    if (provider !== undefined) {
+      if (agent === null || options.oauthBearer === undefined) return undefined;
+      // No token (or a broker failure making the connect answer, e.g. no public URL yet): the
+      // request goes without one and the server's 401 says so (AIRLOCK_REMOTE_UNAUTHORIZED).
+      const bearer = await options
+        .oauthBearer(agent, namespace, provider, `${namespace}:*`)
+        .catch((error: unknown) => {
+          options.report(`OAuth token of ${agent} toward remote server ${namespace}`, error);
+          return undefined;
+        });
+      return bearer !== undefined && "token" in bearer
+        ? { name: "Authorization", value: `Bearer ${bearer.token}` }
+        : undefined;
+    }
     if (section.header === null || agent === null) return undefined;
     const stored = await options.store.getSecret(agent, section.header.secret);
     if (stored === null) return undefined;
@@ -118,9 +174,22 @@ export function createRemoteContext(options: RemoteContextOptions): RemoteContex
       if (fresh.length > 0 || now.size !== before.size) options.toolsChanged();
       return new Set(now.keys());
     },
-    async session(section, namespace, agent, limits) {
+    async withSession(section, namespace, agent, limits, work) {
+      if (section.stdio !== undefined && section.stdio !== null) {
+        const stdio = section.stdio;
+        const key = [namespace, section.url, JSON.stringify(stdio.args), "-"].join("\n");
+        const open = (opening: { maxBytes: number; signal: AbortSignal }) =>
+          openSession({ channel: stdioChannel(stdio), maxBytes: opening.maxBytes, signal: opening.signal });
+        return pool.run(key, open, limits, work);
+      }
       const url = new URL(section.url);
-      return openSession({
+      const header = await headerFor(section, namespace, agent);
+      const identity =
+        header === undefined
+          ? "-"
+          : createHash("sha256").update(`${header.name}\n${header.value}`).digest("base64url");
+      const key = [namespace, section.url, section.allowPrivate.join(","), identity].join("\n");
+      const channel = httpChannel({
         url: section.url,
         namespace,
         rule: {
@@ -132,11 +201,32 @@ export function createRemoteContext(options: RemoteContextOptions): RemoteContex
         allowance: allowanceFor(section),
         resolver,
         ca: undefined,
-        header: await headerFor(section, agent),
-        maxBytes: limits.maxBytes,
+        header,
         connectTimeoutMs: CONNECT_TIMEOUT_MS,
-        signal: limits.signal,
       });
+      const open = (opening: { maxBytes: number; signal: AbortSignal }) =>
+        openSession({ channel, maxBytes: opening.maxBytes, signal: opening.signal });
+      return pool.run(key, open, limits, work);
     },
+    async oauthRequired(section, namespace, agent, toolId) {
+      const provider = remoteProvider(section);
+      if (provider === undefined) return null;
+      if (options.oauthBearer === undefined) {
+        return {
+          isError: true,
+          content: [
+            {
+              type: "text",
+              text: `${toolId} needs OAuth, and this host has no OAuth broker. [AIRLOCK_OAUTH_NOT_CONNECTED]`,
+            },
+          ],
+        };
+      }
+      const bearer = await options.oauthBearer(agent, namespace, provider, toolId);
+      return "token" in bearer ? null : bearer.result;
+    },
+    sessionStats: () => pool.stats(),
+    retainSessions: (active) => pool.retain((key) => active.has(key.slice(0, key.indexOf("\n")))),
+    close: () => pool.close(),
   };
 }

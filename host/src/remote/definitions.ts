@@ -1,13 +1,16 @@
 // What a remote MCP server's tool list becomes in Airlock: each remote tool a ToolManifest of a
 // generated plugin manifest, and each definition's pin, a sha256 over its canonical JSON (name,
 // description, input schema, output schema). The install record carries a `remote` section
-// (url, auth header, private-address allowance, the pins) beside the manifest's usual fields.
+// (url, auth header or OAuth provider, private-address allowance, the pins) beside the
+// manifest's usual fields; an OAuth provider is also declared in the manifest's `oauth`, with the
+// server's host as its only API host, so the broker's connect links and callback serve it as
+// they serve a packaged plugin's provider.
 // Invariants: the server's annotations are kept as hints only — `readOnlyHint` in the served
 // manifest is true only where the operator marked the tool read-only; a name that cannot be an
 // Airlock tool name, or two remote names that map to one, refuse the whole listing
 // (AIRLOCK_REMOTE_TOOL_NAME_INVALID); the pin never depends on key order.
 import { createHash } from "node:crypto";
-import { MAX_WIRE_NAME_LENGTH, TOOL_NAME_PATTERN, wireName } from "@airlock/sdk";
+import { MAX_WIRE_NAME_LENGTH, type OAuthProviderSpec, TOOL_NAME_PATTERN, wireName } from "@airlock/sdk";
 import {
   type EgressRule,
   type JsonSchema,
@@ -48,13 +51,40 @@ export interface RemoteSection {
   /** A static header whose value is the agent's secret `secret`. */
   header: { name: string; secret: string } | null;
   server: { name: string; version: string } | null;
+  /** OAuth through the host's broker: the token goes in the Authorization header (absent: none). */
+  oauth?: RemoteOAuth | null;
+  /** A server the host starts (url `stdio:<command>`): the command the operator allowed, its args. */
+  stdio?: { command: string; args: string[] } | null;
   /** 1 at install, +1 per reviewed change or read-only mark (the plugin version is 0.0.<revision>). */
   revision: number;
   /** Airlock tool name → pin. */
   tools: Record<string, PinnedTool>;
 }
 
+/** The OAuth provider an operator chose for a remote server (its API host is the server's). */
+export interface RemoteOAuth {
+  provider: string;
+  authorizationUrl: string;
+  tokenUrl: string;
+  revocationUrl?: string;
+  scopes: string[];
+}
+
 export type RemoteManifest = PluginManifest & { remote: RemoteSection };
+
+/** The provider as the broker reads it: the server's host is its one API host. */
+export function remoteProvider(section: Pick<RemoteSection, "url" | "oauth">): OAuthProviderSpec | undefined {
+  const oauth = section.oauth;
+  if (oauth === undefined || oauth === null) return undefined;
+  return {
+    name: oauth.provider,
+    authorizationUrl: oauth.authorizationUrl,
+    tokenUrl: oauth.tokenUrl,
+    ...(oauth.revocationUrl === undefined ? {} : { revocationUrl: oauth.revocationUrl }),
+    scopes: [...oauth.scopes],
+    apiHosts: [new URL(section.url).hostname.replace(/^\[|\]$/g, "")],
+  };
+}
 
 const MAX_DESCRIPTION = 8000;
 
@@ -177,10 +207,13 @@ export interface RecordInput {
 /** The install record of one revision: generated manifest, pins, and integrity over the pins. */
 export function remoteRecord(input: RecordInput): InstalledPluginRecord {
   const { namespace } = input;
-  const url = new URL(input.section.url);
+  const stdio = input.section.stdio ?? null;
+  const url = new URL(stdio === null ? input.section.url : "stdio://local");
   const scheme = url.protocol === "https:" ? "https" : "http";
   const port = url.port === "" ? (scheme === "https" ? 443 : 80) : Number(url.port);
-  const egress: EgressRule = { host: url.hostname.replace(/^\[|\]$/g, ""), ports: [port], schemes: [scheme] };
+  // A stdio server is reached through no network: its manifest names no egress host.
+  const egress: EgressRule[] =
+    stdio === null ? [{ host: url.hostname.replace(/^\[|\]$/g, ""), ports: [port], schemes: [scheme] }] : [];
   const section: RemoteSection = { ...input.section, tools: {} };
   const tools: ToolManifest[] = [];
   for (const [name, tool] of [...input.listing].sort(([a], [b]) => a.localeCompare(b))) {
@@ -195,23 +228,36 @@ export function remoteRecord(input: RecordInput): InstalledPluginRecord {
     tools.push(toolManifest(name, tool, pin, section));
   }
   const integrity = `sha512-${createHash("sha512")
-    .update(canonical({ url: section.url, tools: section.tools, header: section.header }))
+    .update(
+      canonical({
+        url: section.url,
+        tools: section.tools,
+        header: section.header,
+        ...(section.oauth ? { oauth: section.oauth } : {}),
+        ...(section.stdio ? { stdio: section.stdio } : {}),
+      }),
+    )
     .digest("base64")}`;
   const version = `0.0.${section.revision}`;
   const manifest: RemoteManifest = {
     manifestVersion: 1,
     namespace,
     version,
-    description: `Remote MCP server ${section.server?.name ?? url.host} at ${url.host}`,
+    description:
+      stdio === null
+        ? `Remote MCP server ${section.server?.name ?? url.host} at ${url.host}`
+        : `MCP server ${section.server?.name ?? stdio.command} run by the host (stdio: ${stdio.command})`,
     engine: "*",
     sdk: SDK_VERSION,
     bundle: { file: "", integrity, size: 0 },
     tools,
     knowledge: null,
-    egress: [egress],
+    egress,
     limits: {},
     remote: section,
   };
+  const provider = remoteProvider(section);
+  if (provider !== undefined) manifest.oauth = [provider];
   return {
     namespace,
     version,

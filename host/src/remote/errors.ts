@@ -6,7 +6,7 @@ export const REMOTE_ERRORS = defineErrorCodes({
   AIRLOCK_REMOTE_SPEC_INVALID: {
     status: 400,
     description:
-      "A remote MCP install spec or option is wrong: not `mcp+https://…` (or `mcp+http://` to an allowed private address), no --namespace, a bad --header.",
+      "A remote MCP install spec or option is wrong: not `mcp+https://…` (or `mcp+http://` to an allowed private address), no --namespace, a bad --header or --oauth-* option.",
   },
   AIRLOCK_REMOTE_NAMESPACE_TAKEN: {
     status: 409,
@@ -60,6 +60,16 @@ export const REMOTE_ERRORS = defineErrorCodes({
   AIRLOCK_REMOTE_TOOL_UNKNOWN: {
     status: 404,
     description: "The remote plugin has no pinned tool of that name.",
+  },
+  AIRLOCK_REMOTE_COMMAND_NOT_ALLOWED: {
+    status: 403,
+    description:
+      "An mcp+stdio: install names a command the operator did not allow with --allow-command (the exact command); the host starts no other.",
+  },
+  AIRLOCK_REMOTE_UNAUTHORIZED: {
+    status: 502,
+    description:
+      "The remote MCP server answered 401: the header secret or the OAuth connection Airlock sent is missing or not accepted.",
   },
   AIRLOCK_REMOTE_SERVER_REQUEST_REFUSED: {
     status: 502,

@@ -5,7 +5,9 @@
 // definition no longer matches its pin (AIRLOCK_REMOTE_DEFINITION_CHANGED) before calling it;
 // one deadline (the tool's wallMs) and the caller's cancellation bound the whole call; progress
 // from the server reaches the caller as the tool's progress; a failure is a Stop with an
-// AIRLOCK_* code, a passed deadline always AIRLOCK_TOOL_TIMEOUT; a screening listing that fails
+// AIRLOCK_* code, a passed deadline always AIRLOCK_TOOL_TIMEOUT; a server on the OAuth broker is
+// not contacted for an agent without a token (the result is the connect link, as ctx.oauth's
+// requireToken answers); a screening listing that fails
 // leaves the run as the pins are (its calls then fail with the server's own code) and never
 // holds the run up past its time limit.
 import { hasCode } from "@airlock/sdk/errors";
@@ -45,15 +47,13 @@ export function createRemoteExecutor(ctx: RemoteContext): RemoteExecutor {
     if (section === undefined) return null;
     const signal = AbortSignal.timeout(LISTING_TIMEOUT_MS);
     try {
-      const session = await ctx.session(section, record.namespace, agent, {
-        maxBytes: LISTING_MAX_BYTES,
-        signal,
-      });
-      try {
-        return await session.listTools();
-      } finally {
-        await session.close();
-      }
+      return await ctx.withSession(
+        section,
+        record.namespace,
+        agent,
+        { maxBytes: LISTING_MAX_BYTES, signal },
+        (session) => session.listTools(),
+      );
     } catch (error) {
       ctx.report(`listing remote MCP server ${record.namespace}`, error);
       return null;
@@ -120,24 +120,28 @@ export function createRemoteExecutor(ctx: RemoteContext): RemoteExecutor {
         req.emitProgress(note);
       };
       try {
-        const session = await ctx.session(section, entry.namespace, req.run.agent, {
-          maxBytes: limits.maxResultBytes + WIRE_OVERHEAD_BYTES,
-          signal,
-        });
-        try {
-          const listedAt = performance.now();
-          const listed = await session.listTools();
-          if (ctx.observe(entry.plugin, section, listed, listedAt).has(entry.tool.name)) {
-            throw remoteError(
-              "AIRLOCK_REMOTE_DEFINITION_CHANGED",
-              `The remote server changed or dropped ${entry.id} since an operator pinned it; it is not served until an operator reviews the change.`,
-            );
-          }
-          const result = await session.callTool(pin.remoteName, req.input, notify);
-          return { result };
-        } finally {
-          await session.close();
-        }
+        // A server on the OAuth broker: no token yet → the connect link is the call's result.
+        const connect = await ctx.oauthRequired(section, entry.namespace, req.run.agent, entry.id);
+        if (connect !== null) return { result: connect };
+        const limitsOfCall = { maxBytes: limits.maxResultBytes + WIRE_OVERHEAD_BYTES, signal };
+        const result = await ctx.withSession(
+          section,
+          entry.namespace,
+          req.run.agent,
+          limitsOfCall,
+          async (session) => {
+            const listedAt = performance.now();
+            const listed = await session.listTools();
+            if (ctx.observe(entry.plugin, section, listed, listedAt).has(entry.tool.name)) {
+              throw remoteError(
+                "AIRLOCK_REMOTE_DEFINITION_CHANGED",
+                `The remote server changed or dropped ${entry.id} since an operator pinned it; it is not served until an operator reviews the change.`,
+              );
+            }
+            return session.callTool(pin.remoteName, req.input, notify);
+          },
+        );
+        return { result };
       } catch (error) {
         if (req.options.signal?.aborted === true) {
           return { code: "AIRLOCK_TOOL_CANCELLED", message: "The call was cancelled by the caller." };

@@ -7,7 +7,10 @@
 // (AIRLOCK_REMOTE_RESPONSE_TOO_LARGE); no standalone GET stream is opened (answered 405 here,
 // without a request: Airlock takes nothing from a remote server outside its own requests); the
 // first failure is kept in `failure()` so the caller reports that code, not the MCP client's
-// rewording of it; a header value is never part of an error message.
+// rewording of it; a header value is never part of an error message. A gate lives as long as
+// its session (reused across calls, session-pool.ts): the signal and byte cap are read per
+// request from `limits()`, the byte count restarts with each operation (`startOperation`), and
+// one connection pool is kept per set of checked addresses (the DNS check runs on every request).
 import type { IncomingHttpHeaders } from "node:http";
 import { AirlockError, hasCode } from "@airlock/sdk/errors";
 import type { EgressRule } from "@airlock/sdk/manifest";
@@ -27,11 +30,12 @@ export interface GateOptions {
   ca: readonly string[] | undefined;
   /** Header added to every request (the plugin's auth header), or none. */
   header: { name: string; value: string } | undefined;
-  /** The byte cap on each response body. */
-  maxBytes: number;
   connectTimeoutMs: number;
-  /** Ends every request in flight (the call's deadline or cancellation). */
-  signal: AbortSignal;
+  /**
+   * The current operation's limits: its signal ends every request in flight (the call's
+   * deadline or cancellation); its byte cap bounds the bytes received since `startOperation`.
+   */
+  limits(): { signal: AbortSignal; maxBytes: number };
   /** Told of the first failure (a body cut at the cap fails a stream the client may not surface). */
   onFailure?: (error: Error & { code: string }) => void;
 }
@@ -40,8 +44,12 @@ export interface GatedFetch {
   fetch: (url: string | URL, init?: RequestInit) => Promise<Response>;
   /** The first refusal or failure seen, as an AirlockError. */
   failure(): (Error & { code: string }) | undefined;
-  /** Bytes received over all responses. */
+  /** Bytes received over all responses of the current operation. */
   received(): number;
+  /** A new operation on the same session: its bytes are counted from zero. */
+  startOperation(): void;
+  /** Whether the server answered 404 to a request naming its session (the session is gone). */
+  sessionGone(): boolean;
   close(): Promise<void>;
 }
 
@@ -68,10 +76,41 @@ function requestHeaders(
   return out;
 }
 
+/** Connection pools kept per gate (one per set of checked addresses); the oldest is closed past this. */
+const MAX_POOLS = 4;
+
 export function createGatedFetch(options: GateOptions): GatedFetch {
   let first: (Error & { code: string }) | undefined;
   let total = 0;
-  const agents = new Set<Agent>();
+  let gone = false;
+  const agents = new Map<string, Agent>();
+
+  function agentFor(hostname: string, addresses: Parameters<typeof pinnedLookup>[1]): Agent {
+    const key = `${hostname}|${JSON.stringify(addresses)}`;
+    let agent = agents.get(key);
+    if (agent === undefined) {
+      agent = new Agent({
+        connect: {
+          lookup: pinnedLookup(hostname, addresses),
+          timeout: options.connectTimeoutMs,
+          rejectUnauthorized: true,
+          ...(options.ca === undefined ? {} : { ca: [...options.ca] }),
+        },
+        // The call's signal bounds every wait; undici's own idle timers would only reword it.
+        headersTimeout: 0,
+        bodyTimeout: 0,
+        // A call's SSE answer stays open while the client POSTs its reply to a server request.
+        connections: 4,
+      });
+      agents.set(key, agent);
+      if (agents.size > MAX_POOLS) {
+        const [oldKey, old] = agents.entries().next().value as [string, Agent];
+        agents.delete(oldKey);
+        void old.close().catch((closing: unknown) => void closing); // its requests are over or failing
+      }
+    }
+    return agent;
+  }
   const fail = (error: Error & { code: string }) => {
     if (first === undefined) {
       first = error;
@@ -95,28 +134,27 @@ export function createGatedFetch(options: GateOptions): GatedFetch {
         allowance: options.allowance,
       });
       const addresses = await resolveChecked(dest, options.resolver, options.allowance);
-      const agent = new Agent({
-        connect: {
-          lookup: pinnedLookup(dest.hostname, addresses),
-          timeout: options.connectTimeoutMs,
-          rejectUnauthorized: true,
-          ...(options.ca === undefined ? {} : { ca: [...options.ca] }),
-        },
-        // The call's signal bounds every wait; undici's own idle timers would only reword it.
-        headersTimeout: 0,
-        bodyTimeout: 0,
-        connections: 1,
-      });
-      agents.add(agent);
-      const signals = [options.signal, ...(init?.signal ? [init.signal] : [])];
+      const agent = agentFor(dest.hostname, addresses);
+      const { signal } = options.limits();
+      const signals = [signal, ...(init?.signal ? [init.signal] : [])];
+      const headers = requestHeaders(init, options.header);
       const res: Dispatcher.ResponseData = await agent.request({
         origin: dest.url.origin,
         path: `${dest.url.pathname}${dest.url.search}`,
         method: method as "POST",
-        headers: requestHeaders(init, options.header),
+        headers,
         body: typeof init?.body === "string" ? init.body : null,
         signal: AbortSignal.any(signals),
       });
+      if (res.statusCode === 404 && headers["mcp-session-id"] !== undefined) gone = true;
+      if (res.statusCode === 401) {
+        res.body.destroy();
+        throw remoteError(
+          "AIRLOCK_REMOTE_UNAUTHORIZED",
+          `the remote MCP server ${dest.hostname} answered 401: the credentials Airlock sent (a header secret, an OAuth connection) are missing or not accepted`,
+          { host: dest.hostname },
+        );
+      }
       if (REDIRECTS.has(res.statusCode)) {
         res.body.destroy();
         const location = String(res.headers.location ?? "");
@@ -153,14 +191,15 @@ export function createGatedFetch(options: GateOptions): GatedFetch {
             return;
           }
           total += next.value.byteLength;
-          if (total > options.maxBytes) {
+          const { maxBytes } = options.limits();
+          if (total > maxBytes) {
             body.destroy();
             controller.error(
               fail(
                 remoteError(
                   "AIRLOCK_REMOTE_RESPONSE_TOO_LARGE",
-                  `the remote MCP server ${host} sent more than ${options.maxBytes} bytes; the answer was aborted`,
-                  { host, limit: options.maxBytes },
+                  `the remote MCP server ${host} sent more than ${maxBytes} bytes; the answer was aborted`,
+                  { host, limit: maxBytes },
                 ),
               ),
             );
@@ -181,8 +220,12 @@ export function createGatedFetch(options: GateOptions): GatedFetch {
     fetch: gatedFetch,
     failure: () => first,
     received: () => total,
+    startOperation() {
+      total = 0;
+    },
+    sessionGone: () => gone,
     async close() {
-      const closing = [...agents].map((a) =>
+      const closing = [...agents.values()].map((a) =>
         a.destroy().catch((alreadyClosed: unknown) => void alreadyClosed),
       );
       agents.clear();

@@ -5,9 +5,10 @@
 // Invariants: nothing is written unless the server was listed and every definition mapped
 // (a refusal leaves the store as it was); a namespace already installed is refused; the URL
 // passes the egress gate's rules at install (scheme, address after DNS, the operator's host
-// policy) and on every request after; operations on one namespace run one at a time in this
-// process; every operation is audited (kind admin), refusals included.
-import { hasCode, namespaceRefusal, SECRET_KEY_PATTERN } from "@airlock/sdk";
+// policy) and on every request after (install-options.ts checks the options first; a stdio
+// server's command must be the one the operator allowed); operations on one namespace run one at
+// a time in this process; every operation is audited (kind admin), refusals included.
+import { hasCode, namespaceRefusal } from "@airlock/sdk";
 import type { AdminAudit } from "../catalogue/admin-audit.ts";
 import type { InstallReport } from "../host-types.ts";
 import type { InstalledPluginRecord } from "../store/types.ts";
@@ -22,89 +23,8 @@ import {
 } from "./definitions.ts";
 import { remoteError } from "./errors.ts";
 import { LISTING_MAX_BYTES, LISTING_TIMEOUT_MS } from "./execute.ts";
-import type {
-  RemoteChange,
-  RemoteInstallOptions,
-  RemoteServers,
-  RemoteServerView,
-  RemoteToolView,
-} from "./types.ts";
-
-const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/;
-/** Headers the transport sets itself, or that would change where or how a request goes. */
-const RESERVED_HEADERS = new Set([
-  "host",
-  "content-length",
-  "content-type",
-  "accept",
-  "connection",
-  "transfer-encoding",
-  "mcp-session-id",
-  "mcp-protocol-version",
-  "last-event-id",
-]);
-
-/** `mcp+https://…` (or `https://…`) → the endpoint URL; AIRLOCK_REMOTE_SPEC_INVALID otherwise. */
-export function parseRemoteUrl(spec: string): string {
-  const raw = typeof spec === "string" ? spec.trim() : "";
-  const text = raw.startsWith("mcp+") ? raw.slice(4) : raw;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch (error) {
-    throw remoteError(
-      "AIRLOCK_REMOTE_SPEC_INVALID",
-      `"${raw.slice(0, 200)}" is not a URL (mcp+https://host/path)`,
-      {},
-      error,
-    );
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw remoteError(
-      "AIRLOCK_REMOTE_SPEC_INVALID",
-      `a remote MCP server is reached over https (or http to an allowed private address), not ${url.protocol.slice(0, -1)}`,
-    );
-  }
-  if (url.username !== "" || url.password !== "") {
-    throw remoteError(
-      "AIRLOCK_REMOTE_SPEC_INVALID",
-      "credentials in the URL are not accepted; use --header with a secret",
-    );
-  }
-  url.hash = "";
-  return url.toString();
-}
-
-function checkOptions(options: RemoteInstallOptions, url: string): void {
-  const refusal = typeof options?.namespace === "string" ? namespaceRefusal(options.namespace) : "is missing";
-  if (refusal !== null) {
-    throw remoteError(
-      "AIRLOCK_REMOTE_SPEC_INVALID",
-      `--namespace ${JSON.stringify(options?.namespace ?? "")} ${refusal}`,
-    );
-  }
-  if (options.header !== undefined) {
-    const { name, secret } = options.header;
-    if (typeof name !== "string" || !HEADER_NAME.test(name) || RESERVED_HEADERS.has(name.toLowerCase())) {
-      throw remoteError(
-        "AIRLOCK_REMOTE_SPEC_INVALID",
-        `header name ${JSON.stringify(name)} is not a header Airlock may set`,
-      );
-    }
-    if (typeof secret !== "string" || !SECRET_KEY_PATTERN.test(secret)) {
-      throw remoteError(
-        "AIRLOCK_REMOTE_SPEC_INVALID",
-        `header secret ${JSON.stringify(secret)} is not a snake_case secret key`,
-      );
-    }
-  }
-  if (new URL(url).protocol === "http:" && (options.allowPrivate ?? []).length === 0) {
-    throw remoteError(
-      "AIRLOCK_REMOTE_SPEC_INVALID",
-      "plain http is accepted only toward a private address the operator allows (--allow-private); use https",
-    );
-  }
-}
+import { checkOptions, checkStdio, parseRemoteUrl, stdioCommandOf } from "./install-options.ts";
+import type { RemoteChange, RemoteServers, RemoteServerView, RemoteToolView } from "./types.ts";
 
 function toolViews(
   record: InstalledPluginRecord,
@@ -171,11 +91,14 @@ export function createRemoteServers(ctx: RemoteContext, admin: AdminAudit): Remo
       throw remoteError("AIRLOCK_REMOTE_SPEC_INVALID", `--as-agent: no agent "${agent}"`);
     }
     const signal = AbortSignal.timeout(LISTING_TIMEOUT_MS);
-    let session: Awaited<ReturnType<RemoteContext["session"]>> | undefined;
     try {
-      session = await ctx.session(section, namespace, agent ?? null, { maxBytes: LISTING_MAX_BYTES, signal });
-      const tools = await session.listTools();
-      return { tools, server: session.server() };
+      return await ctx.withSession(
+        section,
+        namespace,
+        agent ?? null,
+        { maxBytes: LISTING_MAX_BYTES, signal },
+        async (session) => ({ tools: await session.listTools(), server: session.server() }),
+      );
     } catch (error) {
       if (signal.aborted && !(hasCode(error) && error.code.startsWith("AIRLOCK_FETCH_"))) {
         throw remoteError(
@@ -186,8 +109,6 @@ export function createRemoteServers(ctx: RemoteContext, admin: AdminAudit): Remo
         );
       }
       throw error;
-    } finally {
-      await session?.close();
     }
   }
 
@@ -250,6 +171,16 @@ export function createRemoteServers(ctx: RemoteContext, admin: AdminAudit): Remo
       revision: section.revision,
       server: section.server,
       header: section.header,
+      stdio: section.stdio ? { command: section.stdio.command, args: [...section.stdio.args] } : null,
+      oauth:
+        section.oauth === undefined || section.oauth === null
+          ? null
+          : {
+              provider: section.oauth.provider,
+              authorizationUrl: section.oauth.authorizationUrl,
+              tokenUrl: section.oauth.tokenUrl,
+              scopes: [...section.oauth.scopes],
+            },
       allowPrivate: [...section.allowPrivate],
       tools: toolViews(record, section, new Set(ctx.drift(`${record.namespace}@${record.version}`).keys())),
     };
@@ -290,8 +221,20 @@ export function createRemoteServers(ctx: RemoteContext, admin: AdminAudit): Remo
       const namespace = String(options?.namespace ?? "");
       return auditedOp("remote.install", namespace, { url: String(spec).slice(0, 500) }, () =>
         serial(namespace, async (): Promise<InstallReport> => {
-          const url = parseRemoteUrl(spec);
-          checkOptions(options, url);
+          const command = stdioCommandOf(spec);
+          const stdio = command === undefined ? null : checkStdio(command, options);
+          const url = stdio === null ? parseRemoteUrl(spec) : `stdio:${stdio.command}`;
+          if (stdio === null) checkOptions(options, url);
+          else {
+            const refusal =
+              typeof options?.namespace === "string" ? namespaceRefusal(options.namespace) : "is missing";
+            if (refusal !== null) {
+              throw remoteError(
+                "AIRLOCK_REMOTE_SPEC_INVALID",
+                `--namespace ${JSON.stringify(options?.namespace ?? "")} ${refusal}`,
+              );
+            }
+          }
           if (
             (await ctx.store.listInstalledPlugins(namespace)).length > 0 ||
             (await ctx.store.getActivation(namespace)) !== null
@@ -305,11 +248,33 @@ export function createRemoteServers(ctx: RemoteContext, admin: AdminAudit): Remo
             url,
             allowPrivate: [...(options.allowPrivate ?? [])],
             header: options.header === undefined ? null : { ...options.header },
+            stdio,
+            oauth:
+              options.oauth === undefined
+                ? null
+                : {
+                    provider: options.oauth.provider,
+                    authorizationUrl: options.oauth.authorizationUrl,
+                    tokenUrl: options.oauth.tokenUrl,
+                    ...(options.oauth.revocationUrl === undefined
+                      ? {}
+                      : { revocationUrl: options.oauth.revocationUrl }),
+                    scopes: [...(options.oauth.scopes ?? [])],
+                  },
             server: null,
             revision: 1,
             tools: {},
           };
-          const { tools, server } = await listNow(section, namespace, options.asAgent);
+          // A server behind OAuth answers 401 until an agent connects: it is installed with no
+          // tools pinned, and a review as a connected agent (--as-agent) pins them.
+          const { tools, server } = await listNow(section, namespace, options.asAgent).catch(
+            (error: unknown) => {
+              if (section.oauth !== null && hasCode(error, "AIRLOCK_REMOTE_UNAUTHORIZED")) {
+                return { tools: [] as RemoteTool[], server: null };
+              }
+              throw error;
+            },
+          );
           const listing = mapListing(namespace, tools);
           const { tools: _none, ...rest } = { ...section, server };
           const record = remoteRecord({
@@ -387,6 +352,8 @@ export function createRemoteServers(ctx: RemoteContext, admin: AdminAudit): Remo
         }),
       );
     },
+
+    sessions: () => ctx.sessionStats(),
 
     setReadOnly(namespace, tool, readOnly) {
       return auditedOp("remote.read_only", namespace, { tool, readOnly }, () =>

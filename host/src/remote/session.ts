@@ -1,13 +1,23 @@
-// One conversation with a remote MCP server over streamable HTTP, on the official SDK v2 client,
-// for one listing or one tool call: connect, list (every page), call, close.
+// One conversation with a remote MCP server on the official SDK v2 client, over a channel:
+// streamable HTTP through the egress gate (httpChannel below) or a child process's stdio
+// (stdio-channel.ts). Connect once, then list (every page) and call, operation after operation,
+// until closed. The session pool (session-pool.ts) keeps an idle session for the next call;
+// `use` binds the next operation to its own deadline and byte cap.
 // Invariants: the client declares no capabilities (no sampling, elicitation or roots) and
-// answers any request the server sends with an error, ending the session with
-// AIRLOCK_REMOTE_SERVER_REQUEST_REFUSED; every byte goes through the gated fetch (gate-fetch.ts);
-// the session's signal bounds every wait, and close() releases every connection; failures are
-// AirlockErrors with AIRLOCK_REMOTE_* (or the gate's AIRLOCK_FETCH_*) codes.
+// answers any request the server sends with an error, ending the operation with
+// AIRLOCK_REMOTE_SERVER_REQUEST_REFUSED; over HTTP every byte goes through the gated fetch
+// (gate-fetch.ts); the operation's signal bounds every wait; a session whose operation failed,
+// was aborted or was refused, or whose server process exited, is never reusable; close()
+// releases every connection (and ends the process); failures are AirlockErrors with
+// AIRLOCK_REMOTE_* (or the gate's AIRLOCK_FETCH_*) codes.
 import { AirlockError, hasCode } from "@airlock/sdk/errors";
 import { SDK_VERSION } from "@airlock/sdk/manifest";
-import { Client, ProtocolError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import {
+  Client,
+  ProtocolError,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from "@modelcontextprotocol/client";
 import type { RemoteTool } from "./definitions.ts";
 import { remoteError } from "./errors.ts";
 import { createGatedFetch, type GateOptions } from "./gate-fetch.ts";
@@ -23,6 +33,10 @@ export interface RemoteCallResult {
 }
 
 export interface Session {
+  /** Binds the next operations (until the next `use`) to this deadline and byte cap. */
+  use(limits: OperationLimits): void;
+  /** Detaches the last operation's signal: the session waits idle, and nothing it held can break it. */
+  idle(): void;
   listTools(): Promise<RemoteTool[]>;
   callTool(
     name: string,
@@ -31,22 +45,102 @@ export interface Session {
   ): Promise<RemoteCallResult>;
   /** The server's name and version from the handshake, or null. */
   server(): { name: string; version: string } | null;
+  /** Whether another operation may use this session: nothing failed, aborted or was refused. */
+  reusable(): boolean;
+  /** Whether the server answered that it no longer knows this session (HTTP 404). */
+  expired(): boolean;
   close(): Promise<void>;
 }
 
-export interface SessionOptions extends Omit<GateOptions, "signal"> {
-  url: string;
-  /** Ends the session (a deadline, the caller's cancellation). */
+export interface OperationLimits {
+  /** Ends the operation (a deadline, the caller's cancellation). */
   signal: AbortSignal;
+  /** The byte cap on what the operation receives. */
+  maxBytes: number;
 }
 
+/** How a session reaches its server: the transport, and what the session asks of it. */
+export interface Channel {
+  transport: Transport;
+  /** The first failure the channel saw itself (a gate refusal, a process that did not start). */
+  failure(): (Error & { code: string }) | undefined;
+  /** A new operation: the byte count restarts. */
+  startOperation(): void;
+  /** Whether the server said it no longer knows the session (HTTP 404). */
+  sessionGone(): boolean;
+  /** False once the server can no longer answer (its process exited). */
+  alive(): boolean;
+  close(): Promise<void>;
+}
+
+export type ChannelFactory = (hooks: {
+  limits(): { signal: AbortSignal; maxBytes: number };
+  onFailure(error: Error & { code: string }): void;
+}) => Channel;
+
+export interface SessionOptions extends OperationLimits {
+  channel: ChannelFactory;
+}
+
+/** Streamable HTTP through the egress gate. */
+export function httpChannel(
+  options: Omit<GateOptions, "limits" | "onFailure"> & { url: string },
+): ChannelFactory {
+  return (hooks) => {
+    const gate = createGatedFetch({ ...options, limits: hooks.limits, onFailure: hooks.onFailure });
+    const transport = new StreamableHTTPClientTransport(new URL(options.url), {
+      fetch: gate.fetch,
+      reconnectionOptions: {
+        maxRetries: 0,
+        initialReconnectionDelay: 1000,
+        maxReconnectionDelay: 1000,
+        reconnectionDelayGrowFactor: 1,
+      },
+    });
+    return {
+      transport,
+      failure: () => gate.failure(),
+      startOperation: () => gate.startOperation(),
+      sessionGone: () => gate.sessionGone(),
+      alive: () => true,
+      close: () => gate.close(),
+    };
+  };
+}
+
+/** An operation's signal listener to detach; an idle session has none. */
+const NOTHING_TO_DETACH = (): void => undefined;
+
 export async function openSession(options: SessionOptions): Promise<Session> {
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(options.signal.reason);
-  if (options.signal.aborted) onAbort();
-  else options.signal.addEventListener("abort", onAbort, { once: true });
-  const signal = controller.signal;
-  const gate = createGatedFetch({ ...options, signal, onFailure: (error) => controller.abort(error) });
+  let closed = false;
+  let broken = false;
+  let op = { controller: new AbortController(), maxBytes: options.maxBytes, off: NOTHING_TO_DETACH };
+  function use(limits: OperationLimits): void {
+    op.off();
+    const controller = new AbortController();
+    const onAbort = () => {
+      broken = true;
+      controller.abort(limits.signal.reason);
+    };
+    if (limits.signal.aborted) onAbort();
+    else limits.signal.addEventListener("abort", onAbort, { once: true });
+    op = {
+      controller,
+      maxBytes: limits.maxBytes,
+      off: () => limits.signal.removeEventListener("abort", onAbort),
+    };
+    gate.startOperation();
+  }
+  const abortOp = (reason: Error & { code: string }) => {
+    broken = true;
+    op.controller.abort(reason);
+  };
+  const gate = options.channel({
+    limits: () => ({ signal: op.controller.signal, maxBytes: op.maxBytes }),
+    onFailure: abortOp,
+  });
+  const transport = gate.transport;
+  use(options);
   let refused: (Error & { code: string }) | undefined;
 
   const client = new Client({ name: "airlock", version: SDK_VERSION }, { capabilities: {} });
@@ -56,25 +150,19 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       `the remote MCP server sent a "${String(request.method).slice(0, 80)}" request; Airlock answers none (no sampling, elicitation or roots)`,
       { method: String(request.method).slice(0, 80) },
     );
-    // The refusal goes back to the server first; then the session ends with this code.
-    queueMicrotask(() => controller.abort(refused));
+    broken = true;
+    // The refusal goes back to the server first; then the operation ends with this code.
+    const current = op.controller;
+    const reason = refused;
+    queueMicrotask(() => current.abort(reason));
     throw new ProtocolError(METHOD_NOT_FOUND, "Airlock does not serve this request");
   };
-  const transport = new StreamableHTTPClientTransport(new URL(options.url), {
-    fetch: gate.fetch,
-    reconnectionOptions: {
-      maxRetries: 0,
-      initialReconnectionDelay: 1000,
-      maxReconnectionDelay: 1000,
-      reconnectionDelayGrowFactor: 1,
-    },
-  });
-
   /** The code this session's failure is reported with: refusal > gate > abort reason > the error. */
   function explain(error: unknown): Error & { code: string } {
     if (refused !== undefined) return refused;
     const gated = gate.failure();
     if (gated !== undefined) return gated;
+    const signal = op.controller.signal;
     if (signal.aborted && hasCode(signal.reason)) return signal.reason as Error & { code: string };
     if (hasCode(error) && error.code.startsWith("AIRLOCK_")) return error as Error & { code: string };
     const message = error instanceof Error ? error.message : String(error);
@@ -86,7 +174,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     );
   }
 
-  async function guarded<T>(work: Promise<T>): Promise<T> {
+  async function guarded<T>(start: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const signal = op.controller.signal;
+    const work = start(signal);
     // The client's own promise may wait on a stream the gate has already failed; the abort
     // signal settles it at once.
     const aborted = new Promise<never>((_, reject) => {
@@ -97,19 +187,24 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     try {
       return await Promise.race([work, aborted]);
     } catch (error) {
+      broken = true;
       throw explain(error);
     }
   }
 
   async function close(): Promise<void> {
-    options.signal.removeEventListener("abort", onAbort);
-    if (!signal.aborted) controller.abort(new AirlockError("AIRLOCK_REMOTE_UNREACHABLE", "session closed"));
+    if (closed) return;
+    closed = true;
+    op.off();
+    if (!op.controller.signal.aborted) {
+      op.controller.abort(new AirlockError("AIRLOCK_REMOTE_UNREACHABLE", "session closed"));
+    }
     await client.close().catch((closing: unknown) => void closing); // the session is over either way
     await gate.close();
   }
 
   try {
-    await guarded(client.connect(transport, { signal }));
+    await guarded((signal) => client.connect(transport, { signal }));
   } catch (error) {
     await close();
     throw error;
@@ -120,20 +215,21 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       const tools: RemoteTool[] = [];
       let cursor: string | undefined;
       for (let page = 0; page < MAX_PAGES; page++) {
-        const listed = await guarded(
+        const listed = await guarded((signal) =>
           client.listTools(cursor === undefined ? {} : { cursor }, { signal, timeout: 2_147_483_647 }),
         );
         tools.push(...(listed.tools as RemoteTool[]));
         cursor = listed.nextCursor;
         if (cursor === undefined) return tools;
       }
+      broken = true;
       throw remoteError(
         "AIRLOCK_REMOTE_PROTOCOL",
         `the remote MCP server lists more than ${MAX_PAGES} pages of tools`,
       );
     },
     async callTool(name, input, onProgress) {
-      const result = await guarded(
+      const result = await guarded((signal) =>
         client.callTool(
           { name, arguments: input },
           {
@@ -152,6 +248,21 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       if (refused !== undefined) throw refused;
       return result as RemoteCallResult;
     },
+    use(limits) {
+      use(limits);
+    },
+    idle() {
+      op.off();
+      op = { controller: new AbortController(), maxBytes: 0, off: NOTHING_TO_DETACH };
+    },
+    reusable: () =>
+      !closed &&
+      !broken &&
+      refused === undefined &&
+      gate.failure() === undefined &&
+      !gate.sessionGone() &&
+      gate.alive(),
+    expired: () => gate.sessionGone(),
     server() {
       const info = client.getServerVersion();
       return info === undefined

@@ -11,8 +11,27 @@ export interface RemoteInstallOptions {
   allowPrivate?: string[];
   /** A static header sent with every request, its value the agent's secret `secret`. */
   header?: { name: string; secret: string };
-  /** Whose secret authenticates the listing made now (default: none; the header is then not sent). */
+  /**
+   * OAuth through the host's broker instead of a static header: the provider's endpoints and
+   * scopes; the server's host is its API host. An agent connects it with the broker's link; its
+   * token then goes in the Authorization header toward this server only.
+   */
+  oauth?: RemoteOAuthOptions;
+  /** Whose secret (or OAuth connection) authenticates the listing made now (default: none). */
   asAgent?: string;
+  /** `mcp+stdio:<command>` only: the command's arguments. */
+  args?: string[];
+  /** `mcp+stdio:<command>` only: the operator's explicit allowance, the exact command. */
+  allowCommand?: string;
+}
+
+export interface RemoteOAuthOptions {
+  /** The provider's name (snake_case): its client id is the agent's secret `<provider>_oauth_client_id`. */
+  provider: string;
+  authorizationUrl: string;
+  tokenUrl: string;
+  revocationUrl?: string;
+  scopes?: string[];
 }
 
 export interface RemoteToolView {
@@ -46,6 +65,10 @@ export interface RemoteServerView {
   revision: number;
   server: { name: string; version: string } | null;
   header: { name: string; secret: string } | null;
+  /** A server the host runs (`stdio:<command>` urls): its command and arguments, or null. */
+  stdio: { command: string; args: string[] } | null;
+  /** The OAuth provider it uses through the broker, or null. */
+  oauth: { provider: string; authorizationUrl: string; tokenUrl: string; scopes: string[] } | null;
   allowPrivate: string[];
   tools: RemoteToolView[];
 }
@@ -73,4 +96,6 @@ export interface RemoteServers {
   review(namespace: string, options?: RemoteReviewOptions): Promise<RemoteStatus>;
   /** The operator's read-only mark (a new revision): a read-only tool needs no approval. */
   setReadOnly(namespace: string, tool: string, readOnly: boolean): Promise<RemoteToolView>;
+  /** Sessions toward remote servers this host opened, operations that reused one, and those idle now. */
+  sessions(): { opened: number; reused: number; idle: number };
 }

@@ -7,6 +7,11 @@ export const SKILL_ERRORS = defineErrorCodes({
     description:
       "No active plugin ships that skill, or it is not enabled for the agent (the two are not told apart to the agent).",
   },
+  AIRLOCK_SKILL_INPUT_INVALID: {
+    status: 400,
+    description:
+      "A call of the airlock:skills or airlock:skill harness tool has input it does not take (airlock:skill takes {id}).",
+  },
   AIRLOCK_SKILL_INVALID_CHANGE: {
     status: 400,
     description:

@@ -17,6 +17,17 @@ const remoteInstallBody = z.strictObject({
     .strictObject({ name: z.string().min(1).max(64), secret: z.string().regex(SECRET_KEY, "a secret key") })
     .optional(),
   asAgent: slug.optional(),
+  args: z.array(z.string().max(4096)).max(64).optional(),
+  allowCommand: z.string().min(1).max(1000).optional(),
+  oauth: z
+    .strictObject({
+      provider: z.string().min(1).max(64),
+      authorizationUrl: z.string().min(1).max(2000),
+      tokenUrl: z.string().min(1).max(2000),
+      revocationUrl: z.string().min(1).max(2000).optional(),
+      scopes: z.array(z.string().min(1).max(200)).max(64).optional(),
+    })
+    .optional(),
 });
 const statusQuery = z.strictObject({ asAgent: slug.optional() });
 const reviewBody = z.strictObject({
@@ -42,6 +53,15 @@ const serverView = z.object({
   revision: z.number(),
   server: z.object({ name: z.string(), version: z.string() }).nullable(),
   header: z.object({ name: z.string(), secret: z.string() }).nullable(),
+  stdio: z.object({ command: z.string(), args: z.array(z.string()) }).nullable(),
+  oauth: z
+    .object({
+      provider: z.string(),
+      authorizationUrl: z.string(),
+      tokenUrl: z.string(),
+      scopes: z.array(z.string()),
+    })
+    .nullable(),
   allowPrivate: z.array(z.string()),
   tools: z.array(toolView),
 });
@@ -100,6 +120,16 @@ export const remoteRoutes: RouteSpec[] = [
       if (body.allowPrivate !== undefined) options.allowPrivate = body.allowPrivate;
       if (body.header !== undefined) options.header = body.header;
       if (body.asAgent !== undefined) options.asAgent = body.asAgent;
+      if (body.args !== undefined) options.args = body.args;
+      if (body.allowCommand !== undefined) options.allowCommand = body.allowCommand;
+      if (body.oauth !== undefined) {
+        const { revocationUrl, scopes, ...oauth } = body.oauth;
+        options.oauth = {
+          ...oauth,
+          ...(revocationUrl === undefined ? {} : { revocationUrl }),
+          ...(scopes === undefined ? {} : { scopes }),
+        };
+      }
       return { status: 201, json: await host.remote.install(body.url, options) };
     },
   }),

@@ -23,6 +23,7 @@ export const installCommand: CliCommand = {
     "Install a plugin from a registry (name@range), a .tgz file, or a remote MCP server (mcp+https://…)",
   help: `Usage: airlock install <name>@<range> | <registry-url>/<name>@<range> | ./plugin.tgz [options]
        airlock install mcp+https://host/path --namespace <ns> [--header N=KEY] [options]
+       airlock install mcp+stdio:<command> --allow-command <command> [--arg A]... --namespace <ns>
 
 Installs a plugin and makes it the active version of its namespace. Before anything is
 written the installer checks the tarball's sha512 against the registry's, verifies its
@@ -40,6 +41,8 @@ An mcp+ spec installs a remote MCP server (streamable HTTP) as the plugin <ns>: 
 are listed now, pinned (a hash of name, description and schemas) and served as <ns>:<tool>
 through the same enablement, approvals, audit, limits and egress rules as any plugin's.
 A server on this machine needs mcp+http://127.0.0.1:PORT/… with --allow-private 127.0.0.1.
+An mcp+stdio:<command> spec has the host start that command and speak MCP over its stdio,
+only when --allow-command names the same command (the process is not sandboxed).
 
 Options:
 ${installDecisionsHelp("install")}

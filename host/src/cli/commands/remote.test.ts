@@ -78,6 +78,23 @@ describe("airlock install mcp+… / airlock remote", () => {
     expect(await run("install", "weather@^1.0.0", "--namespace", "fx")).not.toBe(0);
     expect(err.join("")).toContain("mcp+ specs only");
   });
+
+  it("refuses an mcp+stdio: install unless --allow-command names its command, and OAuth flags given in part", async () => {
+    expect(await run("install", "mcp+stdio:/bin/sh", "--namespace", "sh", "--arg=-c")).not.toBe(0);
+    expect(err.join("")).toContain("AIRLOCK_REMOTE_COMMAND_NOT_ALLOWED");
+    err = [];
+    expect(
+      await run("install", "mcp+stdio:/bin/sh", "--namespace", "sh", "--allow-command", "/usr/bin/env"),
+    ).not.toBe(0);
+    expect(err.join("")).toContain("AIRLOCK_REMOTE_COMMAND_NOT_ALLOWED");
+    err = [];
+    const partial = ["--namespace", "fx", "--allow-private", "127.0.0.1", "--oauth-provider", "p"];
+    expect(await run("install", `mcp+${fx.url}`, ...partial)).not.toBe(0);
+    expect(err.join("")).toContain("--oauth-token-url");
+    err = [];
+    expect(await run("plugins", "list", "--json")).toBe(0);
+    expect(JSON.parse(out.join(""))).toEqual([]);
+  });
 });
 
 describe("the remote routes of the admin API", () => {

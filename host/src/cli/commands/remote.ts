@@ -13,6 +13,13 @@ export const REMOTE_INSTALL_OPTIONS = {
   "allow-private": { type: "string", multiple: true },
   header: { type: "string" },
   "as-agent": { type: "string" },
+  "oauth-provider": { type: "string" },
+  "oauth-authorization-url": { type: "string" },
+  "oauth-token-url": { type: "string" },
+  "oauth-revocation-url": { type: "string" },
+  "oauth-scope": { type: "string", multiple: true },
+  arg: { type: "string", multiple: true },
+  "allow-command": { type: "string" },
 } as const satisfies ParseArgsOptionsConfig;
 
 export const REMOTE_INSTALL_HELP = `  --namespace NS     (mcp+ specs) The namespace its tools are listed under (NS:<tool>).
@@ -21,7 +28,23 @@ export const REMOTE_INSTALL_HELP = `  --namespace NS     (mcp+ specs) The namesp
   --header N=KEY     (mcp+ specs) Send header N with every request, its value the calling
                      agent's secret KEY (e.g. Authorization=remote_token). The tools then
                      require that secret.
-  --as-agent SLUG    (mcp+ specs) List the tools now with that agent's header secret.`;
+  --as-agent SLUG    (mcp+ specs) List the tools now with that agent's header secret (or
+                     OAuth connection).
+  --oauth-provider P (mcp+ specs) OAuth through the host's broker instead of --header, with
+                     --oauth-authorization-url U, --oauth-token-url U, optional
+                     --oauth-revocation-url U and --oauth-scope S (repeatable). The server's
+                     host is the provider's only API host. A server that answers 401 until an
+                     agent connects is installed with no tools pinned: set the agent's secrets
+                     P_oauth_client_id (and P_oauth_client_secret), connect it
+                     (airlock oauth link SLUG NS P), then airlock remote review NS --as-agent SLUG.
+  --allow-command C  (mcp+stdio:C specs) The operator's allowance to start the command C (the
+                     exact command of the spec); without it an mcp+stdio: install is refused.
+                     The process is not sandboxed: it runs as the host's user, with only HOME,
+                     LOGNAME, PATH, SHELL, TERM and USER of the environment, in an empty
+                     temporary directory; it ends when its session closes, the plugin is
+                     uninstalled or the host stops.
+  --arg A            (mcp+stdio: specs) An argument of the command; repeatable, in order
+                     (--arg=-x for one that starts with -).`;
 
 function remoteInstallOptions(parsed: Parsed): RemoteInstallOptions {
   const namespace = stringOption(parsed, "namespace");
@@ -38,6 +61,30 @@ function remoteInstallOptions(parsed: Parsed): RemoteInstallOptions {
   }
   const asAgent = stringOption(parsed, "as-agent");
   if (asAgent !== undefined) options.asAgent = asAgent;
+  const args = listOption(parsed, "arg");
+  if (args.length > 0) options.args = args;
+  const allowCommand = stringOption(parsed, "allow-command");
+  if (allowCommand !== undefined) options.allowCommand = allowCommand;
+  const provider = stringOption(parsed, "oauth-provider");
+  const authorizationUrl = stringOption(parsed, "oauth-authorization-url");
+  const tokenUrl = stringOption(parsed, "oauth-token-url");
+  const revocationUrl = stringOption(parsed, "oauth-revocation-url");
+  const scopes = listOption(parsed, "oauth-scope");
+  if (provider !== undefined || authorizationUrl !== undefined || tokenUrl !== undefined) {
+    if (provider === undefined || authorizationUrl === undefined || tokenUrl === undefined) {
+      throw cliError(
+        "AIRLOCK_CLI_USAGE",
+        "OAuth needs --oauth-provider, --oauth-authorization-url and --oauth-token-url together",
+      );
+    }
+    options.oauth = {
+      provider,
+      authorizationUrl,
+      tokenUrl,
+      scopes,
+      ...(revocationUrl === undefined ? {} : { revocationUrl }),
+    };
+  }
   return options;
 }
 

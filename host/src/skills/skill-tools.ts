@@ -1,0 +1,189 @@
+// Skills as harness tools, for callers that have no MCP prompts: a run of an agent with at least
+// one skill enabled gains `airlock:skills` (one line per enabled skill) and `airlock:skill` (the
+// body of one, with its reference files), answered here; every other call goes to the run as
+// before. Like harness tools they are not catalogue entries, are not enabled one by one (the
+// skills are), and are never callable from run_code.
+// Invariants: an agent with no skill enabled is served neither tool (the run is returned as it
+// is); a run restricted to named tools or groups gets them only when it names them (the ids, or
+// the group "skills"); the one-line list is the run-start snapshot (up-front registration) and a
+// body is read through readSkill, which re-checks the enablement, so a skill disabled since is
+// AIRLOCK_SKILL_UNKNOWN; every call is audited (kind "tool", plugin "airlock") and raises tool.*
+// events; a failure is an outcome with isError and errorCode, never a throw.
+import { randomUUID } from "node:crypto";
+import type { ToolResult } from "@airlock/sdk";
+import { hasCode } from "@airlock/sdk/errors";
+import type { Catalogue } from "../catalogue/catalogue.ts";
+import type { CallOptions, ModelTool, Run, RunOptions, ToolCallOutcome } from "../host-types.ts";
+import type { EventBus } from "../pipeline/events.ts";
+import type { AuditInput, Store } from "../store/types.ts";
+import { listSkills, readSkill, type SkillView } from "./skills.ts";
+
+export const SKILLS_TOOL_ID = "airlock:skills";
+export const SKILL_TOOL_ID = "airlock:skill";
+/** The group a restricted run names to keep both tools (`groups: ["skills"]`). */
+export const SKILLS_GROUP = "skills";
+
+export interface SkillToolsDeps {
+  store: Store;
+  catalogue: Catalogue;
+  events: EventBus;
+  audit(entry: AuditInput): Promise<void>;
+}
+
+type SkillToolId = typeof SKILLS_TOOL_ID | typeof SKILL_TOOL_ID;
+
+/** `airlock:skills` or `airlock__skills` (and the same for `skill`) → the tool's id. */
+export function skillToolOf(name: string): SkillToolId | undefined {
+  const match = typeof name === "string" ? /^airlock(?::|__)(skills?)$/.exec(name) : null;
+  if (match === null) return undefined;
+  return match[1] === "skills" ? SKILLS_TOOL_ID : SKILL_TOOL_ID;
+}
+
+export const isSkillTool = (id: string): boolean => id === SKILLS_TOOL_ID || id === SKILL_TOOL_ID;
+
+function skillTools(): ModelTool[] {
+  return [
+    {
+      id: SKILLS_TOOL_ID,
+      wireName: "airlock__skills",
+      description:
+        "Lists your skills, instructions on using your tools well: one line each, `id: name — description`. Read one with airlock__skill before the task it is about.",
+      inputSchema: { type: "object", properties: {}, additionalProperties: false },
+      annotations: { title: "List skills", readOnlyHint: true },
+    },
+    {
+      id: SKILL_TOOL_ID,
+      wireName: "airlock__skill",
+      description:
+        "Reads one of your skills by id (from airlock__skills): its instructions, then each of its reference files.",
+      inputSchema: {
+        type: "object",
+        properties: { id: { type: "string", description: "The skill's id, `<ns>:skill:<id>`." } },
+        required: ["id"],
+        additionalProperties: false,
+      },
+      annotations: { title: "Read a skill", readOnlyHint: true },
+    },
+  ];
+}
+
+function textResult(text: string, isError = false): ToolResult {
+  return isError
+    ? { content: [{ type: "text", text }], isError: true }
+    : { content: [{ type: "text", text }] };
+}
+
+function wanted(options: RunOptions): boolean {
+  if (options.tools === undefined && options.groups === undefined) return true;
+  const ids = new Set((options.tools ?? []).map((t) => skillToolOf(t) ?? t));
+  return ids.has(SKILLS_TOOL_ID) || ids.has(SKILL_TOOL_ID) || (options.groups ?? []).includes(SKILLS_GROUP);
+}
+
+type Report = { result: ToolResult; errorCode?: string };
+
+async function answer(
+  deps: SkillToolsDeps,
+  run: Run,
+  listed: readonly SkillView[],
+  id: SkillToolId,
+  input: unknown,
+): Promise<Report> {
+  const args = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
+  if (id === SKILLS_TOOL_ID) {
+    if (Object.keys(args).length > 0) {
+      return {
+        result: textResult("airlock__skills takes no input: {}", true),
+        errorCode: "AIRLOCK_SKILL_INPUT_INVALID",
+      };
+    }
+    return { result: textResult(listed.map((s) => `${s.id}: ${s.name} — ${s.description}`).join("\n")) };
+  }
+  const extra = Object.keys(args).filter((k) => k !== "id");
+  if (typeof args.id !== "string" || extra.length > 0) {
+    return {
+      result: textResult(
+        `airlock__skill takes {"id": string} (an id from airlock__skills)${extra.length > 0 ? `; unknown: ${extra.join(", ")}` : ""}`,
+        true,
+      ),
+      errorCode: "AIRLOCK_SKILL_INPUT_INVALID",
+    };
+  }
+  try {
+    const doc = await readSkill(deps.store, deps.catalogue, run.agent, args.id);
+    const references = doc.references.map((r) => `\n\n--- ${r.path} ---\n${r.content}`).join("");
+    return { result: textResult(`# ${doc.name}\n\n${doc.body}${references}`) };
+  } catch (error) {
+    if (hasCode(error, "AIRLOCK_SKILL_UNKNOWN")) {
+      const known = listed.map((s) => s.id).join(", ");
+      return {
+        result: textResult(`${error.message}; your skills: ${known || "none"}`, true),
+        errorCode: "AIRLOCK_SKILL_UNKNOWN",
+      };
+    }
+    throw error;
+  }
+}
+
+/** The run with the two skill tools, or the run itself when the agent has no skill enabled. */
+export async function withSkillTools(deps: SkillToolsDeps, run: Run, options: RunOptions): Promise<Run> {
+  if (!wanted(options)) return run;
+  const listed = (await listSkills(deps.store, deps.catalogue, run.agent)).filter((s) => s.enabled);
+  if (listed.length === 0) return run;
+
+  async function callSkillTool(id: SkillToolId, input: unknown): Promise<ToolCallOutcome> {
+    const callId = `call_${randomUUID()}`;
+    const started = performance.now();
+    const base = { runId: run.id, callId, agent: run.agent, toolName: id };
+    deps.events.emit("tool.started", base);
+    const report = await answer(deps, run, listed, id, input);
+    const durationMs = Math.round(performance.now() - started);
+    await deps.audit({
+      agent: run.agent,
+      plugin: "airlock",
+      tool: id.slice("airlock:".length),
+      conversationId: run.conversationId,
+      kind: "tool",
+      action: "call",
+      allowed: report.errorCode !== "AIRLOCK_SKILL_INPUT_INVALID",
+      success: report.errorCode === undefined,
+      error: report.errorCode ?? null,
+      durationMs,
+      details: {
+        runId: run.id,
+        callId,
+        skill: id === SKILL_TOOL_ID ? String((input as { id?: unknown })?.id ?? "").slice(0, 200) : null,
+      },
+    });
+    if (report.errorCode === undefined) {
+      deps.events.emit("tool.completed", { ...base, isError: false, durationMs });
+    } else {
+      const text = report.result.content.map((p) => (p.type === "text" ? p.text : "")).join("");
+      deps.events.emit("tool.failed", {
+        ...base,
+        error: { code: report.errorCode, message: text.slice(0, 500) },
+        blocked: false,
+        durationMs,
+      });
+    }
+    const outcome: ToolCallOutcome = {
+      callId,
+      toolName: id,
+      result: report.result,
+      blocked: false,
+      durationMs,
+    };
+    if (report.errorCode !== undefined) outcome.errorCode = report.errorCode;
+    return outcome;
+  }
+
+  return {
+    id: run.id,
+    agent: run.agent,
+    conversationId: run.conversationId,
+    tools: () => [...run.tools(), ...skillTools()],
+    call(toolName, input, callOptions?: CallOptions) {
+      const own = skillToolOf(toolName);
+      return own === undefined ? run.call(toolName, input, callOptions) : callSkillTool(own, input);
+    },
+  };
+}
