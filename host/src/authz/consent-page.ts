@@ -3,7 +3,8 @@
 // `resource`) and which tools that agent has enabled; Approve or Deny in one form.
 // Invariants: no script at all and every value escaped; the CSP allows form submission only to
 // this origin and the one redirect URI's origin (the 303 after the decision goes there); the page
-// is never framed (frame-ancestors 'none', X-Frame-Options DENY) nor cached, and sends no Referer.
+// is never framed (frame-ancestors 'none', X-Frame-Options DENY) nor cached, and sends no Referer to
+// another origin (the client's redirect URI never sees the authorization request).
 import type { AgentToolView } from "../host-types.ts";
 import { escapeHtml } from "../people/pages/html.ts";
 
@@ -12,7 +13,9 @@ export function pageHeaders(formTarget?: string): Record<string, string> {
   return {
     "content-type": "text/html; charset=utf-8",
     "cache-control": "no-store",
-    "referrer-policy": "no-referrer",
+    // same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` with the form,
+    // and the decision is refused (its Origin is checked); other origins still get no Referer.
+    "referrer-policy": "same-origin",
     "x-frame-options": "DENY",
     "content-security-policy": `default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action ${formAction}; frame-ancestors 'none'`,
   };

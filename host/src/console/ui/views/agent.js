@@ -1,5 +1,6 @@
-// One agent: tabs for its tools, its secrets and knowledge level, and its tokens.
+// One agent: tabs for its tools, its secrets and knowledge level, its tokens and its OAuth grants.
 import { html } from "../html.js";
+import { GrantsTab } from "./grants.js";
 import { SecretsTab } from "./secrets.js";
 import { TokensTab } from "./tokens.js";
 import { ToolsTab } from "./tools.js";
@@ -8,7 +9,15 @@ const TABS = [
   ["tools", "Tools"],
   ["secrets", "Secrets & knowledge"],
   ["tokens", "Tokens"],
+  ["grants", "OAuth grants"],
 ];
+
+function Tab({ slug, tab }) {
+  if (tab === "secrets") return html`<${SecretsTab} slug=${slug} />`;
+  if (tab === "tokens") return html`<${TokensTab} slug=${slug} />`;
+  if (tab === "grants") return html`<${GrantsTab} slug=${slug} />`;
+  return html`<${ToolsTab} slug=${slug} />`;
+}
 
 export function AgentScreen({ slug, tab }) {
   return html`<p class="crumbs"><a href="#/agents">Agents</a> › </p>
@@ -20,5 +29,5 @@ export function AgentScreen({ slug, tab }) {
           html`<a href="#/agents/${slug}/${id}" aria-current=${tab === id ? "page" : undefined}>${label}</a>`,
       )}
     </nav>
-    ${tab === "secrets" ? html`<${SecretsTab} slug=${slug} />` : tab === "tokens" ? html`<${TokensTab} slug=${slug} />` : html`<${ToolsTab} slug=${slug} />`}`;
+    <${Tab} slug=${slug} tab=${tab} />`;
 }
