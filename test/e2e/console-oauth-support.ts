@@ -78,7 +78,12 @@ export async function startCallback(): Promise<Callback> {
   const waiting: Array<(q: URLSearchParams) => void> = [];
   const arrived: URLSearchParams[] = [];
   const server: Server = createServer((req, res) => {
-    const query = new URL(req.url ?? "/", "http://127.0.0.1").searchParams;
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (url.pathname !== "/callback") {
+      res.writeHead(404).end(); // the browser's /favicon.ico is no callback
+      return;
+    }
+    const query = url.searchParams;
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
     res.end("<!doctype html><title>Client</title><p>You can close this window.</p>");
     const resolve = waiting.shift();
