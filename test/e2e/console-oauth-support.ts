@@ -19,10 +19,13 @@ export class MemoryOAuthProvider implements OAuthClientProvider {
   authorizationUrl: URL | undefined;
   discovery: OAuthDiscoveryState | undefined;
 
-  constructor(
-    readonly redirectUrl: string,
-    readonly name: string,
-  ) {}
+  readonly redirectUrl: string;
+  readonly name: string;
+
+  constructor(redirectUrl: string, name: string) {
+    this.redirectUrl = redirectUrl;
+    this.name = name;
+  }
 
   get clientMetadata() {
     return {

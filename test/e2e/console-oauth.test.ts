@@ -129,7 +129,7 @@ describe.skipIf(!hasChromium && !required)(
       expect(query.get("iss")).toBe(server.url);
       const { client, transport } = mcpClient(first);
       await transport.finishAuth(query);
-      expect(first.saved?.access_token).toMatch(/^alk_oat_/);
+      expect(first.tokens()?.access_token).toMatch(/^alk_oat_/);
       await client.connect(transport);
       const names = (await client.listTools()).tools.map((t) => t.name);
       expect(names).toContain("kit__echo");
@@ -155,21 +155,21 @@ describe.skipIf(!hasChromium && !required)(
     }, 90_000);
 
     test("the replay revoked that grant; a new consent, then the SDK refreshes with a rotated token", async () => {
-      expect((await rawMcp("alpha", first.saved?.access_token ?? "")).status).toBe(401);
+      expect((await rawMcp("alpha", first.tokens()?.access_token ?? "")).status).toBe(401);
       first.saved = undefined;
       const url = await startConnect(first);
       await page.goto(url.href);
       await page.getByRole("heading", { name: /Connect Desk MCP client/ }).waitFor(WAIT);
       const { client, transport } = mcpClient(first);
       await transport.finishAuth(await decide("Approve"));
-      const before = first.saved;
+      const before = first.tokens();
       expect(await auth(first, { serverUrl: server.mcpUrl("alpha") })).toBe("AUTHORIZED");
-      expect(first.saved?.refresh_token).not.toBe(before?.refresh_token);
-      expect(first.saved?.access_token).not.toBe(before?.access_token);
+      expect(first.tokens()?.refresh_token).not.toBe(before?.refresh_token);
+      expect(first.tokens()?.access_token).not.toBe(before?.access_token);
       await client.connect(transport);
       expect((await client.listTools()).tools.length).toBeGreaterThan(0);
       await client.close();
-      const wrongAudience = await rawMcp("beta", first.saved?.access_token ?? "");
+      const wrongAudience = await rawMcp("beta", first.tokens()?.access_token ?? "");
       expect(wrongAudience.status).toBe(401);
       expect(await wrongAudience.json()).toMatchObject({ error: { code: "AIRLOCK_AUTHZ_WRONG_AUDIENCE" } });
       const reuse = await token({
@@ -178,7 +178,7 @@ describe.skipIf(!hasChromium && !required)(
         client_id: first.client?.client_id ?? "",
       });
       expect(reuse.body).toMatchObject({ airlock_code: "AIRLOCK_AUTHZ_REFRESH_REUSED" });
-      expect((await rawMcp("alpha", first.saved?.access_token ?? "")).status).toBe(401);
+      expect((await rawMcp("alpha", first.tokens()?.access_token ?? "")).status).toBe(401);
     }, 90_000);
 
     test("revocation by the client, and by the operator in the console, refuses later calls", async () => {

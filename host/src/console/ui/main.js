@@ -30,7 +30,7 @@ function useHashRoute() {
  */
 function nextPage() {
   const next = new URLSearchParams(location.search).get("next");
-  return next !== null && next.startsWith("/oauth/authorize?") ? next : null;
+  return next?.startsWith("/oauth/authorize?") ? next : null;
 }
 
 function SignIn({ onSignedIn, reason }) {

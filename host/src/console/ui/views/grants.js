@@ -36,10 +36,11 @@ export function GrantsTab({ slug }) {
             <th scope="row">${nameOf(g)} <span class="muted">${g.clientId}</span></th>
             <td data-label="Granted">${when(g.createdAt)}</td>
             <td data-label="State">${g.revokedAt === null ? html`<span class="badge ok">active</span>` : html`<span class="badge bad">revoked ${when(g.revokedAt)}</span>`}</td>
-            <td class="actions">${
-              g.revokedAt === null &&
-              html`<button type="button" class="danger" onClick=${() => setRevoking(g)} aria-label=${`Revoke the grant to ${nameOf(g)}`}>Revoke</button>`
-            }</td>
+            ${
+              g.revokedAt === null
+                ? html`<td class="actions"><button type="button" class="danger" onClick=${() => setRevoking(g)} aria-label=${`Revoke the grant to ${nameOf(g)}`}>Revoke</button></td>`
+                : html`<td><span class="muted">—</span></td>`
+            }
           </tr>`,
         )}</tbody>
       </table>`)
