@@ -275,7 +275,11 @@ const operation = (
     summary,
     tags: ["oauth-as"],
     "x-airlock-access": "public",
-    responses: Object.fromEntries(Object.entries(responses).map(([k, description]) => [k, { description }])),
+    responses: Object.fromEntries(
+      Object.entries({ ...responses, "500": "An unexpected failure (the admin API's JSON error)." }).map(
+        ([k, description]) => [k, { description }],
+      ),
+    ),
   },
 });
 
