@@ -160,6 +160,9 @@ describe.skipIf(!hasChromium && !required)(
       const url = await startConnect(first);
       await page.goto(url.href);
       await page.getByRole("heading", { name: /Connect Desk MCP client/ }).waitFor(WAIT);
+      await page.setViewportSize({ width: 400, height: 900 });
+      await shot(page, "oauth-02b-consent-400px");
+      await page.setViewportSize({ width: 1100, height: 900 });
       const { client, transport } = mcpClient(first);
       await transport.finishAuth(await decide("Approve"));
       const before = first.tokens();
