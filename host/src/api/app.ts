@@ -7,7 +7,8 @@
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { grantRoutes } from "../authz/grant-routes.ts";
-import { AUTHZ_OPENAPI_PATHS, mountAuthorizationServer } from "../authz/routes.ts";
+import { AUTHZ_OPENAPI_PATHS } from "../authz/openapi.ts";
+import { mountAuthorizationServer } from "../authz/routes.ts";
 import { consoleApiRoutes } from "../console/api-routes.ts";
 import { consolePageRoutes } from "../console/page-routes.ts";
 import type { AirlockHost } from "../host-types.ts";

@@ -9,7 +9,7 @@ import { defineRoute, type RouteSpec } from "../api/route-table.ts";
 import { slug } from "../api/schemas.ts";
 import type { AirlockHost } from "../host-types.ts";
 import type { AuthGrantRecord } from "../store/authz-types.ts";
-import { revokeGrantOf } from "./grants.ts";
+import { revokeGrantOf } from "./access.ts";
 
 const grantView = z.object({
   id: z.string(),

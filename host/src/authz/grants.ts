@@ -3,14 +3,11 @@
 // URL (their audience) that expire; refresh tokens that rotate on every use.
 // Invariants: every secret is 32 random bytes behind a recognisable prefix and only its sha256
 // is stored; a code is redeemed once (a replay revokes what it issued); a refresh token is
-// exchanged once (a reuse revokes the whole grant, its family); an access token is accepted
-// only for the resource it was granted, while its grant is active and its agent is the one
-// that consented (an agent deleted and made again does not inherit grants); every refusal is
-// audited with its AIRLOCK_AUTHZ_* code, never with a secret.
+// exchanged once (a reuse revokes the whole grant, its family); every refusal is audited with
+// its AIRLOCK_AUTHZ_* code, never with a secret. Access tokens are checked in access.ts.
 import { createHash, randomBytes } from "node:crypto";
 import type { AirlockHost } from "../host-types.ts";
 import type { AuthGrantRecord, AuthSecretKind } from "../store/authz-types.ts";
-import type { TokenRecord } from "../store/types.ts";
 import { type AuthzConfig, authzAudit } from "./config.ts";
 import { type AuthzErrorCode, authzError } from "./errors.ts";
 
@@ -44,7 +41,7 @@ export interface TokenResponse {
   refresh_token: string;
 }
 
-async function refuse(
+export async function refuse(
   host: AirlockHost,
   step: string,
   code: AuthzErrorCode,
@@ -236,70 +233,4 @@ export async function revokeToken(host: AirlockHost, token: string, clientId: st
   if (grant === null || grant.clientId !== clientId) return;
   const revoked = await authServer.revokeGrant(grant.id, new Date().toISOString());
   if (revoked) await authzAudit(host, "revoke", null, grant.agent, { grantId: grant.id, via: "client" });
-}
-
-/** True when a bearer value claims to be one of this server's access tokens. */
-export const isAccessToken = (token: string): boolean => token.startsWith(SECRET_PREFIXES.access);
-
-/**
- * The caller an access token stands for at the MCP URL `resource` (an agent-role record whose id
- * is the grant's); AIRLOCK_AUTHZ_TOKEN_INVALID or AIRLOCK_AUTHZ_WRONG_AUDIENCE otherwise.
- */
-export async function verifyAccessToken(
-  host: AirlockHost,
-  token: string,
-  resource: string,
-): Promise<TokenRecord> {
-  const { authServer } = host.store;
-  const found = token.length > 512 ? null : await authServer.findSecret(hashSecret(token), Date.now());
-  const grant = found === null || found.kind !== "access" ? null : await authServer.getGrant(found.grantId);
-  const agent = grant === null ? null : await host.getAgent(grant.agent);
-  if (grant === null || grant.revokedAt !== null || agent === null || agent.createdAt > grant.createdAt) {
-    return refuse(
-      host,
-      "access",
-      "AIRLOCK_AUTHZ_TOKEN_INVALID",
-      "unknown, expired or revoked access token",
-      null,
-    );
-  }
-  if (grant.resource !== resource) {
-    return refuse(
-      host,
-      "access",
-      "AIRLOCK_AUTHZ_WRONG_AUDIENCE",
-      `this access token was granted for ${grant.resource}, not for ${resource}`,
-      grant.agent,
-      { grantId: grant.id },
-    );
-  }
-  return {
-    id: grant.id,
-    role: "agent",
-    agent: grant.agent,
-    label: `oauth grant to ${grant.clientName || grant.clientId}`,
-    createdAt: grant.createdAt,
-  };
-}
-
-/** The operator revokes a grant from the console; AIRLOCK_AUTHZ_UNKNOWN_GRANT when it is not the agent's. */
-export async function revokeGrantOf(
-  host: AirlockHost,
-  agent: string,
-  grantId: string,
-): Promise<AuthGrantRecord> {
-  const { authServer } = host.store;
-  const grant = await authServer.getGrant(grantId);
-  if (grant === null || grant.agent !== agent) {
-    return refuse(
-      host,
-      "revoke",
-      "AIRLOCK_AUTHZ_UNKNOWN_GRANT",
-      `agent ${agent} has no OAuth grant ${grantId}`,
-      agent,
-    );
-  }
-  await authServer.revokeGrant(grant.id, new Date().toISOString());
-  await authzAudit(host, "revoke", null, agent, { grantId: grant.id, via: "operator" });
-  return (await authServer.getGrant(grant.id)) ?? grant;
 }

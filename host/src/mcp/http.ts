@@ -18,7 +18,7 @@ import type { Context, Hono } from "hono";
 import { authenticateRequest, bearerToken, checkAccess } from "../api/auth.ts";
 import { apiError, toWireError } from "../api/errors.ts";
 import type { ExtraPath } from "../api/openapi.ts";
-import { isAccessToken, verifyAccessToken } from "../authz/grants.ts";
+import { isAccessToken, verifyAccessToken } from "../authz/access.ts";
 import type { AirlockHost } from "../host-types.ts";
 import type { TokenRecord } from "../store/types.ts";
 import { readJsonBody } from "./http-support.ts";
