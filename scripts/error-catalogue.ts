@@ -9,6 +9,7 @@ import { join } from "node:path";
 import type { ErrorCatalogue } from "@airlock/sdk/errors";
 import { API_ERRORS } from "../host/src/api/errors.ts";
 import { AUTH_ERRORS } from "../host/src/auth/errors.ts";
+import { AUTHZ_ERRORS } from "../host/src/authz/errors.ts";
 import { BRIDGE_ERRORS } from "../host/src/bridge/errors.ts";
 import { CATALOGUE_ERRORS } from "../host/src/catalogue/errors.ts";
 import { BOOTSTRAP_ERRORS } from "../host/src/cli/bootstrap/errors.ts";
@@ -56,6 +57,11 @@ export const AREAS: ReadonlyArray<{ area: string; file: string; codes: ErrorCata
   { area: "Code mode", file: "host/src/code-mode/errors.ts", codes: CODE_MODE_ERRORS },
   { area: "People in the loop", file: "host/src/people/errors.ts", codes: PEOPLE_ERRORS },
   { area: "Tokens", file: "host/src/auth/errors.ts", codes: AUTH_ERRORS },
+  {
+    area: "OAuth authorization server (MCP clients)",
+    file: "host/src/authz/errors.ts",
+    codes: AUTHZ_ERRORS,
+  },
   { area: "HTTP admin API", file: "host/src/api/errors.ts", codes: API_ERRORS },
   { area: "MCP server", file: "host/src/mcp/errors.ts", codes: MCP_ERRORS },
   { area: "Operator console", file: "host/src/console/errors.ts", codes: CONSOLE_ERRORS },

@@ -234,7 +234,7 @@ const initialize = (token: string) =>
   );
 
 describe("the HTTP exchange", () => {
-  test("401 names the protected-resource metadata, which names no authorization server yet", async () => {
+  test("401 names the protected-resource metadata, which names this host as the authorization server", async () => {
     const res = await post({ jsonrpc: "2.0", id: 1, method: "tools/list" });
     expect(res.status).toBe(401);
     expect(await res.json()).toMatchObject({ error: { code: "AIRLOCK_API_UNAUTHORIZED" } });
@@ -242,7 +242,7 @@ describe("the HTTP exchange", () => {
     const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge)?.[1];
     expect(metadataUrl).toBe(`${server.url}/.well-known/oauth-protected-resource/mcp/alpha`);
     const metadata = (await (await fetch(metadataUrl as string)).json()) as Record<string, unknown>;
-    expect(metadata).toMatchObject({ resource: server.mcpUrl("alpha"), authorization_servers: [] });
+    expect(metadata).toMatchObject({ resource: server.mcpUrl("alpha"), authorization_servers: [server.url] });
     const forbidden = await post(
       { jsonrpc: "2.0", id: 1, method: "tools/list" },
       {

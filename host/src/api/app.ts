@@ -6,6 +6,9 @@
 // `allowedHosts` set, a request whose Host/Origin is not the server's own is refused first.
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { grantRoutes } from "../authz/grant-routes.ts";
+import { AUTHZ_OPENAPI_PATHS } from "../authz/openapi.ts";
+import { mountAuthorizationServer } from "../authz/routes.ts";
 import { consoleApiRoutes } from "../console/api-routes.ts";
 import { consoleBrokerRoutes } from "../console/broker-routes.ts";
 import { consolePageRoutes } from "../console/page-routes.ts";
@@ -72,6 +75,7 @@ export function adminRoutes(options: AdminApiOptions = {}): RouteSpec[] {
     ...consoleApiRoutes,
     ...consoleRegistryRoutes,
     ...consoleBrokerRoutes,
+    ...grantRoutes,
     ...remoteRoutes,
     ...auditRoutes,
     ...callRoutes,
@@ -98,7 +102,12 @@ export function createAdminApi(host: AirlockHost, options: AdminApiOptions = {})
   const extra: ExtraPath[] =
     options.mcp === false
       ? []
-      : [MCP_OPENAPI_PATH, ...PROTECTED_RESOURCE_OPENAPI_PATHS, ...PEOPLE_PAGES_OPENAPI_PATHS];
+      : [
+          MCP_OPENAPI_PATH,
+          ...PROTECTED_RESOURCE_OPENAPI_PATHS,
+          ...AUTHZ_OPENAPI_PATHS,
+          ...PEOPLE_PAGES_OPENAPI_PATHS,
+        ];
   const routes: RouteSpec[] = [...adminRoutes(options)];
   routes.push(...metaRoutes(() => buildOpenApiDocument(routes, host.version, extra)), ...consolePageRoutes());
   const matchers = routes.map((route) => ({ method: route.method, match: pathMatcher(route.path) }));
@@ -134,6 +143,7 @@ export function createAdminApi(host: AirlockHost, options: AdminApiOptions = {})
   if (options.mcp !== false) {
     mountMcpHttp(app, host, options.mcp ?? {});
     mountPeoplePages(app, host);
+    mountAuthorizationServer(app, host);
   }
   return app;
 }

@@ -15,9 +15,10 @@ import {
   type McpHttpHandler,
 } from "@modelcontextprotocol/server";
 import type { Context, Hono } from "hono";
-import { authenticateRequest, checkAccess } from "../api/auth.ts";
+import { authenticateRequest, bearerToken, checkAccess } from "../api/auth.ts";
 import { apiError, toWireError } from "../api/errors.ts";
 import type { ExtraPath } from "../api/openapi.ts";
+import { isAccessToken, verifyAccessToken } from "../authz/access.ts";
 import type { AirlockHost } from "../host-types.ts";
 import type { TokenRecord } from "../store/types.ts";
 import { readJsonBody } from "./http-support.ts";
@@ -70,8 +71,8 @@ export class McpHttpEndpoint {
 
   async handle(c: Context): Promise<Response> {
     const request = c.req.raw;
-    const token = await authenticateRequest(this.#host, c.req.header("authorization"));
     const agent = c.req.param("slug") ?? "";
+    const token = await this.#caller(c, agent);
     checkAccess(token, "agent-self", agent);
     if ((await this.#host.getAgent(agent)) === null) {
       throw apiError("AIRLOCK_API_UNKNOWN_AGENT", `no agent has slug ${JSON.stringify(agent)}`);
@@ -98,6 +99,18 @@ export class McpHttpEndpoint {
       },
     };
     return this.#modernHandler(agent).fetch(request, { authInfo, parsedBody: body });
+  }
+
+  /**
+   * The token of the request: an OAuth access token of the host's authorization server (bound to
+   * this exact MCP URL, its audience), or an agent or operator token.
+   */
+  async #caller(c: Context, agent: string): Promise<TokenRecord> {
+    const header = c.req.header("authorization");
+    const bearer = bearerToken(header);
+    if (bearer === null || !isAccessToken(bearer)) return authenticateRequest(this.#host, header);
+    const resource = `${new URL(c.req.url).origin}/mcp/${encodeURIComponent(agent)}`;
+    return verifyAccessToken(this.#host, bearer, resource);
   }
 
   #modernHandler(agent: string): McpHttpHandler {
@@ -155,17 +168,26 @@ export function mountMcpHttp(app: Hono, host: AirlockHost, options: McpHttpOptio
     try {
       return await endpoint.handle(c);
     } catch (error) {
-      if (!(error instanceof AirlockError) || error.code !== "AIRLOCK_API_UNAUTHORIZED") throw error;
-      // RFC 9728: the challenge points the client at the resource's metadata.
+      if (!(error instanceof AirlockError) || !CHALLENGED.has(error.code)) throw error;
+      // RFC 9728: the challenge points the client at the resource's metadata; RFC 6750 §3.1: a
+      // refused OAuth access token is named invalid_token.
       const wire = toWireError(error);
-      return c.json(wire.body, 401, { "www-authenticate": wwwAuthenticate(new URL(c.req.url)) });
+      const invalid = error.code !== "AIRLOCK_API_UNAUTHORIZED";
+      return c.json(wire.body, 401, { "www-authenticate": wwwAuthenticate(new URL(c.req.url), invalid) });
     }
   });
   return endpoint;
 }
 
-function wwwAuthenticate(url: URL): string {
-  return `Bearer realm="airlock", resource_metadata="${url.origin}/.well-known/oauth-protected-resource${url.pathname}"`;
+const CHALLENGED = new Set([
+  "AIRLOCK_API_UNAUTHORIZED",
+  "AIRLOCK_AUTHZ_TOKEN_INVALID",
+  "AIRLOCK_AUTHZ_WRONG_AUDIENCE",
+]);
+
+function wwwAuthenticate(url: URL, invalidToken: boolean): string {
+  const error = invalidToken ? ', error="invalid_token"' : "";
+  return `Bearer realm="airlock", resource_metadata="${url.origin}/.well-known/oauth-protected-resource${url.pathname}"${error}`;
 }
 
 /** The OpenAPI description of the MCP endpoint (added to the admin API's document). */

@@ -1,32 +1,35 @@
 // OAuth 2.1 protected-resource metadata (RFC 9728) for the agents' MCP endpoints, at
 // /.well-known/oauth-protected-resource/mcp/<agent> (the path the 401's WWW-Authenticate names)
 // and at /.well-known/oauth-protected-resource for the server as a whole.
-// Invariant: the document names no authorization server until the host has one (the operator
-// console issue brings it); until then clients use static bearer tokens, and the document says so.
+// Invariant: an agent's document names this host (its origin) as the one authorization server
+// (host/src/authz/, RFC 8414 metadata at /.well-known/oauth-authorization-server), whose access
+// tokens are audience-bound to that agent's MCP URL; static agent and operator tokens keep
+// working beside OAuth, and the document says so.
 import type { Hono } from "hono";
 import type { ExtraPath } from "../api/openapi.ts";
 
 export const PROTECTED_RESOURCE_PATH = "/.well-known/oauth-protected-resource";
 
-export function protectedResourceMetadata(resource: string): Record<string, unknown> {
+export function protectedResourceMetadata(resource: string, origin: string): Record<string, unknown> {
   return {
     resource,
-    authorization_servers: [],
+    authorization_servers: [origin],
     bearer_methods_supported: ["header"],
     resource_name: "Airlock MCP endpoint",
     "x-airlock-authorization":
-      "no authorization server yet: send an agent token or an operator token as `Authorization: Bearer <token>`",
+      "OAuth 2.1 with this host's authorization server (the operator consents in the console), or an agent token or an operator token as `Authorization: Bearer <token>`",
   };
 }
 
 export function mountProtectedResource(app: Hono): void {
   app.get(PROTECTED_RESOURCE_PATH, (c) => {
     const url = new URL(c.req.url);
-    return c.json(protectedResourceMetadata(url.origin));
+    return c.json(protectedResourceMetadata(url.origin, url.origin));
   });
   app.get(`${PROTECTED_RESOURCE_PATH}/mcp/:slug`, (c) => {
     const url = new URL(c.req.url);
-    return c.json(protectedResourceMetadata(`${url.origin}/mcp/${encodeURIComponent(c.req.param("slug"))}`));
+    const resource = `${url.origin}/mcp/${encodeURIComponent(c.req.param("slug"))}`;
+    return c.json(protectedResourceMetadata(resource, url.origin));
   });
 }
 

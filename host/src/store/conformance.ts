@@ -6,6 +6,7 @@
 import type { PluginManifest } from "@airlock/sdk/manifest";
 import { beforeEach, expect, it } from "vitest";
 import { artifactConformance } from "./conformance-artifacts.ts";
+import { authServerConformance } from "./conformance-authz.ts";
 import { brokerConformance } from "./conformance-broker.ts";
 import { doc, knowledgeConformance } from "./conformance-knowledge.ts";
 import { taskConformance } from "./conformance-tasks.ts";
@@ -335,4 +336,5 @@ export function storeConformance(factory: StoreFactory): void {
   knowledgeConformance(s);
   brokerConformance(s);
   taskConformance(s);
+  authServerConformance(s);
 }

@@ -5,6 +5,7 @@
 // produced by host/src/secrets (the store never sees a master key or a plaintext secret).
 import type { KnowledgeLevel } from "@airlock/sdk";
 import type { PluginManifest } from "@airlock/sdk/manifest";
+import type { AuthServerStore } from "./authz-types.ts";
 import type { BrokerStore } from "./broker-types.ts";
 import type { ClusterStore } from "./cluster-types.ts";
 import type { TaskStore } from "./task-types.ts";
@@ -298,4 +299,6 @@ export interface Store extends BrokerStore {
   readonly cluster?: ClusterStore;
   /** Long-running calls run as tasks (host/src/tasks/), in both dialects. */
   readonly tasks: TaskStore;
+  /** The host's own OAuth authorization server (host/src/authz/), in both dialects. */
+  readonly authServer: AuthServerStore;
 }

@@ -25,6 +25,15 @@ function useHashRoute() {
   return route;
 }
 
+/**
+ * Where to go after signing in: the authorization server's consent page when it sent the browser
+ * here (`/admin?next=/oauth/authorize?…`); only that same-origin path is followed.
+ */
+function nextPage() {
+  const next = new URLSearchParams(location.search).get("next");
+  return next?.startsWith("/oauth/authorize?") ? next : null;
+}
+
 function SignIn({ onSignedIn, reason }) {
   const [token, setToken] = useState("");
   const [error, setError] = useState(reason ?? null);
@@ -45,6 +54,7 @@ function SignIn({ onSignedIn, reason }) {
   };
   return html`<main class="signin">
     <h1>Airlock console</h1>
+    ${nextPage() !== null && html`<p class="hint">An MCP client asks to connect to an agent: sign in to review its request.</p>`}
     <form onSubmit=${submit} class="card">
       <label for="token">Operator token</label>
       <p class="hint" id="token-hint">
@@ -111,6 +121,11 @@ function App() {
   const [session, setSessionState] = useState(undefined);
   const [reason, setReason] = useState(null);
   const signedIn = (s) => {
+    const next = nextPage();
+    if (next !== null) {
+      location.assign(next);
+      return;
+    }
     setSession(s.csrf, (error) => {
       setReason(`${error.message} (${error.code})`);
       setSessionState(null);

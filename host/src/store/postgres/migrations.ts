@@ -252,6 +252,37 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     name: "tokens: the first characters of each token, for listings (never enough to use it)",
     sql: "ALTER TABLE tokens ADD COLUMN token_prefix text;",
   },
+  {
+    version: 7,
+    name: "authorization server: clients, grants, hashed codes and tokens (host/src/authz/)",
+    sql: `
+      CREATE TABLE authz_clients (
+        id text PRIMARY KEY,
+        name text NOT NULL,
+        redirect_uris text NOT NULL,
+        created_at text NOT NULL
+      );
+      CREATE TABLE authz_grants (
+        id text PRIMARY KEY,
+        client_id text NOT NULL,
+        client_name text NOT NULL,
+        agent text NOT NULL,
+        resource text NOT NULL,
+        created_at text NOT NULL,
+        revoked_at text
+      );
+      CREATE INDEX authz_grants_agent ON authz_grants (agent, created_at);
+      CREATE TABLE authz_secrets (
+        hash text PRIMARY KEY,
+        kind text NOT NULL,
+        grant_id text NOT NULL,
+        data text,
+        expires_at bigint NOT NULL,
+        used_at bigint
+      );
+      CREATE INDEX authz_secrets_expiry ON authz_secrets (expires_at);
+    `,
+  },
 ];
 
 /** Applies pending migrations in `schema` (created if missing) under an advisory lock. */

@@ -7,6 +7,7 @@ import { storeError } from "../errors.ts";
 import { postgresPluginWorkers } from "../plugin-workers.ts";
 import type { Store } from "../types.ts";
 import { postgresAudit } from "./audit.ts";
+import { postgresAuthServer } from "./authz.ts";
 import { postgresBroker } from "./broker.ts";
 import { postgresCluster } from "./cluster.ts";
 import { postgresData } from "./data.ts";
@@ -69,6 +70,7 @@ export async function openPostgresStore(config: PostgresStoreConfig): Promise<St
     ...postgresBroker(db),
     ...postgresPluginWorkers(db),
     ...postgresTasks(db),
+    ...postgresAuthServer(db),
     cluster: postgresCluster(db, { connectionString: config.url, ...searchPath }, schema),
   };
   try {

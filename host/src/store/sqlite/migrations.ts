@@ -213,6 +213,37 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     name: "tokens: the first characters of each token, for listings (never enough to use it)",
     sql: "ALTER TABLE tokens ADD COLUMN token_prefix TEXT;",
   },
+  {
+    version: 6,
+    name: "authorization server: clients, grants, hashed codes and tokens (host/src/authz/)",
+    sql: `
+      CREATE TABLE authz_clients (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        redirect_uris TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE TABLE authz_grants (
+        id TEXT PRIMARY KEY,
+        client_id TEXT NOT NULL,
+        client_name TEXT NOT NULL,
+        agent TEXT NOT NULL,
+        resource TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        revoked_at TEXT
+      );
+      CREATE INDEX authz_grants_agent ON authz_grants (agent, created_at);
+      CREATE TABLE authz_secrets (
+        hash TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        grant_id TEXT NOT NULL,
+        data TEXT,
+        expires_at INTEGER NOT NULL,
+        used_at INTEGER
+      );
+      CREATE INDEX authz_secrets_expiry ON authz_secrets (expires_at);
+    `,
+  },
 ];
 
 /** Applies every pending migration, each atomically; refuses a database newer than this build. */

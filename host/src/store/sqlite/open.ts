@@ -16,6 +16,7 @@ import { sqlitePluginWorkers } from "../plugin-workers.ts";
 import type { Store } from "../types.ts";
 import { insert as insertAudit, sqliteAudit } from "./audit.ts";
 import { ensureMarksTable, openAuditJournal, replayAuditJournals } from "./audit-journal.ts";
+import { sqliteAuthServer } from "./authz.ts";
 import { sqliteBroker } from "./broker.ts";
 import { sqliteData } from "./data.ts";
 import { sqliteKnowledge } from "./knowledge.ts";
@@ -109,6 +110,7 @@ export async function openSqliteStore(
     ...sqlitePluginWorkers(db),
     openAuditJournal: () => openAuditJournal(dataDir, db, { durable: durability }),
     ...sqliteTasks(db),
+    ...sqliteAuthServer(db),
   };
   try {
     await store.migrate();

@@ -1,8 +1,10 @@
 // One agent: tabs for its tools, its secrets and knowledge level, its tokens, its OAuth
-// connections and model grants, who approves its calls (people in the loop), and code mode.
+// connections and model grants, the OAuth grants of MCP clients, who approves its calls (people
+// in the loop), and code mode.
 import { html } from "../html.js";
 import { CodeModeTab } from "./code-mode.js";
 import { ConnectionsTab } from "./connections.js";
+import { GrantsTab } from "./grants.js";
 import { PeopleTab } from "./people.js";
 import { SecretsTab } from "./secrets.js";
 import { TokensTab } from "./tokens.js";
@@ -13,6 +15,7 @@ const TABS = [
   ["secrets", "Secrets & knowledge"],
   ["tokens", "Tokens"],
   ["connections", "Connections & models"],
+  ["grants", "OAuth grants"],
   ["people", "Approvals & asking"],
   ["code-mode", "Code mode"],
 ];
@@ -21,6 +24,7 @@ const SCREENS = {
   secrets: SecretsTab,
   tokens: TokensTab,
   connections: ConnectionsTab,
+  grants: GrantsTab,
   people: PeopleTab,
   "code-mode": CodeModeTab,
 };
