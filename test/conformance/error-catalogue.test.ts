@@ -11,6 +11,7 @@ const root = resolve(import.meta.dirname, "../..");
 /** AIRLOCK_* names that are environment variables, not error codes. */
 const ENV_VARS = new Set([
   "AIRLOCK_AUTHZ_ACCESS_TOKEN_TTL",
+  "AIRLOCK_AUTHZ_MAX_CLIENTS",
   "AIRLOCK_DATA_DIR",
   "AIRLOCK_DEBUG",
   "AIRLOCK_MASTER_KEY",

@@ -103,7 +103,7 @@ export interface SurfaceFixture {
 
 /** A real host with the kit installed; `enable` turns on kit tools for the agent. */
 export async function createSurfaceFixture(
-  options: { install?: boolean; enable?: string[] } = {},
+  options: { install?: boolean; enable?: string[]; publicUrl?: string } = {},
 ): Promise<SurfaceFixture> {
   const dataDir = await mkdtemp(join(tmpdir(), "airlock-surfaces-"));
   if (options.install !== false) {
@@ -119,6 +119,7 @@ export async function createSurfaceFixture(
     dataDir,
     sandbox: { mode: "in-process" },
     onInternalError: () => undefined,
+    ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
   });
   try {
     const operator = await host.issueToken("operator", undefined, "test");

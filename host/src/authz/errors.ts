@@ -12,6 +12,16 @@ export const AUTHZ_ERRORS = defineErrorCodes({
     description:
       "A client registration was refused: redirect_uris must be 1–10 https URLs or loopback http URLs (127.0.0.1, [::1], localhost) without a fragment; only public clients (token_endpoint_auth_method none) with the authorization_code and refresh_token grants are registered.",
   },
+  AIRLOCK_AUTHZ_REGISTRATION_RATE_LIMITED: {
+    status: 429,
+    description:
+      "Too many client registrations from one source address: 10 at once, then one a minute come back; wait and register again.",
+  },
+  AIRLOCK_AUTHZ_TOO_MANY_CLIENTS: {
+    status: 503,
+    description:
+      "The host has as many registered clients as AIRLOCK_AUTHZ_MAX_CLIENTS allows (default 1000); the operator raises it to take more.",
+  },
   AIRLOCK_AUTHZ_UNKNOWN_CLIENT: {
     status: 400,
     description: "The client_id is not one this host registered; register the client again.",
@@ -80,7 +90,8 @@ export const AUTHZ_ERRORS = defineErrorCodes({
   },
   AIRLOCK_AUTHZ_CONFIG_INVALID: {
     status: 500,
-    description: "AIRLOCK_AUTHZ_ACCESS_TOKEN_TTL must be whole seconds from 60 to 86400.",
+    description:
+      "AIRLOCK_AUTHZ_ACCESS_TOKEN_TTL must be whole seconds from 60 to 86400; AIRLOCK_AUTHZ_MAX_CLIENTS a whole number from 1 to 1000000.",
   },
 });
 
@@ -89,6 +100,8 @@ export type AuthzErrorCode = keyof typeof AUTHZ_ERRORS;
 /** The OAuth `error` value each code is sent as. */
 export const OAUTH_ERROR_OF: Readonly<Record<AuthzErrorCode, string>> = {
   AIRLOCK_AUTHZ_INVALID_CLIENT_METADATA: "invalid_client_metadata",
+  AIRLOCK_AUTHZ_REGISTRATION_RATE_LIMITED: "temporarily_unavailable",
+  AIRLOCK_AUTHZ_TOO_MANY_CLIENTS: "temporarily_unavailable",
   AIRLOCK_AUTHZ_UNKNOWN_CLIENT: "invalid_client",
   AIRLOCK_AUTHZ_REDIRECT_URI_MISMATCH: "invalid_request",
   AIRLOCK_AUTHZ_INVALID_REQUEST: "invalid_request",

@@ -1,5 +1,6 @@
 // The host's own OAuth 2.1 authorization server, mounted on the admin server beside /mcp:
-// - GET /.well-known/oauth-authorization-server — RFC 8414 metadata (issuer: this origin);
+// - GET /.well-known/oauth-authorization-server — RFC 8414 metadata (issuer: the public URL
+//   when the operator set one, else the request's origin — config.ts externalBase);
 // - POST /oauth/register — dynamic client registration (RFC 7591, public clients);
 // - GET /oauth/authorize — checks the request, sends a browser without a console session to
 //   sign in (/admin?next=…, which comes back here), then shows the consent page;
@@ -7,7 +8,9 @@
 //   client's redirect URI with `state` and `iss` (RFC 9207);
 // - POST /oauth/token — authorization_code (PKCE S256) and refresh_token (rotating) grants;
 // - POST /oauth/revoke — RFC 7009.
-// Invariants: a decision is taken only from this origin (Origin header), in the signed-in
+// The metadata, register, token and revoke endpoints answer CORS for any origin without
+// credentials (cors.ts); /oauth/authorize answers none.
+// Invariants: a decision is taken only from this host's (public) origin (Origin header), in the signed-in
 // operator's console session (its CSRF token in the form), on a request sealed by the GET for
 // that session less than CONSENT_TTL_MS ago; OAuth errors carry `error` per spec and the stable
 // code in `airlock_code` and `error_description`; every step and refusal is audited.
@@ -16,15 +19,22 @@ import type { Context, Hono } from "hono";
 import { openSession, readCookie, SESSION_COOKIE } from "../console/session.ts";
 import type { AirlockHost } from "../host-types.ts";
 import { checkAuthorizationRequest, registerClient } from "./clients.ts";
-import { type AuthzConfig, authzAudit, authzConfig } from "./config.ts";
+import { type AuthzConfig, authzAudit, authzConfig, externalBase, externalOrigin } from "./config.ts";
 import { consentPage, errorPage, pageHeaders } from "./consent-page.ts";
+import { mountPublicCors } from "./cors.ts";
 import { AUTHZ_ERRORS, type AuthzErrorCode, oauthErrorBody } from "./errors.ts";
 import { exchangeCode, issueCode, refreshTokens, revokeToken } from "./grants.ts";
+import { checkRegistrationLimits, RegistrationBuckets, sourceAddress } from "./register-limits.ts";
 
 export const AS_METADATA_PATH = "/.well-known/oauth-authorization-server";
 const CONSENT_PURPOSE = "airlock-oauth-consent";
 const CONSENT_TTL_MS = 10 * 60 * 1000;
 const MAX_FORM_BYTES = 16 * 1024;
+/** Codes answered with their own status (429, 503) rather than the OAuth endpoints' 400. */
+const RAW_STATUS = new Set<AuthzErrorCode>([
+  "AIRLOCK_AUTHZ_REGISTRATION_RATE_LIMITED",
+  "AIRLOCK_AUTHZ_TOO_MANY_CLIENTS",
+]);
 
 interface SealedConsent {
   c: string;
@@ -55,11 +65,12 @@ export function authorizationServerMetadata(origin: string): Record<string, unkn
   };
 }
 
-const originOf = (c: Context): string => new URL(c.req.url).origin;
-
 function oauthError(c: Context, code: AuthzErrorCode, message: string): Response {
-  const status = code === "AIRLOCK_AUTHZ_CONFIG_INVALID" ? 500 : 400;
-  return c.json(oauthErrorBody(code, message), status, { "cache-control": "no-store", pragma: "no-cache" });
+  const status =
+    code === "AIRLOCK_AUTHZ_CONFIG_INVALID" ? 500 : RAW_STATUS.has(code) ? AUTHZ_ERRORS[code].status : 400;
+  const headers: Record<string, string> = { "cache-control": "no-store", pragma: "no-cache" };
+  if (code === "AIRLOCK_AUTHZ_REGISTRATION_RATE_LIMITED") headers["retry-after"] = "60";
+  return c.json(oauthErrorBody(code, message), status as 400, headers);
 }
 
 /** Runs an endpoint, answering an AIRLOCK_AUTHZ_* failure as an OAuth error body. */
@@ -105,7 +116,7 @@ async function pageRefusal(
 }
 
 async function showConsent(host: AirlockHost, config: AuthzConfig, c: Context): Promise<Response> {
-  const origin = originOf(c);
+  const origin = externalBase(host, c.req.url);
   const params = Object.fromEntries(new URL(c.req.url).searchParams);
   const check = await checkAuthorizationRequest(host, params, origin);
   if (!check.ok && !check.redirect) return pageRefusal(host, c, check.code, check.message, null);
@@ -152,10 +163,11 @@ async function showConsent(host: AirlockHost, config: AuthzConfig, c: Context): 
 }
 
 async function decide(host: AirlockHost, config: AuthzConfig, c: Context): Promise<Response> {
-  const origin = originOf(c);
+  const origin = externalBase(host, c.req.url);
   const refuse = (why: string) =>
     pageRefusal(host, c, "AIRLOCK_AUTHZ_CONSENT_FORM_INVALID", `this decision was refused: ${why}`, null);
-  if (c.req.header("origin") !== origin) return refuse("it did not come from this host's consent page");
+  if (c.req.header("origin") !== externalOrigin(host, c.req.url))
+    return refuse("it did not come from this host's consent page");
   const form = await readForm(c);
   if (form === null) return refuse("it is not this page's form");
   let session = null;
@@ -213,9 +225,12 @@ export function mountAuthorizationServer(
   host: AirlockHost,
   config: AuthzConfig = authzConfig(),
 ): void {
-  app.get(AS_METADATA_PATH, (c) => c.json(authorizationServerMetadata(originOf(c))));
+  const buckets = new RegistrationBuckets(config.registerBurst, config.registerRefillMs);
+  mountPublicCors(app, [AS_METADATA_PATH, "/oauth/register", "/oauth/token", "/oauth/revoke"]);
+  app.get(AS_METADATA_PATH, (c) => c.json(authorizationServerMetadata(externalBase(host, c.req.url))));
   app.post("/oauth/register", (c) =>
     oauthJson(c, async () => {
+      await checkRegistrationLimits(host, config, buckets, sourceAddress(c));
       let body: unknown;
       try {
         body = JSON.parse(await c.req.text());

@@ -52,9 +52,12 @@ export class AuthzHarness {
   app!: Hono;
   cookie = "";
   readonly issued: string[] = [];
+  /** The origin the host names itself by: ORIGIN, or the public URL it was opened with. */
+  origin = ORIGIN;
 
-  async open(): Promise<void> {
-    this.f = await createSurfaceFixture();
+  async open(options: { publicUrl?: string } = {}): Promise<void> {
+    if (options.publicUrl !== undefined) this.origin = options.publicUrl.replace(/\/+$/, "");
+    this.f = await createSurfaceFixture(options);
     this.app = createAdminApi(this.f.host, { log: () => undefined });
     await this.f.host.setSecrets("alpha", { api_key: CANARY });
     const res = await this.app.request("/admin/session", {
@@ -69,17 +72,30 @@ export class AuthzHarness {
     await this.f?.close();
   }
 
-  async register(redirectUris: unknown = [REDIRECT]) {
-    const res = await this.app.request("/oauth/register", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ client_name: "Desk client", redirect_uris: redirectUris }),
-    });
+  #registrations = 0;
+
+  /**
+   * Registers a client. Each call comes from its own source address (the socket the node server
+   * would pass as `env.incoming`), so suites stay under the per-address rate limit; `address`
+   * names one (the rate-limit tests).
+   */
+  async register(redirectUris: unknown = [REDIRECT], address?: string) {
+    this.#registrations += 1;
+    const remoteAddress = address ?? `198.51.100.${this.#registrations % 250}`;
+    const res = await this.app.request(
+      "/oauth/register",
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ client_name: "Desk client", redirect_uris: redirectUris }),
+      },
+      { incoming: { socket: { remoteAddress } } },
+    );
     return { status: res.status, body: (await res.json()) as Record<string, string> };
   }
 
   /** GET the consent page in the session and POST the decision; answers the redirect's query. */
-  async consent(url: string, decision = "approve", origin = ORIGIN) {
+  async consent(url: string, decision = "approve", origin = this.origin) {
     const page = await this.app.request(url, { headers: { cookie: this.cookie } });
     expect(page.status).toBe(200);
     const html = await page.text();
@@ -97,7 +113,7 @@ export class AuthzHarness {
     const client = (await this.register()).body;
     const { verifier, challenge } = pkce();
     const { query } = await this.consent(
-      authorizeUrl(client.client_id ?? "", challenge, { resource: `${ORIGIN}/mcp/${agent}` }),
+      authorizeUrl(client.client_id ?? "", challenge, { resource: `${this.origin}/mcp/${agent}` }),
     );
     const res = await this.app.request(
       "/oauth/token",

@@ -19,6 +19,7 @@ import { authenticateRequest, bearerToken, checkAccess } from "../api/auth.ts";
 import { apiError, toWireError } from "../api/errors.ts";
 import type { ExtraPath } from "../api/openapi.ts";
 import { isAccessToken, verifyAccessToken } from "../authz/access.ts";
+import { externalBase } from "../authz/config.ts";
 import type { AirlockHost } from "../host-types.ts";
 import type { TokenRecord } from "../store/types.ts";
 import { readJsonBody } from "./http-support.ts";
@@ -109,7 +110,7 @@ export class McpHttpEndpoint {
     const header = c.req.header("authorization");
     const bearer = bearerToken(header);
     if (bearer === null || !isAccessToken(bearer)) return authenticateRequest(this.#host, header);
-    const resource = `${new URL(c.req.url).origin}/mcp/${encodeURIComponent(agent)}`;
+    const resource = `${externalBase(this.#host, c.req.url)}/mcp/${encodeURIComponent(agent)}`;
     return verifyAccessToken(this.#host, bearer, resource);
   }
 
@@ -163,7 +164,7 @@ function modernConversation(body: unknown, token: TokenRecord): string {
 
 export function mountMcpHttp(app: Hono, host: AirlockHost, options: McpHttpOptions = {}): McpHttpEndpoint {
   const endpoint = options.endpoint ?? new McpHttpEndpoint(host, options);
-  mountProtectedResource(app);
+  mountProtectedResource(app, host);
   app.all(MCP_PATH, async (c) => {
     try {
       return await endpoint.handle(c);
@@ -173,7 +174,8 @@ export function mountMcpHttp(app: Hono, host: AirlockHost, options: McpHttpOptio
       // refused OAuth access token is named invalid_token.
       const wire = toWireError(error);
       const invalid = error.code !== "AIRLOCK_API_UNAUTHORIZED";
-      return c.json(wire.body, 401, { "www-authenticate": wwwAuthenticate(new URL(c.req.url), invalid) });
+      const challenge = wwwAuthenticate(externalBase(host, c.req.url), new URL(c.req.url), invalid);
+      return c.json(wire.body, 401, { "www-authenticate": challenge });
     }
   });
   return endpoint;
@@ -185,9 +187,9 @@ const CHALLENGED = new Set([
   "AIRLOCK_AUTHZ_WRONG_AUDIENCE",
 ]);
 
-function wwwAuthenticate(url: URL, invalidToken: boolean): string {
+function wwwAuthenticate(base: string, url: URL, invalidToken: boolean): string {
   const error = invalidToken ? ', error="invalid_token"' : "";
-  return `Bearer realm="airlock", resource_metadata="${url.origin}/.well-known/oauth-protected-resource${url.pathname}"${error}`;
+  return `Bearer realm="airlock", resource_metadata="${base}/.well-known/oauth-protected-resource${url.pathname}"${error}`;
 }
 
 /** The OpenAPI description of the MCP endpoint (added to the admin API's document). */

@@ -1,12 +1,17 @@
 // OAuth 2.1 protected-resource metadata (RFC 9728) for the agents' MCP endpoints, at
 // /.well-known/oauth-protected-resource/mcp/<agent> (the path the 401's WWW-Authenticate names)
 // and at /.well-known/oauth-protected-resource for the server as a whole.
-// Invariant: an agent's document names this host (its origin) as the one authorization server
+// Invariant: an agent's document names this host (its public URL when the operator set one, else
+// the request's origin: authz/config.ts externalBase) as the one authorization server
 // (host/src/authz/, RFC 8414 metadata at /.well-known/oauth-authorization-server), whose access
-// tokens are audience-bound to that agent's MCP URL; static agent and operator tokens keep
+// tokens are audience-bound to that agent's MCP URL; both documents answer CORS for any origin
+// without credentials (authz/cors.ts), for browser-based clients; static agent and operator tokens keep
 // working beside OAuth, and the document says so.
 import type { Hono } from "hono";
 import type { ExtraPath } from "../api/openapi.ts";
+import { externalBase } from "../authz/config.ts";
+import { mountPublicCors } from "../authz/cors.ts";
+import type { AirlockHost } from "../host-types.ts";
 
 export const PROTECTED_RESOURCE_PATH = "/.well-known/oauth-protected-resource";
 
@@ -21,15 +26,16 @@ export function protectedResourceMetadata(resource: string, origin: string): Rec
   };
 }
 
-export function mountProtectedResource(app: Hono): void {
+export function mountProtectedResource(app: Hono, host: AirlockHost): void {
+  mountPublicCors(app, [PROTECTED_RESOURCE_PATH, `${PROTECTED_RESOURCE_PATH}/mcp/:slug`]);
   app.get(PROTECTED_RESOURCE_PATH, (c) => {
-    const url = new URL(c.req.url);
-    return c.json(protectedResourceMetadata(url.origin, url.origin));
+    const base = externalBase(host, c.req.url);
+    return c.json(protectedResourceMetadata(base, base));
   });
   app.get(`${PROTECTED_RESOURCE_PATH}/mcp/:slug`, (c) => {
-    const url = new URL(c.req.url);
-    const resource = `${url.origin}/mcp/${encodeURIComponent(c.req.param("slug"))}`;
-    return c.json(protectedResourceMetadata(resource, url.origin));
+    const base = externalBase(host, c.req.url);
+    const resource = `${base}/mcp/${encodeURIComponent(c.req.param("slug"))}`;
+    return c.json(protectedResourceMetadata(resource, base));
   });
 }
 

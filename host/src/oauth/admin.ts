@@ -25,6 +25,8 @@ function checkSubject(subject: string | undefined): void {
 export interface OAuthAdmin {
   /** The URL people's browsers reach this host at (connect links and the callback are built on it). */
   publicUrl(): string | undefined;
+  /** The operator's own public URL (`--public-url`, AIRLOCK_PUBLIC_URL), never the adopted one. */
+  configuredPublicUrl(): string | undefined;
   /** Sets the public URL unless one was configured (the admin server calls it once listening). */
   adoptPublicUrl(url: string): void;
   connections(agent: string): Promise<OAuthConnectionView[]>;
@@ -158,6 +160,7 @@ export function createBrokerAdmin(deps: AdminDeps): { oauth: OAuthAdmin; models:
 
   const oauth: OAuthAdmin = {
     publicUrl: () => deps.configuredPublicUrl ?? deps.publicUrlHolder.url,
+    configuredPublicUrl: () => deps.configuredPublicUrl,
     adoptPublicUrl(url) {
       deps.publicUrlHolder.url ??= url;
     },

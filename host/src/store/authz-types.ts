@@ -48,6 +48,8 @@ export interface AuthSecretRecord {
 export interface AuthServerStore {
   putClient(client: AuthClientRecord): Promise<void>;
   getClient(id: string): Promise<AuthClientRecord | null>;
+  /** How many clients are registered (the registration cap counts them). */
+  countClients(): Promise<number>;
   putGrant(grant: AuthGrantRecord): Promise<void>;
   getGrant(id: string): Promise<AuthGrantRecord | null>;
   /** The agent's grants, newest first, revoked ones included. */

@@ -36,9 +36,12 @@ export function authServerConformance(s: () => Store): void {
       redirectUris: ["http://127.0.0.1:7777/cb", "https://app.example/cb?x=1"],
       createdAt: "2026-12-01T10:00:00.000Z",
     };
+    expect(await s().authServer.countClients()).toBe(0);
     await s().authServer.putClient(client);
     expect(await s().authServer.getClient("alc_1")).toEqual(client);
     expect(await s().authServer.getClient("alc_2")).toBeNull();
+    await s().authServer.putClient({ ...client, id: "alc_2" });
+    expect(await s().authServer.countClients()).toBe(2);
   });
 
   it("lists an agent's grants newest first and revokes a grant once", async () => {

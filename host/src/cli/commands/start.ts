@@ -93,7 +93,9 @@ ${HOST_OPTIONS_HELP.replace(DATA_DIR_LINES, START_DATA_DIR_HELP)}
   --allowed-host H   Also accept this host:port in Host/Origin headers (a proxy); repeatable.
   --auto-approve     Run tools that are not read-only without an approval (development only).
   --public-url URL   Where people's browsers reach this host (OAuth connect links and the
-                     callback, docs/oauth.md). Default: $AIRLOCK_PUBLIC_URL, else the listen URL.
+                     callback, docs/oauth.md; the OAuth issuer and MCP resource URLs,
+                     docs/mcp.md). Default: $AIRLOCK_PUBLIC_URL, else the listen URL (the
+                     request's origin for the issuer).
 
 Example:
   airlock ${name} --data-dir ./airlock-data --port 4480

@@ -17,6 +17,10 @@ export function postgresAuthServer(db: Db): { authServer: AuthServerStore } {
       const [row] = await db.query("SELECT * FROM authz_clients WHERE id = $1", [id]);
       return row === undefined ? null : authClientFromRow(row);
     },
+    async countClients() {
+      const [row] = await db.query("SELECT count(*) AS n FROM authz_clients", []);
+      return Number(row?.n ?? 0);
+    },
     async putGrant(g) {
       await db.exec(
         `INSERT INTO authz_grants (id, client_id, client_name, agent, resource, created_at, revoked_at)

@@ -54,6 +54,10 @@ export function sqliteAuthServer(db: DatabaseSync): { authServer: AuthServerStor
       const row = db.prepare("SELECT * FROM authz_clients WHERE id = ?").get(id) as Row | undefined;
       return row === undefined ? null : authClientFromRow(row);
     },
+    async countClients() {
+      const row = db.prepare("SELECT count(*) AS n FROM authz_clients").get() as { n: number };
+      return Number(row.n);
+    },
     async putGrant(g) {
       db.prepare(
         `INSERT INTO authz_grants (id, client_id, client_name, agent, resource, created_at, revoked_at)
