@@ -41,6 +41,8 @@ export const AUTHZ_OPENAPI_PATHS: ExtraPath[] = [
       {
         "201": "The registered client.",
         "400": "invalid_client_metadata (AIRLOCK_AUTHZ_INVALID_CLIENT_METADATA).",
+        "429": "Too many registrations from this address (AIRLOCK_AUTHZ_REGISTRATION_RATE_LIMITED).",
+        "503": "The host has its maximum of clients (AIRLOCK_AUTHZ_TOO_MANY_CLIENTS).",
       },
     ),
   },

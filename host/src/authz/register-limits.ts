@@ -4,7 +4,7 @@
 // Invariants: an address starts with `burst` registrations and gets one back every `refillMs`,
 // never more than `burst`; the buckets are this process's (each replica counts its own) and at
 // most MAX_TRACKED_ADDRESSES are kept — past that, full buckets are forgotten first, then the
-// oldest; every refusal is audited with its AIRLOCK_AUTHZ_* code and the address, never a body.
+// least recently used; every refusal is audited with its AIRLOCK_AUTHZ_* code and the address, never a body.
 // Behind a proxy every request comes from the proxy's address, so its clients share one bucket.
 import type { Context } from "hono";
 import type { AirlockHost } from "../host-types.ts";
@@ -58,8 +58,9 @@ export class RegistrationBuckets {
     for (const [address] of this.#buckets) {
       if (this.#refilled(address, now).tokens >= this.#burst) this.#buckets.delete(address);
     }
+    // Down to nine tenths, so a full map is swept once per thousand new addresses, not each time.
     for (const [address] of this.#buckets) {
-      if (this.#buckets.size <= MAX_TRACKED_ADDRESSES) break;
+      if (this.#buckets.size <= MAX_TRACKED_ADDRESSES * 0.9) break;
       this.#buckets.delete(address);
     }
   }
