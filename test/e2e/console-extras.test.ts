@@ -23,7 +23,7 @@ import {
 } from "../support/oauth-server.ts";
 import { type RemoteFixture, startRemoteFixture } from "../support/remote-mcp-fixture.ts";
 import { startTestRegistry, type TestRegistry, weatherNext } from "./console-extras-support.ts";
-import { hasChromium, launch, shot } from "./console-support.ts";
+import { hasChromium, launch, shot, statusPlace } from "./console-support.ts";
 
 const PROVIDER_KEY = "sk-console-provider-canary-5d2e";
 const required = process.env.AIRLOCK_REQUIRE_CHROMIUM === "1";
@@ -285,6 +285,10 @@ describe.skipIf(!hasChromium && !required)(
       await page.getByRole("button", { name: "Save limits" }).click();
       await waitStatus(/memoryMb.*AIRLOCK_API_INVALID_REQUEST/);
       expect((await t.host.getCodeMode("ada")).limits.memoryMb).not.toBe(1);
+      // The error is brought into view, in its own space above the content (not over the tabs).
+      const place = await statusPlace(page);
+      expect(place.top).toBeGreaterThanOrEqual(-1); // sub-pixel rounding
+      expect(place.bottom).toBeLessThanOrEqual(place.mainTop + 0.5);
       await shot(page, "x08-code-mode");
       await page.getByRole("checkbox", { name: "Code mode on" }).uncheck();
       await waitStatus("Code mode is off for ada.");

@@ -33,6 +33,18 @@ export async function shot(page: Page, name: string, fullPage = true): Promise<v
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage });
 }
 
+/**
+ * Where the status line is, in document coordinates, against the top of the content (main):
+ * a line that covers content has its bottom below main's top. `top` is its place in the viewport.
+ */
+export async function statusPlace(page: Page) {
+  return (await page.evaluate(`(() => {
+    const status = document.getElementById("status").getBoundingClientRect();
+    const main = document.getElementById("main").getBoundingClientRect();
+    return { scrollY: window.scrollY, top: status.top, bottom: status.bottom + window.scrollY, mainTop: main.top + window.scrollY };
+  })()`)) as { scrollY: number; top: number; bottom: number; mainTop: number };
+}
+
 export function tarball(
   plugin: FixturePlugin,
   extra: { knowledge?: "read" | "write" | "manage"; padBytes?: number } = {},

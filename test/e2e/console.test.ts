@@ -11,7 +11,17 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { type AdminServer, startAdminServer } from "../../host/src/api/server.ts";
 import { createSurfaceFixture, type SurfaceFixture } from "../../host/src/api/test-support.ts";
-import { ARTIFACTS, hasChromium, KIT_NEXT, launch, MAPS, PROBE, shot, tarball } from "./console-support.ts";
+import {
+  ARTIFACTS,
+  hasChromium,
+  KIT_NEXT,
+  launch,
+  MAPS,
+  PROBE,
+  shot,
+  statusPlace,
+  tarball,
+} from "./console-support.ts";
 
 const CANARY = "canary-console-4f1d9e-never-shown";
 const MAPS_CANARY = "canary-maps-key-88c1";
@@ -63,6 +73,9 @@ describe.skipIf(!hasChromium && !required)(
     test("refuses an agent token, then signs an operator in", async () => {
       await page.goto(`${server.url}/admin`);
       await page.getByLabel("Operator token").waitFor();
+      expect(await page.locator("#token-hint").innerText()).toContain(
+        "or issued with airlock tokens create --role operator. It is checked once",
+      );
       await shot(page, "01-sign-in");
       await page.getByLabel("Operator token").fill(f.agentToken);
       await page.getByRole("button", { name: "Sign in" }).click();
@@ -281,6 +294,25 @@ describe.skipIf(!hasChromium && !required)(
         const width = (await narrow.evaluate("document.documentElement.scrollWidth")) as number;
         expect(width, hash).toBeLessThanOrEqual(400);
         await shot(narrow, name, false);
+      }
+      await narrow.close();
+    });
+
+    test("the status line takes its own space: scrolled down at 1280 and 400 px it covers no content", async () => {
+      const narrow = await context.newPage();
+      for (const [width, hash] of [
+        [1280, "audit"],
+        [400, "agents/alpha/tools"],
+      ] as const) {
+        await narrow.setViewportSize({ width, height: 600 });
+        await narrow.goto(`${server.url}/admin#/${hash}`);
+        await narrow.locator("main h1").waitFor();
+        await narrow.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)");
+        await narrow.waitForFunction("window.scrollY > 0", undefined, { timeout: 15_000 });
+        const place = await statusPlace(narrow);
+        expect(place.scrollY, `${width} px scrolls`).toBeGreaterThan(0);
+        expect(place.bottom, `${width} px: status over the content`).toBeLessThanOrEqual(place.mainTop + 0.5);
+        await shot(narrow, `23-status-line-${width}`);
       }
       await narrow.close();
     });

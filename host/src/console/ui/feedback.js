@@ -1,8 +1,10 @@
 // One place for the result of the last action: a status line (role=status, announced by screen
 // readers) that every action writes through `run`. A new action or a change of screen clears
-// it, so an old error never stays on screen after a later success.
+// it, so an old error never stays on screen after a later success. The line sits in the page's
+// flow under the header (it takes its own space and never covers content); an error or a warning
+// that arrives while it is scrolled out of view brings it back into view.
 import { createContext } from "preact";
-import { useCallback, useContext, useState } from "preact/hooks";
+import { useCallback, useContext, useEffect, useRef, useState } from "preact/hooks";
 import { html } from "./html.js";
 
 const FeedbackContext = createContext(null);
@@ -36,7 +38,13 @@ export function useFeedback() {
 }
 
 export function StatusLine({ state, onDismiss }) {
-  return html`<div class="status ${state?.kind ?? "idle"}" role="status" aria-live="polite" id="status">
+  const ref = useRef(null);
+  useEffect(() => {
+    const line = ref.current;
+    if (line === null || (state?.kind !== "error" && state?.kind !== "warn")) return;
+    if (line.getBoundingClientRect().top < 0) line.scrollIntoView({ block: "start" });
+  }, [state]);
+  return html`<div ref=${ref} class="status ${state?.kind ?? "idle"}" role="status" aria-live="polite" id="status">
     ${
       state === null
         ? html`<span class="muted">Ready.</span>`

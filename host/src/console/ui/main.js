@@ -58,9 +58,9 @@ function SignIn({ onSignedIn, reason }) {
     <form onSubmit=${submit} class="card">
       <label for="token">Operator token</label>
       <p class="hint" id="token-hint">
-        The <code>alk_op_…</code> token printed by <code>airlock start</code> or issued with
-        <code>airlock tokens create --role operator</code>. It is checked once; the console then keeps a
-        session of its own for 8 hours.
+        The <code>alk_op_…</code> token printed by <code>airlock start</code> or issued
+        with <code>airlock tokens create --role operator</code>. It is checked once; the console
+        then keeps a session of its own for 8 hours.
       </p>
       <input id="token" type="password" autocomplete="off" required aria-describedby="token-hint"
         value=${token} onInput=${(e) => setToken(e.currentTarget.value)} />
