@@ -83,6 +83,30 @@ function foreignOrigin(c: Context): boolean {
   return origin !== undefined && origin !== new URL(c.req.url).origin;
 }
 
+/**
+ * The fields of a page's POST once it is this page's own form: urlencoded and small, not from
+ * another site's page (Origin), carrying the single-use form token minted for `purpose`
+ * (spent here). Otherwise the refusal page, audited as `page.<name>`.
+ */
+async function pageForm(
+  host: AirlockHost,
+  c: Context,
+  agent: string,
+  name: string,
+  purpose: string,
+): Promise<Record<string, string> | Response> {
+  const form = await readForm(c);
+  if (typeof form === "string" || foreignOrigin(c)) {
+    const why = "This form did not come from this page; reload it.";
+    return refuse(host, c, agent, name, "AIRLOCK_PAGE_FORM_INVALID", why);
+  }
+  if (!(await takeFormToken(host, agent, purpose, form.form_token))) {
+    const why = "This form was already used or has expired; reload the page.";
+    return refuse(host, c, agent, name, "AIRLOCK_PAGE_FORM_INVALID", why);
+  }
+  return form;
+}
+
 export function mountPeoplePages(app: Hono, host: AirlockHost): void {
   app.get("/approve/:id", async (c) => {
     const id = c.req.param("id");
@@ -123,27 +147,8 @@ export function mountPeoplePages(app: Hono, host: AirlockHost): void {
         "AIRLOCK_PAGE_NOT_FOUND",
         "This approval is no longer pending.",
       );
-    const form = await readForm(c);
-    if (typeof form === "string" || foreignOrigin(c)) {
-      return refuse(
-        host,
-        c,
-        approval.agent,
-        "approve",
-        "AIRLOCK_PAGE_FORM_INVALID",
-        "This form did not come from this page; reload it.",
-      );
-    }
-    if (!(await takeFormToken(host, approval.agent, `approve:${approval.id}`, form.form_token))) {
-      return refuse(
-        host,
-        c,
-        approval.agent,
-        "approve",
-        "AIRLOCK_PAGE_FORM_INVALID",
-        "This form was already used or has expired; reload the page.",
-      );
-    }
+    const form = await pageForm(host, c, approval.agent, "approve", `approve:${approval.id}`);
+    if (form instanceof Response) return form;
     const who = await host.authenticate(form.operator_token ?? "");
     if (who === null || who.role !== "operator") {
       return refuse(
@@ -183,26 +188,14 @@ export function mountPeoplePages(app: Hono, host: AirlockHost): void {
   });
 
   app.get("/secrets/:ticket", async (c) => {
-    const ticket = openSecretTicket(host, c.req.param("ticket"));
-    if (ticket === null)
-      return refuse(
-        host,
-        c,
-        null,
-        "secrets",
-        "AIRLOCK_PAGE_NOT_FOUND",
-        "This link is unknown or has expired; call the tool again for a new one.",
-      );
-    const keys = await askable(host, ticket.agent, ticket.keys);
-    if (keys === null)
-      return refuse(
-        host,
-        c,
-        ticket.agent,
-        "secrets",
-        "AIRLOCK_PAGE_SECRET_NOT_ALLOWED",
-        "The operator does not let these secrets be entered here.",
-      );
+    const ticket = await openTicket(
+      host,
+      c,
+      "This link is unknown or has expired; call the tool again for a new one.",
+    );
+    if (ticket instanceof Response) return ticket;
+    const keys = await askableOrRefuse(host, c, ticket);
+    if (keys instanceof Response) return keys;
     if (keys.length === 0)
       return html(
         c,
@@ -226,47 +219,12 @@ ${fields}
   });
 
   app.post("/secrets/:ticket", async (c) => {
-    const ticket = openSecretTicket(host, c.req.param("ticket"));
-    if (ticket === null)
-      return refuse(
-        host,
-        c,
-        null,
-        "secrets",
-        "AIRLOCK_PAGE_NOT_FOUND",
-        "This link is unknown or has expired.",
-      );
-    const form = await readForm(c);
-    if (typeof form === "string" || foreignOrigin(c)) {
-      return refuse(
-        host,
-        c,
-        ticket.agent,
-        "secrets",
-        "AIRLOCK_PAGE_FORM_INVALID",
-        "This form did not come from this page; reload it.",
-      );
-    }
-    if (!(await takeFormToken(host, ticket.agent, `secrets:${ticket.nonce}`, form.form_token))) {
-      return refuse(
-        host,
-        c,
-        ticket.agent,
-        "secrets",
-        "AIRLOCK_PAGE_FORM_INVALID",
-        "This form was already used or has expired; reload the page.",
-      );
-    }
-    const keys = await askable(host, ticket.agent, ticket.keys);
-    if (keys === null)
-      return refuse(
-        host,
-        c,
-        ticket.agent,
-        "secrets",
-        "AIRLOCK_PAGE_SECRET_NOT_ALLOWED",
-        "The operator does not let these secrets be entered here.",
-      );
+    const ticket = await openTicket(host, c, "This link is unknown or has expired.");
+    if (ticket instanceof Response) return ticket;
+    const form = await pageForm(host, c, ticket.agent, "secrets", `secrets:${ticket.nonce}`);
+    if (form instanceof Response) return form;
+    const keys = await askableOrRefuse(host, c, ticket);
+    if (keys instanceof Response) return keys;
     const values: Record<string, string> = {};
     for (const key of keys) {
       const value = form[`secret_${key}`];
@@ -288,6 +246,26 @@ ${fields}
       notice("Saved", "Thank you: the host has it, and the tool call goes on. You can close this page."),
     );
   });
+}
+
+type SecretTicket = NonNullable<ReturnType<typeof openSecretTicket>>;
+
+/** The secret ticket the path names, or the audited AIRLOCK_PAGE_NOT_FOUND page. */
+async function openTicket(host: AirlockHost, c: Context, missing: string): Promise<SecretTicket | Response> {
+  const ticket = openSecretTicket(host, c.req.param("ticket") ?? "");
+  return ticket ?? refuse(host, c, null, "secrets", "AIRLOCK_PAGE_NOT_FOUND", missing);
+}
+
+/** The ticket's keys still missing, or the audited AIRLOCK_PAGE_SECRET_NOT_ALLOWED page. */
+async function askableOrRefuse(
+  host: AirlockHost,
+  c: Context,
+  ticket: SecretTicket,
+): Promise<string[] | Response> {
+  const keys = await askable(host, ticket.agent, ticket.keys);
+  if (keys !== null) return keys;
+  const why = "The operator does not let these secrets be entered here.";
+  return refuse(host, c, ticket.agent, "secrets", "AIRLOCK_PAGE_SECRET_NOT_ALLOWED", why);
 }
 
 /** The ticket's keys still missing, or null when the operator no longer allows one of them. */
