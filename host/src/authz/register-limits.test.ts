@@ -39,9 +39,16 @@ describe("registration limits", () => {
       airlock_code: "AIRLOCK_AUTHZ_REGISTRATION_RATE_LIMITED",
     });
     expect(over.body.client_id).toBeUndefined();
+    const again = await h.app.request(
+      "/oauth/register",
+      { method: "POST", body: "{}" },
+      { incoming: { socket: { remoteAddress: "203.0.113.7" } } },
+    );
+    expect(again.status).toBe(429);
+    expect(again.headers.get("retry-after")).toBe("60");
     expect((await h.register([REDIRECT], "203.0.113.8")).status).toBe(201);
     const audited = await refusals("AIRLOCK_AUTHZ_REGISTRATION_RATE_LIMITED");
-    expect(audited).toHaveLength(1);
+    expect(audited).toHaveLength(2);
     expect(audited[0]?.details).toMatchObject({ address: "203.0.113.7" });
     await h.healthyAndClean();
   });

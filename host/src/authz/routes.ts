@@ -16,10 +16,18 @@
 // code in `airlock_code` and `error_description`; every step and refusal is audited.
 import { hasCode } from "@airlock/sdk/errors";
 import type { Context, Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { openSession, readCookie, SESSION_COOKIE } from "../console/session.ts";
 import type { AirlockHost } from "../host-types.ts";
 import { checkAuthorizationRequest, registerClient } from "./clients.ts";
-import { type AuthzConfig, authzAudit, authzConfig, externalBase, externalOrigin } from "./config.ts";
+import {
+  type AuthzConfig,
+  authzAudit,
+  authzConfig,
+  externalBase,
+  externalOrigin,
+  REGISTER_REFILL_MS,
+} from "./config.ts";
 import { consentPage, errorPage, pageHeaders } from "./consent-page.ts";
 import { mountPublicCors } from "./cors.ts";
 import { AUTHZ_ERRORS, type AuthzErrorCode, oauthErrorBody } from "./errors.ts";
@@ -30,10 +38,11 @@ export const AS_METADATA_PATH = "/.well-known/oauth-authorization-server";
 const CONSENT_PURPOSE = "airlock-oauth-consent";
 const CONSENT_TTL_MS = 10 * 60 * 1000;
 const MAX_FORM_BYTES = 16 * 1024;
-/** Codes answered with their own status (429, 503) rather than the OAuth endpoints' 400. */
-const RAW_STATUS = new Set<AuthzErrorCode>([
+/** Codes answered with their own status (429, 503, 500) rather than the OAuth endpoints' 400. */
+const OWN_STATUS = new Set<AuthzErrorCode>([
   "AIRLOCK_AUTHZ_REGISTRATION_RATE_LIMITED",
   "AIRLOCK_AUTHZ_TOO_MANY_CLIENTS",
+  "AIRLOCK_AUTHZ_CONFIG_INVALID",
 ]);
 
 interface SealedConsent {
@@ -66,11 +75,11 @@ export function authorizationServerMetadata(origin: string): Record<string, unkn
 }
 
 function oauthError(c: Context, code: AuthzErrorCode, message: string): Response {
-  const status =
-    code === "AIRLOCK_AUTHZ_CONFIG_INVALID" ? 500 : RAW_STATUS.has(code) ? AUTHZ_ERRORS[code].status : 400;
+  const status = (OWN_STATUS.has(code) ? AUTHZ_ERRORS[code].status : 400) as ContentfulStatusCode;
   const headers: Record<string, string> = { "cache-control": "no-store", pragma: "no-cache" };
-  if (code === "AIRLOCK_AUTHZ_REGISTRATION_RATE_LIMITED") headers["retry-after"] = "60";
-  return c.json(oauthErrorBody(code, message), status as 400, headers);
+  if (code === "AIRLOCK_AUTHZ_REGISTRATION_RATE_LIMITED")
+    headers["retry-after"] = String(Math.ceil(REGISTER_REFILL_MS / 1000));
+  return c.json(oauthErrorBody(code, message), status, headers);
 }
 
 /** Runs an endpoint, answering an AIRLOCK_AUTHZ_* failure as an OAuth error body. */
