@@ -11,6 +11,7 @@ import type { ToolResult } from "@airlock/sdk";
 import type { CallOptions, ModelTool, Run, ToolCallOutcome } from "../host-types.ts";
 import { subjectRefusal } from "../oauth/subject.ts";
 import type { EventBus } from "../pipeline/events.ts";
+import { harnessOutcome } from "../pipeline/harness-outcome.ts";
 import type { AuditInput, Store } from "../store/types.ts";
 import type { CodeSandbox } from "./code-sandbox.ts";
 import { briefOf, declarationsOf, searchTools } from "./declarations.ts";
@@ -284,26 +285,7 @@ export function codeModeRun(deps: CodeModeRunDeps, run: Run, settings: CodeModeS
           : {}),
       },
     });
-    if (report.errorCode === undefined) {
-      deps.events.emit("tool.completed", { ...base, isError: false, durationMs });
-    } else {
-      const text = report.result.content.map((p) => (p.type === "text" ? p.text : "")).join("");
-      deps.events.emit("tool.failed", {
-        ...base,
-        error: { code: report.errorCode, message: text.slice(0, 500) },
-        blocked: false,
-        durationMs,
-      });
-    }
-    const outcome: ToolCallOutcome = {
-      callId,
-      toolName: id,
-      result: report.result,
-      blocked: false,
-      durationMs,
-    };
-    if (report.errorCode !== undefined) outcome.errorCode = report.errorCode;
-    return outcome;
+    return harnessOutcome(deps.events, base, report, durationMs);
   }
 
   return {

@@ -15,6 +15,7 @@ import { hasCode } from "@airlock/sdk/errors";
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { CallOptions, ModelTool, Run, RunOptions, ToolCallOutcome } from "../host-types.ts";
 import type { EventBus } from "../pipeline/events.ts";
+import { harnessOutcome } from "../pipeline/harness-outcome.ts";
 import type { AuditInput, Store } from "../store/types.ts";
 import { listSkills, readSkill, type SkillView } from "./skills.ts";
 
@@ -154,26 +155,7 @@ export async function withSkillTools(deps: SkillToolsDeps, run: Run, options: Ru
         skill: id === SKILL_TOOL_ID ? String((input as { id?: unknown })?.id ?? "").slice(0, 200) : null,
       },
     });
-    if (report.errorCode === undefined) {
-      deps.events.emit("tool.completed", { ...base, isError: false, durationMs });
-    } else {
-      const text = report.result.content.map((p) => (p.type === "text" ? p.text : "")).join("");
-      deps.events.emit("tool.failed", {
-        ...base,
-        error: { code: report.errorCode, message: text.slice(0, 500) },
-        blocked: false,
-        durationMs,
-      });
-    }
-    const outcome: ToolCallOutcome = {
-      callId,
-      toolName: id,
-      result: report.result,
-      blocked: false,
-      durationMs,
-    };
-    if (report.errorCode !== undefined) outcome.errorCode = report.errorCode;
-    return outcome;
+    return harnessOutcome(deps.events, base, report, durationMs);
   }
 
   return {
