@@ -133,10 +133,27 @@ export function resolveHostOptions(options: HostOptions = {}): ResolvedHostOptio
     },
     resolver: options.resolver,
     clock: options.clock ?? Date.now,
-    publicUrl: options.publicUrl ?? (process.env.AIRLOCK_PUBLIC_URL || undefined),
+    publicUrl: publicUrl(options.publicUrl ?? (process.env.AIRLOCK_PUBLIC_URL || undefined)),
     tasks: resolveTaskSettings(options.tasks),
     remote: { sessionIdleMs: sessionIdleMs(options.remote?.sessionIdleMs) },
   };
+}
+
+/** The operator's public URL, refused at start unless it is an http(s) URL (never a 500 later). */
+function publicUrl(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new RangeError(
+      `the public URL (publicUrl, AIRLOCK_PUBLIC_URL) must be an http(s) URL, not ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
 }
 
 function sessionIdleMs(value: number | undefined): number {

@@ -85,7 +85,11 @@ export async function startAdminServer(
     });
   });
   const port = (server.address() as AddressInfo).port;
-  allowed = allowedHostsFor(hostname, port, extraAllowedHosts);
+  // The operator's public URL names this host as browsers behind a proxy reach it: its host is
+  // this server's address too (Host and Origin), as --allowed-host would make it.
+  const configured = host.oauth.configuredPublicUrl();
+  const publicHost = configured === undefined ? [] : [new URL(configured).host.toLowerCase()];
+  allowed = allowedHostsFor(hostname, port, [...(extraAllowedHosts ?? []), ...publicHost]);
   const urlHost = hostname.includes(":") ? `[${hostname}]` : hostname;
   const url = `http://${urlHost}:${port}`;
   host.oauth.adoptPublicUrl(url);

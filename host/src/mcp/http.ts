@@ -96,7 +96,8 @@ export class McpHttpEndpoint {
         agent,
         tokenId: token.id,
         conversationId: modernConversation(body, token),
-        pagesOrigin: new URL(request.url).origin,
+        // the pages the person is sent to: on the operator's public URL when one is set (a proxy)
+        pagesOrigin: externalBase(this.#host, request.url),
       },
     };
     return this.#modernHandler(agent).fetch(request, { authInfo, parsedBody: body });

@@ -13,6 +13,7 @@
 // code, never a silent eviction of someone else's stream.
 import { randomUUID } from "node:crypto";
 import type { JSONRPCMessage, LoggingLevel } from "@modelcontextprotocol/server";
+import { externalBase } from "../authz/config.ts";
 import type { AirlockHost } from "../host-types.ts";
 import type { TokenRecord } from "../store/types.ts";
 import { ExchangeTransport } from "./exchange-transport.ts";
@@ -137,7 +138,8 @@ export class LegacyMcpHttp {
         `unsupported MCP-Protocol-Version ${JSON.stringify(version.slice(0, 40))}; this endpoint speaks ${[...LEGACY_VERSIONS].join(", ")} and 2026-07-28`,
       );
     }
-    if (request.method === "POST") return this.#post(body, claims, header, new URL(request.url).origin);
+    if (request.method === "POST")
+      return this.#post(body, claims, header, externalBase(this.#host, request.url));
     if (request.method === "GET") return this.#stream(request, claims, header);
     if (request.method === "DELETE") {
       for (const stream of [...this.#streams]) if (stream.sessionId === header) stream.close();

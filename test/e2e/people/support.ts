@@ -58,7 +58,9 @@ export interface LoopFixture {
   close(): Promise<void>;
 }
 
-export async function startLoopHost(options: { approvalWaitMs?: number } = {}): Promise<LoopFixture> {
+export async function startLoopHost(
+  options: { approvalWaitMs?: number; publicUrl?: string } = {},
+): Promise<LoopFixture> {
   const dataDir = await mkdtemp(join(tmpdir(), "airlock-loop-"));
   const store = await openStore({ kind: "sqlite", dataDir });
   try {
@@ -70,6 +72,7 @@ export async function startLoopHost(options: { approvalWaitMs?: number } = {}): 
     dataDir,
     sandbox: { mode: "in-process" },
     onInternalError: () => undefined,
+    ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
   });
   const operator = await host.issueToken("operator", undefined, "test");
   await host.createAgent("alpha");

@@ -13,6 +13,7 @@
 // is audited.
 import type { Context, Hono } from "hono";
 import type { ExtraPath } from "../../api/openapi.ts";
+import { externalOrigin } from "../../authz/config.ts";
 import type { AirlockHost } from "../../host-types.ts";
 import { readPolicy } from "../policy.ts";
 import { escapeHtml, notice, PAGE_HEADERS, page } from "./html.ts";
@@ -78,9 +79,12 @@ async function readForm(c: Context): Promise<Record<string, string> | "too-large
 }
 
 /** A POST from another site's page (the browser says so in Origin) is refused. */
-function foreignOrigin(c: Context): boolean {
+function foreignOrigin(host: AirlockHost, c: Context): boolean {
   const origin = c.req.header("origin");
-  return origin !== undefined && origin !== new URL(c.req.url).origin;
+  // this server as the browser sees it: its own origin, or the operator's public URL (a proxy)
+  return (
+    origin !== undefined && origin !== new URL(c.req.url).origin && origin !== externalOrigin(host, c.req.url)
+  );
 }
 
 /**
@@ -96,7 +100,7 @@ async function pageForm(
   purpose: string,
 ): Promise<Record<string, string> | Response> {
   const form = await readForm(c);
-  if (typeof form === "string" || foreignOrigin(c)) {
+  if (typeof form === "string" || foreignOrigin(host, c)) {
     const why = "This form did not come from this page; reload it.";
     return refuse(host, c, agent, name, "AIRLOCK_PAGE_FORM_INVALID", why);
   }
