@@ -63,6 +63,15 @@ function parseSignatures(value: unknown): IntegritySignature[] {
   );
 }
 
+/** A registry answer's body as JSON, or AIRLOCK_INSTALL_REGISTRY_ERROR naming `what` and `url`. */
+function registryJson(bytes: Uint8Array, url: string, what: string): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch (err) {
+    throw installError("AIRLOCK_INSTALL_REGISTRY_ERROR", `${what} at ${url} is not JSON`, { url }, err);
+  }
+}
+
 export async function fetchPackument(baseUrl: string, name: string): Promise<PackumentView> {
   const url = `${baseUrl.replace(/\/+$/, "")}/${encodeURIComponent(name)}`;
   const { status, bytes } = await get(url, MAX_PACKUMENT_BYTES, "the package document");
@@ -70,17 +79,7 @@ export async function fetchPackument(baseUrl: string, name: string): Promise<Pac
     throw installError("AIRLOCK_INSTALL_NOT_FOUND", `the registry has no package "${name}"`, { name, url });
   if (status !== 200)
     throw installError("AIRLOCK_INSTALL_REGISTRY_ERROR", `GET ${url} answered ${status}`, { url, status });
-  let doc: unknown;
-  try {
-    doc = JSON.parse(new TextDecoder().decode(bytes));
-  } catch (err) {
-    throw installError(
-      "AIRLOCK_INSTALL_REGISTRY_ERROR",
-      `the package document at ${url} is not JSON`,
-      { url },
-      err,
-    );
-  }
+  const doc = registryJson(bytes, url, "the package document");
   if (!isObject(doc) || doc.name !== name || !isObject(doc.versions)) {
     throw installError(
       "AIRLOCK_INSTALL_REGISTRY_ERROR",
@@ -128,17 +127,7 @@ export async function searchRegistry(
   const { status, bytes } = await get(url, MAX_SEARCH_BYTES, "the search answer");
   if (status !== 200)
     throw installError("AIRLOCK_INSTALL_REGISTRY_ERROR", `GET ${url} answered ${status}`, { url, status });
-  let doc: unknown;
-  try {
-    doc = JSON.parse(new TextDecoder().decode(bytes));
-  } catch (err) {
-    throw installError(
-      "AIRLOCK_INSTALL_REGISTRY_ERROR",
-      `the search answer at ${url} is not JSON`,
-      { url },
-      err,
-    );
-  }
+  const doc = registryJson(bytes, url, "the search answer");
   if (!isObject(doc) || !Array.isArray(doc.objects)) {
     throw installError("AIRLOCK_INSTALL_REGISTRY_ERROR", `the search answer at ${url} has no objects`, {
       url,
