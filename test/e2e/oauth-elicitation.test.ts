@@ -7,9 +7,14 @@
 // the client secret, crosses the MCP wire.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type AdminServer, startAdminServer } from "../../host/src/api/server.ts";
-import type { FixturePlugin } from "../../host/src/pipeline/test-fixtures.ts";
 import { openTestHost, type TestHost } from "../../host/src/pipeline/test-host.ts";
-import { CLIENT_ID, CLIENT_SECRET, type OAuthServer, startOAuthServer } from "../support/oauth-server.ts";
+import {
+  CLIENT_ID,
+  CLIENT_SECRET,
+  githubPlugin,
+  type OAuthServer,
+  startOAuthServer,
+} from "../support/oauth-server.ts";
 import { connect, KINDS, type LoopFixture, text } from "./people/support.ts";
 
 let oauth: OAuthServer;
@@ -24,33 +29,9 @@ const meTool = `async (input, ctx) => {
   return { status: r.status, body: await r.text() };
 }`;
 
-function plugin(): FixturePlugin {
-  return {
-    namespace: "gh",
-    tools: [
-      {
-        name: "me",
-        code: meTool,
-        annotations: { readOnlyHint: true },
-        inputSchema: { type: "object", properties: { url: { type: "string" } }, required: ["url"] },
-      },
-    ],
-    egress: [{ host: "api.test", schemes: ["http"], ports: [oauth.api.port] }],
-    oauth: [
-      {
-        name: "github",
-        authorizationUrl: oauth.server.url("/authorize"),
-        tokenUrl: oauth.server.url("/token"),
-        scopes: ["repo"],
-        apiHosts: ["api.test"],
-      },
-    ],
-  };
-}
-
 beforeAll(async () => {
   oauth = await startOAuthServer();
-  t = await openTestHost([plugin()], {
+  t = await openTestHost([githubPlugin(oauth, { code: meTool, scopes: ["repo"] })], {
     egress: { allowPrivate: ["127.0.0.1"] },
     resolver: async () => [{ address: "127.0.0.1", family: 4 }],
   });

@@ -15,9 +15,14 @@ import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextproto
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AdminServer, startAdminServer } from "../../host/src/api/server.ts";
 import type { CallOptions, ToolCallOutcome } from "../../host/src/host-types.ts";
-import type { FixturePlugin } from "../../host/src/pipeline/test-fixtures.ts";
 import { openTestHost, type TestHost } from "../../host/src/pipeline/test-host.ts";
-import { CLIENT_ID, CLIENT_SECRET, type OAuthServer, startOAuthServer } from "../support/oauth-server.ts";
+import {
+  CLIENT_ID,
+  CLIENT_SECRET,
+  githubPlugin,
+  type OAuthServer,
+  startOAuthServer,
+} from "../support/oauth-server.ts";
 
 let oauth: OAuthServer;
 let t: TestHost;
@@ -35,33 +40,9 @@ const meTool = `async (input, ctx) => {
   return { status: r.status };
 }`;
 
-function plugin(): FixturePlugin {
-  return {
-    namespace: "gh",
-    tools: [
-      {
-        name: "me",
-        code: meTool,
-        annotations: { readOnlyHint: true },
-        inputSchema: { type: "object", properties: { url: { type: "string" } }, required: ["url"] },
-      },
-    ],
-    egress: [{ host: "api.test", schemes: ["http"], ports: [oauth.api.port] }],
-    oauth: [
-      {
-        name: "github",
-        authorizationUrl: oauth.server.url("/authorize"),
-        tokenUrl: oauth.server.url("/token"),
-        scopes: ["read:user"],
-        apiHosts: ["api.test"],
-      },
-    ],
-  };
-}
-
 beforeAll(async () => {
   oauth = await startOAuthServer();
-  t = await openTestHost([plugin()], {
+  t = await openTestHost([githubPlugin(oauth, { code: meTool, scopes: ["read:user"] })], {
     sandbox: { mode: "in-process" },
     egress: { allowPrivate: ["127.0.0.1"] },
     resolver: async () => [{ address: "127.0.0.1", family: 4 }],

@@ -6,6 +6,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { type SeenRequest, startServer, type TestServer } from "../../host/src/egress/test-support.ts";
+import type { FixturePlugin } from "../../host/src/pipeline/test-fixtures.ts";
 
 export const CLIENT_ID = "airlock-test-client";
 export const CLIENT_SECRET = "cs-canary-5e1f0c2a9b7d4e33";
@@ -172,4 +173,33 @@ export async function startModelStub(key: string): Promise<ModelStub> {
   });
   stub.close = () => stub.server.close();
   return stub;
+}
+
+/**
+ * The plugin the OAuth suites install: `gh:me` (read-only, `{url}`) runs `code`, an egress rule
+ * for the API server and the provider `github` of this OAuth server with `scopes`, whose one API
+ * host is `api.test` (resolved to the API server by the suites' resolver).
+ */
+export function githubPlugin(oauth: OAuthServer, options: { code: string; scopes: string[] }): FixturePlugin {
+  return {
+    namespace: "gh",
+    tools: [
+      {
+        name: "me",
+        code: options.code,
+        annotations: { readOnlyHint: true },
+        inputSchema: { type: "object", properties: { url: { type: "string" } }, required: ["url"] },
+      },
+    ],
+    egress: [{ host: "api.test", schemes: ["http"], ports: [oauth.api.port] }],
+    oauth: [
+      {
+        name: "github",
+        authorizationUrl: oauth.server.url("/authorize"),
+        tokenUrl: oauth.server.url("/token"),
+        scopes: options.scopes,
+        apiHosts: ["api.test"],
+      },
+    ],
+  };
 }
