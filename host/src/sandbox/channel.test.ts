@@ -1,9 +1,10 @@
 // The framed channel over a real duplex pair: messages arrive whole and in the order posted,
 // plain messages of one turn share one frame (one write for the turn), a message that cannot be
-// serialised is refused by post without disturbing the stream, and a closed channel refuses both.
+// serialised is refused by post without disturbing the stream, and a closed channel refuses both;
+// a message travels as JSON only when JSON gives back exactly what was posted.
 import { duplexPair } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { Channel } from "./channel.ts";
+import { Channel, isPlainData } from "./channel.ts";
 
 type Msg = { type: string; n?: number; value?: unknown };
 
@@ -12,13 +13,16 @@ function pair() {
   const received: Msg[] = [];
   const writes: number[] = [];
   const write = a.write.bind(a);
+  /** The first frame head of each write (its top bit: the payload is JSON). */
+  const heads: number[] = [];
   a.write = ((chunk: Buffer, ...rest: never[]) => {
     writes.push(chunk.length);
+    heads.push(chunk.readUInt32LE(0));
     return write(chunk, ...rest);
   }) as typeof a.write;
   const sender = new Channel<Msg, Msg>(a, { message: () => undefined, close: () => undefined });
   const receiver = new Channel<Msg, Msg>(b, { message: (m) => received.push(m), close: () => undefined });
-  return { sender, receiver, received, writes };
+  return { sender, receiver, received, writes, heads };
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -44,6 +48,38 @@ describe("sandbox channel", () => {
     await tick();
     await tick();
     expect(received).toEqual([{ type: "call", n: 1 }]);
+  });
+
+  it("sends plain data as JSON and everything JSON would change as v8, each arriving as posted", async () => {
+    const { sender, received, heads } = pair();
+    const sparse: unknown[] = [1];
+    sparse[2] = 3;
+    let deep: unknown = "deep";
+    for (let i = 0; i < 20; i++) deep = [deep];
+    const values: unknown[] = [
+      { text: "hi", n: 1.5, ok: true, none: null, list: ["a", { b: [1, 2] }], lone: "\ud800" },
+      new Uint8Array([1, 2, 3]),
+      undefined,
+      { value: undefined },
+      -0,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      new Date(0),
+      new Map([["k", 1]]),
+      sparse,
+      deep,
+    ];
+    const json = values.map((value) => isPlainData({ type: "reply", value }));
+    expect(json).toEqual([true, false, false, false, false, false, false, false, false, false, false]);
+    for (const value of values) {
+      expect(sender.post({ type: "reply", value })).toBe(true);
+      await tick();
+      await tick();
+    }
+    expect(heads.map((h) => h >= 0x8000_0000)).toEqual(json);
+    expect(received.map((m) => m.value)).toEqual(values);
+    expect(Object.is(received[4]?.value, -0)).toBe(true);
+    expect("value" in (received[3]?.value as object)).toBe(true);
   });
 
   it("refuses both kinds of post once closed", () => {

@@ -1,16 +1,20 @@
 // The framed message channel between the host and one sandbox worker process: the socket pair the
-// worker is spawned with (its fd 3), in place of Node's IPC. Each message is v8-serialised
-// (Uint8Array crosses as bytes) into a frame `[u32 LE length][payload]`; every message posted in
-// one event-loop turn leaves in one write (several calls per syscall when several are ready),
-// flushed from setImmediate. Messages posted with `postPlain` (data that is certain to serialise:
-// strings, numbers, plain objects of them) are not serialised one by one: consecutive ones of a
-// turn go as one frame whose payload is the array of them (one serialisation and, on the other
-// side, one deserialisation for several calls or results). No protocol message is an array, so
-// an array payload is always such a batch.
-// Invariants: messages arrive in the order posted, whichever way they were posted; `post` never throws for a closed channel or a failed write (EPIPE, ECONNRESET: the
-// other side is gone) — the channel closes, reports it once through `onClose`, and drops what is
-// posted later; a message that cannot be serialised is refused by `post` (false) before anything
-// is written, so one bad message never corrupts the stream; frames arrive whole and in order.
+// worker is spawned with (its fd 3), in place of Node's IPC. Each frame is `[u32 LE head][payload]`;
+// the head's low 31 bits are the payload's length and its top bit says how the payload is encoded:
+// set, UTF-8 JSON; clear, `v8.serialize` (which carries what JSON cannot: Uint8Array, undefined,
+// -0, NaN). JSON is the fast path (≈ 3× cheaper both ways for a call or a result): every message
+// posted with `postPlain` (data certain to be plain: strings, numbers, plain objects of them), and
+// every message posted with `post` that `isPlainData` finds to be plain, goes as JSON; the rest
+// is v8-serialised as it is posted. Consecutive JSON messages of one event-loop turn go as one
+// frame whose payload is the array of them (one encoding and, on the other side, one parse for
+// several calls or results); no protocol message is an array, so an array payload is always such
+// a batch. Everything posted in one turn leaves in one write, flushed from setImmediate.
+// Invariants: messages arrive in the order posted, whichever way they were posted, and equal to
+// what was posted (JSON is chosen only for data it round-trips exactly); `post` never throws for a
+// closed channel or a failed write (EPIPE, ECONNRESET: the other side is gone) — the channel
+// closes, reports it once through `onClose`, and drops what is posted later; a message that cannot
+// be serialised is refused by `post` (false) before anything is written, so one bad message never
+// corrupts the stream; frames arrive whole and in order.
 import type { Duplex } from "node:stream";
 import { deserialize, serialize } from "node:v8";
 
@@ -21,11 +25,49 @@ export interface ChannelEvents<In> {
 }
 
 const HEADER = 4;
+/** The head's top bit: the payload is JSON (else v8-serialised). */
+const JSON_FRAME = 0x8000_0000;
+/** Nesting past this is not walked: such a message takes the v8 path. */
+const MAX_PLAIN_DEPTH = 16;
+
+/**
+ * True when JSON round-trips `value` exactly: strings, booleans, null, finite numbers other than
+ * -0, and arrays (no holes) and plain objects (prototype Object.prototype or null) of them, at
+ * most MAX_PLAIN_DEPTH deep. Anything else (undefined, a typed array, a Date, a Map, a class
+ * instance, a function) answers false.
+ */
+export function isPlainData(value: unknown, depth = 0): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case "object": {
+      if (value === null) return true;
+      if (depth >= MAX_PLAIN_DEPTH) return false;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) {
+          if (!(i in value) || !isPlainData(value[i], depth + 1)) return false;
+        }
+        return true;
+      }
+      const proto: unknown = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) return false;
+      for (const key of Object.keys(value)) {
+        if (!isPlainData((value as Record<string, unknown>)[key], depth + 1)) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
 
 export class Channel<Out, In> {
   readonly #stream: Duplex;
   readonly #events: ChannelEvents<In>;
-  /** This turn's messages in order: serialised frames, and runs of plain messages (arrays). */
+  /** This turn's messages in order: v8-serialised frames, and runs of JSON messages (arrays). */
   #frames: Array<Buffer | Out[]> = [];
   #scheduled = false;
   #closed = false;
@@ -47,6 +89,7 @@ export class Channel<Out, In> {
   /** Queues one message for this turn's write; false when closed or not serialisable. */
   post(message: Out): boolean {
     if (this.#closed) return false;
+    if (isPlainData(message)) return this.postPlain(message);
     let payload: Buffer;
     try {
       payload = serialize(message);
@@ -59,9 +102,9 @@ export class Channel<Out, In> {
   }
 
   /**
-   * Queues one message that is certain to serialise (strings, numbers, plain objects of them;
-   * never a function, a symbol or a class instance): it shares one frame with the plain messages
-   * posted next to it. False when closed.
+   * Queues one message that is certain to be plain data (see isPlainData; `undefined` properties
+   * are dropped, as absent ones): it travels as JSON, in one frame with the JSON messages posted
+   * next to it. False when closed.
    */
   postPlain(message: Out): boolean {
     if (this.#closed) return false;
@@ -87,9 +130,17 @@ export class Channel<Out, In> {
     this.#frames = [];
     const parts: Buffer[] = [];
     for (const item of queued) {
-      const payload = Array.isArray(item) ? serialize(item.length === 1 ? item[0] : item) : item;
+      let payload: Buffer;
+      let head: number;
+      if (Array.isArray(item)) {
+        payload = Buffer.from(JSON.stringify(item.length === 1 ? item[0] : item), "utf8");
+        head = (payload.length | JSON_FRAME) >>> 0;
+      } else {
+        payload = item;
+        head = payload.length;
+      }
       const header = Buffer.allocUnsafe(HEADER);
-      header.writeUInt32LE(payload.length, 0);
+      header.writeUInt32LE(head, 0);
       parts.push(header, payload);
     }
     const data =
@@ -117,13 +168,18 @@ export class Channel<Out, In> {
     let buf = this.#rest === null ? chunk : Buffer.concat([this.#rest, chunk]);
     let at = 0;
     while (buf.length - at >= HEADER) {
-      const length = buf.readUInt32LE(at);
+      const head = buf.readUInt32LE(at);
+      const length = head & ~JSON_FRAME;
       if (buf.length - at - HEADER < length) break;
       const start = at + HEADER;
       at = start + length;
       let message: In | In[];
       try {
-        message = deserialize(buf.subarray(start, at)) as In | In[];
+        message = (
+          head >= JSON_FRAME
+            ? JSON.parse(buf.toString("utf8", start, at))
+            : deserialize(buf.subarray(start, at))
+        ) as In | In[];
       } catch (error) {
         // a corrupt frame: the stream cannot be trusted past it
         this.#end(new Error("undecodable frame on the sandbox channel", { cause: error }));

@@ -18,7 +18,7 @@ export type ToWorker =
   | { type: "unload"; rid: number; pluginKey: string }
   | { type: "call"; id: number; call: EngineCall }
   | { type: "cancel"; id: number }
-  | { type: "bridge-reply"; bid: number; ok: true; value: unknown }
+  | { type: "bridge-reply"; bid: number; ok: true; value?: unknown }
   | { type: "bridge-reply"; bid: number; ok: false; error: WireError }
   | { type: "ping"; n: number };
 

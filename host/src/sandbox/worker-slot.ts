@@ -313,7 +313,7 @@ export class WorkerSlot {
 
   #serveBridge(m: Extract<FromWorker, { type: "bridge" }>): void {
     const call = this.#calls.get(m.id);
-    const reply = (r: { ok: true; value: unknown } | { ok: false; error: WireError }) => {
+    const reply = (r: { ok: true; value?: unknown } | { ok: false; error: WireError }) => {
       if (this.#send({ type: "bridge-reply", bid: m.bid, ...r } as ToWorker) || !r.ok) return;
       const error = {
         code: "AIRLOCK_BRIDGE_FAILED",
@@ -326,7 +326,8 @@ export class WorkerSlot {
       return;
     }
     call.bridge(call.token, m.capability, m.method, Array.isArray(m.args) ? m.args : []).then(
-      (value) => reply({ ok: true, value }),
+      // an absent value reads as undefined on the other side: the reply stays plain (JSON)
+      (value) => reply(value === undefined ? { ok: true } : { ok: true, value }),
       (error: unknown) => reply({ ok: false, error: toWire(error) }),
     );
   }
