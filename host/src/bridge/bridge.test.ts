@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { fixtureManifest } from "../sandbox/plugin-fixture.ts";
 import type { AuditInput } from "../store/types.ts";
-import { createBridge } from "./bridge.ts";
+import { createBridge, ENDED_KEPT } from "./bridge.ts";
 import { DENIAL_ROWS_PER_CALL } from "./denials.ts";
 import { bridgeError } from "./errors.ts";
 import type { Capability } from "./types.ts";
@@ -221,6 +221,61 @@ describe("bridge", () => {
     expect(audits).toEqual([
       expect.objectContaining({ allowed: false, agent: "agent-1", error: "AIRLOCK_BRIDGE_TOKEN_INVALID" }),
     ]);
+  });
+
+  it("remembers the last ENDED_KEPT ended calls: older tokens are unknown, their counted replays summarised", async () => {
+    const audits: AuditInput[] = [];
+    const bridge = createBridge({ capabilities: [], audit: async (e) => void audits.push(e) });
+    const issue = (agent: string) =>
+      bridge.issueGrant({
+        agent,
+        conversationId: "c",
+        manifest,
+        tool: "tool",
+        knowledgeLevel: null,
+        capabilityCalls: 5,
+      });
+    const first = issue("first");
+    bridge.revoke(first.token);
+    // replays past the row cap are counted, to be summarised when the call is forgotten
+    for (let i = 0; i < DENIAL_ROWS_PER_CALL + 3; i++) {
+      await expect(bridge.dispatch(first.token, "nope", "x", [])).rejects.toMatchObject({
+        code: "AIRLOCK_BRIDGE_TOKEN_INVALID",
+      });
+    }
+    const tokens = [first.token];
+    for (let i = 1; i < ENDED_KEPT; i++) {
+      const g = issue(`a${i}`);
+      tokens.push(g.token);
+      bridge.revoke(g.token);
+    }
+    // still remembered: attributed to its call
+    audits.length = 0;
+    await expect(bridge.dispatch(first.token, "nope", "x", [])).rejects.toMatchObject({
+      code: "AIRLOCK_BRIDGE_TOKEN_INVALID",
+    });
+    expect(audits).toEqual([]); // counted, past the row cap
+    const next = issue("next");
+    bridge.revoke(next.token); // the ring is full: `first` is forgotten, with its summary row
+    await new Promise((r) => setImmediate(r));
+    expect(audits).toEqual([
+      expect.objectContaining({
+        agent: "first",
+        error: "AIRLOCK_BRIDGE_DENIALS_SUPPRESSED",
+        details: { suppressed: 4, rowsWritten: DENIAL_ROWS_PER_CALL },
+      }),
+    ]);
+    audits.length = 0;
+    await expect(bridge.dispatch(first.token, "nope", "x", [])).rejects.toMatchObject({
+      code: "AIRLOCK_BRIDGE_TOKEN_INVALID",
+    });
+    expect(audits).toEqual([expect.objectContaining({ agent: null, error: "AIRLOCK_BRIDGE_TOKEN_INVALID" })]);
+    // the second-oldest is still attributed to its own call
+    audits.length = 0;
+    await expect(bridge.dispatch(tokens[1] as string, "nope", "x", [])).rejects.toMatchObject({
+      code: "AIRLOCK_BRIDGE_TOKEN_INVALID",
+    });
+    expect(audits).toEqual([expect.objectContaining({ agent: "a1" })]);
   });
 
   it("passes a handler's AirlockError through and hides any other failure behind AIRLOCK_BRIDGE_FAILED", async () => {

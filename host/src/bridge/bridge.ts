@@ -83,7 +83,7 @@ export interface Bridge {
 const CALL_ENDED = Object.freeze(bridgeError("AIRLOCK_BRIDGE_TOKEN_INVALID", "the call has ended"));
 
 /** Ended calls whose tokens are remembered, so that replays of them are bounded per call. */
-const ENDED_KEPT = 4096;
+export const ENDED_KEPT = 4096;
 
 /** Random bytes drawn in blocks (one CSPRNG call per 64 tokens); each token uses fresh bytes once. */
 const TOKEN_BYTES = 32;
@@ -124,6 +124,9 @@ export function createBridge(options: BridgeOptions): Bridge {
   // attributed to the call and bounded like its other denials, so a plugin replaying a stashed
   // ctx cannot flood the audit either. The oldest is dropped with a summary row if it counted any.
   const ended = new Map<string, Live>();
+  /** The tokens in `ended`, oldest at `endedNext` once the ring is full. */
+  const endedOrder: Array<string | undefined> = new Array(ENDED_KEPT);
+  let endedNext = 0;
 
   function summarise(entry: Live): void {
     if (entry.suppressed === 0) return;
@@ -339,12 +342,17 @@ export function createBridge(options: BridgeOptions): Bridge {
       live.delete(token);
       entry.controller.abort(CALL_ENDED);
       summarise(entry);
-      ended.set(token, entry);
-      if (ended.size > ENDED_KEPT) {
-        const [oldest, tomb] = ended.entries().next().value as [string, Live];
+      // the oldest remembered token makes room (a ring: no Map iteration, which would walk the
+      // deleted slots at the Map's front on every call)
+      const oldest = endedOrder[endedNext];
+      if (oldest !== undefined) {
+        const tomb = ended.get(oldest);
         ended.delete(oldest);
-        summarise(tomb);
+        if (tomb !== undefined) summarise(tomb);
       }
+      endedOrder[endedNext] = token;
+      endedNext = (endedNext + 1) % ENDED_KEPT;
+      ended.set(token, entry);
     },
     dispatch,
     get liveGrants() {

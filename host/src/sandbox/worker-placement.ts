@@ -11,8 +11,8 @@ import { Semaphore } from "./semaphore.ts";
 import type { SandboxPlugin } from "./types.ts";
 import type { WorkerSlot } from "./worker-slot.ts";
 
-/** (agent, conversation) pairs remembered per plugin for affinity (least recently used dropped). */
-const MAX_AFFINITY = 4096;
+/** (agent, conversation) pairs remembered per plugin for affinity: at least this many recent ones. */
+export const MAX_AFFINITY = 4096;
 
 export interface HolderStats {
   /** Calls of this plugin in flight on the worker. */
@@ -30,7 +30,8 @@ export class PluginPlacement {
   dedicated: boolean;
   /** A move between tiers in progress (holders may be empty meanwhile; calls wait for it). */
   moving: Promise<void> | null = null;
-  #affinity = new Map<string, WorkerSlot>();
+  #recent = new Map<string, WorkerSlot>();
+  #older = new Map<string, WorkerSlot>();
 
   constructor(plugin: SandboxPlugin, first: WorkerSlot, dedicated: boolean) {
     this.plugin = plugin;
@@ -49,24 +50,36 @@ export class PluginPlacement {
 
   /** The worker to serve a call of `affinityKey`: its last worker when idle, else the least busy. */
   pick(affinityKey: string): WorkerSlot {
-    const holders = [...this.holders.keys()];
-    const running = holders.filter((s) => s.started);
-    const candidates = running.length > 0 ? running : holders;
-    const last = this.#affinity.get(affinityKey);
-    if (last && last.busy === 0 && candidates.includes(last)) return last;
-    let best = candidates[0] as WorkerSlot;
-    for (const slot of candidates) {
-      if (slot.busy < best.busy || (slot.busy === best.busy && slot === last)) best = slot;
+    // candidates: the started holders, or every holder while none has started
+    let anyStarted = false;
+    for (const slot of this.holders.keys()) {
+      if (slot.started) {
+        anyStarted = true;
+        break;
+      }
     }
-    return best;
+    const last = this.#recent.get(affinityKey) ?? this.#older.get(affinityKey);
+    const candidate = (slot: WorkerSlot) => !anyStarted || slot.started;
+    if (last && last.busy === 0 && this.holders.has(last) && candidate(last)) return last;
+    let best: WorkerSlot | undefined;
+    for (const slot of this.holders.keys()) {
+      if (!candidate(slot)) continue;
+      if (best === undefined || slot.busy < best.busy || (slot.busy === best.busy && slot === last))
+        best = slot;
+    }
+    return best as WorkerSlot;
   }
 
+  /**
+   * Remembers `slot` as the pair's last worker. Two generations of MAX_AFFINITY pairs: when the
+   * recent one is full it becomes the older one (whose pairs are forgotten), so at least the
+   * MAX_AFFINITY most recent pairs are kept, in O(1) per call and with no Map iteration.
+   */
   remember(affinityKey: string, slot: WorkerSlot): void {
-    this.#affinity.delete(affinityKey);
-    this.#affinity.set(affinityKey, slot);
-    if (this.#affinity.size > MAX_AFFINITY) {
-      const oldest = this.#affinity.keys().next().value;
-      if (oldest !== undefined) this.#affinity.delete(oldest);
+    this.#recent.set(affinityKey, slot);
+    if (this.#recent.size >= MAX_AFFINITY) {
+      this.#older = this.#recent;
+      this.#recent = new Map();
     }
   }
 
