@@ -1,10 +1,14 @@
 // Row 1: a warm call of a trivial tool through the whole pipeline (snapshot check, hooks,
 // host-side validation, grant, sandbox worker process, result normalisation, audit, events).
 // Baselines in the same run: the same tool function called directly in-process; a
-// worker_threads round trip; the same tool served by an MCP stdio server process.
+// worker_threads round trip; the same tool served by an MCP stdio server process; a socket
+// round trip to a child process (the floor under a workers-sandbox call); and a small piece of
+// plain work run back to back against the same work right after the thread slept 1 ms (on a virtual
+// machine whose idle CPUs halt, every process woken by a round trip pays this).
 import { readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { createContext, runInContext } from "node:vm";
-import { startEchoWorker, startStdioToolServer } from "../lib/baselines.ts";
+import { smallWork, startEchoProcess, startEchoWorker, startStdioToolServer } from "../lib/baselines.ts";
 import { startBenchHost } from "../lib/bench-host.ts";
 import { buildBenchPlugin } from "../lib/plugin.ts";
 import type { Row } from "../lib/report.ts";
@@ -26,6 +30,20 @@ export async function warmCall(quick: boolean): Promise<Row[]> {
   const roundTrip = summarize(await sample(n, () => worker.call({ text: "hi" })));
   await worker.close();
 
+  const processEcho = await startEchoProcess();
+  const processRoundTrip = summarize(await sample(n, () => processEcho.call({})));
+  await processEcho.close();
+
+  const warmWork = summarize(await sample(n, smallWork));
+  const wokenWork: number[] = [];
+  for (let i = 0; i < (quick ? 10 : 500); i++) {
+    await sleep(1);
+    const t0 = process.hrtime.bigint();
+    smallWork();
+    wokenWork.push(Number(process.hrtime.bigint() - t0) / 1000);
+  }
+  const woken = summarize(wokenWork);
+
   const stdio = await startStdioToolServer(plugin.bundlePath);
   const mcp = summarize(await sample(quick ? 10 : 1000, () => stdio.call("echo", { text: "hi" })));
   await stdio.close();
@@ -46,7 +64,7 @@ export async function warmCall(quick: boolean): Promise<Row[]> {
         baseline: { what: "worker_threads round trip", p50: roundTrip.p50 },
         ratio: s.p50 / roundTrip.p50,
         target: mode === "workers" ? "p50 ≤ 100 µs and ≤ 1.6× in-process" : "–",
-        note: `direct in-process ${direct.p50.toFixed(1)} µs; MCP stdio server ${mcp.p50.toFixed(0)} µs (${(mcp.p50 / s.p50).toFixed(1)}× Airlock)`,
+        note: `direct in-process ${direct.p50.toFixed(1)} µs; MCP stdio server ${mcp.p50.toFixed(0)} µs (${(mcp.p50 / s.p50).toFixed(1)}× Airlock); process socket round trip ${processRoundTrip.p50.toFixed(1)} µs`,
       });
     } finally {
       await bench.close();
@@ -81,6 +99,24 @@ export async function warmCall(quick: boolean): Promise<Row[]> {
       unit: "µs",
       p50: mcp.p50,
       p90: mcp.p90,
+      target: "–",
+    },
+    {
+      id: "1e",
+      what: "baseline: socket round trip to a child process (floor of a workers call)",
+      unit: "µs",
+      p50: processRoundTrip.p50,
+      p90: processRoundTrip.p90,
+      target: "–",
+    },
+    {
+      id: "1f",
+      what: "baseline: a small piece of work right after 1 ms asleep (idle-wake cost)",
+      unit: "µs",
+      p50: woken.p50,
+      p90: woken.p90,
+      baseline: { what: "same work back to back", p50: warmWork.p50 },
+      ratio: woken.p50 / warmWork.p50,
       target: "–",
     },
   );
