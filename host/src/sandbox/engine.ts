@@ -9,6 +9,7 @@
 import { availableParallelism } from "node:os";
 import { abortError, startDeadline } from "./deadline.ts";
 import { sandboxError } from "./errors.ts";
+import { IsolatePool } from "./isolate-pool.ts";
 import { type EngineBridge, PluginRuntime } from "./plugin-runtime.ts";
 import { Semaphore } from "./semaphore.ts";
 import type { SandboxPlugin } from "./types.ts";
@@ -74,6 +75,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     onWarning: options.onWarning ?? ((m: string) => process.emitWarning(m, "AirlockSandbox")),
     syncEntry: options.syncEntry === true,
     beforeEntry: options.beforeEntry ?? (() => undefined),
+    isolates: new IsolatePool(),
   };
   const plugins = new Map<string, Loaded>();
   let closed = false;
@@ -151,6 +153,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       closed = true;
       for (const { runtime } of plugins.values()) runtime.dispose("close");
       plugins.clear();
+      runtimeOptions.isolates.close();
     },
   };
 }

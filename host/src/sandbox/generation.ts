@@ -88,8 +88,8 @@ export class Generation {
    * `onOrphanFlood` runs once more than MAX_ORPHAN_CALLS bridge calls came from ended calls;
    * `send`, when given, makes this a sync-entry generation (ctx calls leave through sendRef).
    */
-  constructor(memoryMb: number, maxContexts: number, onOrphanFlood: () => void, send?: SendHandler) {
-    this.isolate = new ivm.Isolate({ memoryLimit: memoryMb });
+  constructor(isolate: ivm.Isolate, maxContexts: number, onOrphanFlood: () => void, send?: SendHandler) {
+    this.isolate = isolate;
     this.contexts = new ContextPool(maxContexts, (ctx) => this.releaseContext(ctx));
     if (send !== undefined) {
       this.sendRef = new ivm.Reference(

@@ -13,9 +13,8 @@
 // leaves this file as an AirlockError with an AIRLOCK_SANDBOX_* code.
 // isolated-vm reports failures only as messages (no codes): classify() is the one place that
 // reads them, and prefers what this file itself recorded (why it disposed the isolate).
-import { readFileSync } from "node:fs";
 import { AirlockError } from "@airlock/sdk/errors";
-import ivm from "isolated-vm";
+import type ivm from "isolated-vm";
 import { BundleCompiler } from "./bundle-compiler.ts";
 import type { ContextLease } from "./contexts.ts";
 import { abortError } from "./deadline.ts";
@@ -29,18 +28,14 @@ import {
   Generation,
   messageOf,
 } from "./generation.ts";
+import type { IsolatePool } from "./isolate-pool.ts";
 import { limitError } from "./limit-errors.ts";
 import { afterCallIn, endedByLimit, isRetired, retireGeneration } from "./retire.ts";
-import { CallTimers, createHostPrimitives, WEB_RUNTIME_SOURCE } from "./runtime/index.ts";
+import { CallTimers, createHostPrimitives } from "./runtime/index.ts";
 import type { SandboxPlugin } from "./types.ts";
 import { sample, WATCHDOG_GRACE_MS, type WatchHooks, watch } from "./watchdog.ts";
 
 export type { EngineBridge };
-
-// the Web runtime first, then the bootstrap (which installs it): one script, compiled once per
-// isolate from a code cache this process produces on its first compile (our own code)
-const BOOTSTRAP_SOURCE = `${WEB_RUNTIME_SOURCE}\n;\n${readFileSync(new URL("./isolate/bootstrap.js", import.meta.url), "utf8")}`;
-let bootstrapCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
 
 export interface RuntimeOptions {
   maxContexts: number;
@@ -53,6 +48,8 @@ export interface RuntimeOptions {
   syncEntry?: boolean;
   /** Called before each synchronous entry with how long the previous one took (ms). */
   beforeEntry?: (lastEntryMs: number, pluginKey: string) => void;
+  /** Where new isolates come from (the engine's: one kept ready). */
+  isolates: IsolatePool;
 }
 
 /** What a sync entry returns when the isolate is gone (the call has failed through `fail`). */
@@ -67,6 +64,8 @@ export class PluginRuntime {
   readonly plugin: SandboxPlugin;
   #options: RuntimeOptions;
   #gen: Generation | null = null;
+  /** A generation being made (#generation). */
+  #making: Promise<Generation> | null = null;
   readonly #compiler: BundleCompiler;
   #ended: "unload" | "close" | null = null;
 
@@ -335,12 +334,33 @@ export class PluginRuntime {
       exec.fail?.(this.#classify(gen, exec, new Error("the isolate was disposed")));
   }
 
+  #endedError(): AirlockError | null {
+    if (this.#ended === "close") return sandboxError("AIRLOCK_SANDBOX_CLOSED", "the sandbox was closed");
+    if (this.#ended === "unload") return sandboxError("AIRLOCK_SANDBOX_UNLOADED", "the plugin was unloaded");
+    return null;
+  }
+
+  /** The live generation, or a new one (one at a time: concurrent callers share its making). */
   async #generation(): Promise<Generation> {
-    if (this.#ended === "close") throw sandboxError("AIRLOCK_SANDBOX_CLOSED", "the sandbox was closed");
-    if (this.#ended === "unload") throw sandboxError("AIRLOCK_SANDBOX_UNLOADED", "the plugin was unloaded");
+    const ended = this.#endedError();
+    if (ended !== null) throw ended;
     if (this.#gen && !this.#gen.isolate.isDisposed && !isRetired(this.#gen)) return this.#gen;
+    this.#making ??= this.#newGeneration().finally(() => {
+      this.#making = null;
+    });
+    return this.#making;
+  }
+
+  async #newGeneration(): Promise<Generation> {
+    const fresh = await this.#options.isolates.take(this.plugin.limits.memoryMb);
+    // ended while the isolate was being taken: it goes, unused
+    const ended = this.#endedError();
+    if (ended !== null) {
+      fresh.isolate.dispose();
+      throw ended;
+    }
     const gen: Generation = new Generation(
-      this.plugin.limits.memoryMb,
+      fresh.isolate,
       this.#options.maxContexts,
       () => {
         this.#options.onWarning(
@@ -360,7 +380,7 @@ export class PluginRuntime {
     );
     gen.runtimeRef = createHostPrimitives(gen.timers);
     try {
-      gen.bootstrap = await compileBootstrap(gen.isolate);
+      gen.bootstrap = fresh.bootstrap;
       gen.bundle = await this.#compiler.compile(gen.isolate);
     } catch (error) {
       this.#disposeGeneration(gen, "unload");
@@ -479,44 +499,6 @@ function singleUse(gen: Generation, ctx: AgentContext): ContextLease {
       gen.releaseContext(ctx);
     },
   };
-}
-
-/** Compiles the bootstrap (Web runtime + bootstrap.js), from this process's code cache once made. */
-async function compileBootstrap(isolate: ivm.Isolate): Promise<ivm.Script> {
-  const filename = "airlock:bootstrap.js";
-  bootstrapCache ??= await warmBootstrapCache(filename);
-  if (bootstrapCache === undefined) return isolate.compileScript(BOOTSTRAP_SOURCE, { filename });
-  const cachedData = bootstrapCache;
-  const script = (await isolate.compileScript(BOOTSTRAP_SOURCE, { filename, cachedData })) as ivm.Script & {
-    cachedDataRejected?: boolean;
-  };
-  if (script.cachedDataRejected !== true) return script;
-  return isolate.compileScript(BOOTSTRAP_SOURCE, { filename });
-}
-
-/**
- * The bootstrap's code cache with the functions a context's start runs already compiled: V8
- * caches only what was compiled when the cache is made, so the script is first run once in a
- * scratch isolate (dummy References, no plugin code) and compiled again there. Without this, a
- * cold start compiles the Web runtime's install path lazily (measured: 3.4–25 ms of CPU per new
- * isolate against 0.9 ms with the warmed cache; the bootstrap alone took 0.8–1.0 ms).
- */
-async function warmBootstrapCache(filename: string): Promise<ivm.ExternalCopy<ArrayBuffer> | undefined> {
-  const scratch = new ivm.Isolate({ memoryLimit: 32 });
-  try {
-    const first = await scratch.compileScript(BOOTSTRAP_SOURCE, { filename });
-    const context = await scratch.createContext();
-    await context.global.set("__airlockBridge", new ivm.Reference(() => undefined));
-    await context.global.set("__airlockRuntime", new ivm.Reference(() => undefined));
-    await first.run(context, { timeout: 5000 });
-    const again = (await scratch.compileScript(BOOTSTRAP_SOURCE, {
-      filename,
-      produceCachedData: true,
-    })) as ivm.Script & ivm.CachedDataResult;
-    return again.cachedData;
-  } finally {
-    scratch.dispose();
-  }
 }
 
 function hasStringCode(e: unknown): e is { code: string } {
