@@ -7,7 +7,8 @@
 // node:sqlite is synchronous, so each fsync blocks the event loop.
 // Invariants: a crash never leaves a half-written row; busy_timeout lets several processes share
 // the file; prepared statements are cached per connection (by SQL text, bounded); migrations are
-// applied before the store is handed out.
+// applied before the store is handed out; WAL checkpoints run on a thread of their own
+// (checkpointer.ts), not inside a commit on the caller's thread.
 import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
@@ -18,6 +19,7 @@ import { insert as insertAudit, sqliteAudit } from "./audit.ts";
 import { ensureMarksTable, openAuditJournal, replayAuditJournals } from "./audit-journal.ts";
 import { sqliteAuthServer } from "./authz.ts";
 import { sqliteBroker } from "./broker.ts";
+import { BACKSTOP_PAGES, type Checkpointer, startCheckpointer } from "./checkpointer.ts";
 import { sqliteData } from "./data.ts";
 import { sqliteKnowledge } from "./knowledge.ts";
 import { migrateSqlite } from "./migrations.ts";
@@ -78,9 +80,10 @@ export async function openSqliteStore(
     );
   }
   let db: DatabaseSync;
+  let file: string;
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const file = join(dataDir, SQLITE_FILE);
+    file = join(dataDir, SQLITE_FILE);
     const created = !existsSync(file);
     db = new DatabaseSync(file, { timeout: BUSY_TIMEOUT_MS });
     // Owner-only, whatever the umask: the file holds secret ciphertext, knowledge and artifacts.
@@ -88,18 +91,22 @@ export async function openSqliteStore(
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     await walMode(db);
     db.exec(`PRAGMA synchronous = ${durability === "full" ? "FULL" : "NORMAL"}`);
+    // checkpoints run on their own thread (checkpointer.ts); this connection's only past a backstop
+    db.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES}`);
     cacheStatements(db);
   } catch (err) {
     throw storeError("AIRLOCK_STORE_OPEN_FAILED", `cannot open the SQLite store in ${dataDir}`, {
       cause: err,
     });
   }
+  let checkpointer: Checkpointer | undefined;
   const store: Store = {
     kind: "sqlite",
     async migrate() {
       migrateSqlite(db);
     },
     async close() {
+      await checkpointer?.stop();
       if (db.isOpen) db.close();
     },
     ...sqliteRegistry(db),
@@ -126,5 +133,9 @@ export async function openSqliteStore(
     db.close();
     throw err;
   }
+  checkpointer = startCheckpointer(file, {
+    busyTimeoutMs: BUSY_TIMEOUT_MS,
+    onError: (message) => process.emitWarning(message, "AirlockStore"),
+  });
   return store;
 }
