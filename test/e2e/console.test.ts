@@ -34,6 +34,19 @@ let context: BrowserContext;
 let page: Page;
 const bodies: string[] = [];
 
+/**
+ * Waits until `expression` is true in `target`. Polled with `evaluate` (DevTools' own evaluation,
+ * which the console's CSP does not govern), not `waitForFunction`, whose injected predicate is an
+ * eval that the console's `script-src 'self'` refuses (Chromium 156.0.8078.114 enforces it).
+ */
+async function waitTrue(target: Page, expression: string, timeoutMs = 15_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while ((await target.evaluate(expression)) !== true) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${expression}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 async function waitStatus(text: string | RegExp) {
   await page.locator("#status").filter({ hasText: text }).waitFor({ timeout: 15_000 });
 }
@@ -307,8 +320,11 @@ describe.skipIf(!hasChromium && !required)(
         await narrow.setViewportSize({ width, height: 600 });
         await narrow.goto(`${server.url}/admin#/${hash}`);
         await narrow.locator("main h1").waitFor();
-        await narrow.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)");
-        await narrow.waitForFunction("window.scrollY > 0", undefined, { timeout: 15_000 });
+        // scrolled again on every poll: the page grows as its rows arrive after the heading
+        await waitTrue(
+          narrow,
+          "(window.scrollTo(0, document.documentElement.scrollHeight), window.scrollY > 0)",
+        );
         const place = await statusPlace(narrow);
         expect(place.scrollY, `${width} px scrolls`).toBeGreaterThan(0);
         expect(place.bottom, `${width} px: status over the content`).toBeLessThanOrEqual(place.mainTop + 0.5);
@@ -358,7 +374,7 @@ describe.skipIf(!hasChromium && !required)(
       try {
         const evil = await context.newPage();
         await evil.goto(`http://127.0.0.1:${(attacker.address() as AddressInfo).port}/`);
-        await evil.waitForFunction("window.done === true", undefined, { timeout: 15_000 });
+        await waitTrue(evil, "window.done === true");
         const results = (await evil.evaluate("window.results")) as string[];
         expect(results.join("\n")).not.toMatch(/csrf/);
         const frame = evil.frames().find((fr) => fr.url().startsWith(target));
