@@ -23,7 +23,7 @@ afterEach(async () => {
 
 describe.skipIf(batchPrefix().length === 0)("sandbox workers under SCHED_BATCH (needs chrt)", () => {
   it("starts every worker batch-scheduled, leaves the host as it was, and serves calls", async () => {
-    sandbox = createWorkerSandbox({ mode: "workers", workers: 2 });
+    sandbox = createWorkerSandbox({ workers: 2 });
     const plugin = makePlugin({
       namespace: "batched",
       code: "globalThis.__airlockPlugin = { tools: { echo: async (input) => ({ echoed: input }) } };",

@@ -339,6 +339,9 @@ export class WorkerSlot {
     if (!child) return;
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
     this.#channel?.close();
+    // a worker still starting has nothing to finish, and would only notice the closed channel
+    // once its modules have loaded
+    if (!this.started) child.kill("SIGKILL");
     const timer = setTimeout(() => child.kill("SIGKILL"), 2000);
     await exited;
     clearTimeout(timer);

@@ -2,6 +2,7 @@
 // is loaded into another, calls go to the least busy holder, and the plugin's `concurrency` still
 // bounds its calls across all workers together. Calls are held inside the tool by a gated bridge
 // (no timing): "busy" is a call in flight, observed through pluginWorkers() and stats().
+// Closing a sandbox while its workers are still starting ends them quietly (no crash on the way out).
 import { AirlockError } from "@airlock/sdk/errors";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { BridgeDispatch } from "../bridge/types.ts";
@@ -143,5 +144,20 @@ describe("workers: one plugin in several workers", () => {
     await expect(spin(sandbox, plugin, "a", g.bridge)).rejects.toMatchObject({
       code: "AIRLOCK_SANDBOX_PLUGIN_NOT_LOADED",
     });
+  });
+});
+
+describe("closing a workers sandbox while its workers start", () => {
+  it("ends them without a crash in its log, and quickly", async () => {
+    for (let round = 0; round < 3; round++) {
+      const lines: string[] = [];
+      const starting = createWorkerSandbox({ workers: 2, onLog: (line) => lines.push(line) });
+      const started = Date.now();
+      await starting.close();
+      expect(Date.now() - started).toBeLessThan(2_000);
+      // a worker that outlived the marker directory would print its ENOENT stack here
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(lines.filter((l) => /ENOENT|Error|exited/.test(l))).toEqual([]);
+    }
   });
 });

@@ -344,7 +344,10 @@ export function createWorkerSandbox(options: WorkerSandboxOptions = {}): WorkerS
       if (closed) return;
       closed = true;
       clearInterval(supervisor);
-      await Promise.all([...slots.map((s) => s.close()), tiers.close()]);
+      // the shared workers first: the tiers' close removes the entry-marker directory, which a
+      // worker still starting would otherwise find gone
+      await Promise.all(slots.map((s) => s.close()));
+      await tiers.close();
     },
   };
 }
