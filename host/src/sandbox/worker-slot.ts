@@ -6,7 +6,7 @@
 // reported to `onCrash` with the plugin it was running (entry-marker.ts, cross-checked against
 // the calls and loads in flight here) before the restart, so the caller can move that plugin out.
 // Invariants: the child gets `--no-node-snapshot` and an empty environment (no secrets, no store
-// URL), and runs under SCHED_BATCH where the system allows it (batch-scheduling.ts); a bridge request from the child is served only for a call this host sent to this child,
+// URL); a bridge request from the child is served only for a call this host sent to this child,
 // with that call's token and BridgeDispatch.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
@@ -14,7 +14,6 @@ import type { Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { AirlockError } from "@airlock/sdk/errors";
 import type { BridgeDispatch } from "../bridge/types.ts";
-import { batchPrefix } from "./batch-scheduling.ts";
 import { Channel } from "./channel.ts";
 import { abortError } from "./deadline.ts";
 import type { EngineCall } from "./engine.ts";
@@ -350,14 +349,11 @@ export class WorkerSlot {
 
 /**
  * Starts a worker process: `--no-node-snapshot`, an empty environment, stdout/stderr piped to
- * the host, the channel as fd 3 (a socket pair), SCHED_BATCH where available. Exported for the
- * tests that play the host.
+ * the host, and the channel as fd 3 (a socket pair). Exported for the tests that play the host.
  */
 export function spawnWorker(engineOptions: WorkerEngineOptions, markerPath = ""): ChildProcess {
-  const node = [process.execPath, "--no-node-snapshot", ENTRY, JSON.stringify(engineOptions), markerPath];
-  // under SCHED_BATCH where the system allows it (batch-scheduling.ts): `chrt` execs node in place
-  const [command, ...args] = [...batchPrefix(), ...node] as [string, ...string[]];
-  return spawn(command, args, {
+  const args = ["--no-node-snapshot", ENTRY, JSON.stringify(engineOptions), markerPath];
+  return spawn(process.execPath, args, {
     env: {},
     stdio: ["ignore", "pipe", "pipe", "pipe"],
   });
