@@ -42,10 +42,15 @@ export function decodeResult(json: string, maxResultBytes: number): ToolResult {
   }
   let value: unknown;
   try {
-    value = JSON.parse(json, (key, v) => {
-      if (key === "__proto__") throw new Error("__proto__ key");
-      return v;
-    });
+    // a key can read "__proto__" only if the text holds it or a \u escape that could spell it:
+    // without either, the plain parse (2-3x faster than one with a reviver) is the same
+    value =
+      json.includes("__proto__") || json.includes("\\u")
+        ? JSON.parse(json, (key, v) => {
+            if (key === "__proto__") throw new Error("__proto__ key");
+            return v;
+          })
+        : JSON.parse(json);
   } catch (error) {
     throw sandboxError(
       "AIRLOCK_SANDBOX_RESULT_INVALID",
