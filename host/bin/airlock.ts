@@ -1,7 +1,7 @@
 #!/usr/bin/env -S node --no-node-snapshot
 // The `airlock` executable: host/src/cli/main.ts does the work. Node's compile cache is turned on
-// first (host/src/compile-cache.ts), so the modules imported after it load from the cache.
-import { enableAirlockCompileCache } from "../src/compile-cache.ts";
+// first (sdk/src/compile-cache.ts), so the modules imported after it load from the cache.
+import { enableAirlockCompileCache } from "@airlock/sdk/compile-cache";
 
 enableAirlockCompileCache();
 const { main } = await import("../src/cli/main.ts");

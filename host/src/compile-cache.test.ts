@@ -4,8 +4,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
+import { compileCacheDirectory, compileCacheEnv } from "@airlock/sdk/compile-cache";
 import { afterAll, describe, expect, it } from "vitest";
-import { compileCacheDirectory, compileCacheEnv } from "./compile-cache.ts";
 import { makePlugin } from "./sandbox/plugin-fixture.ts";
 import { createWorkerSandbox } from "./sandbox/workers.ts";
 

@@ -6,7 +6,7 @@
 // reported to `onCrash` with the plugin it was running (entry-marker.ts, cross-checked against
 // the calls and loads in flight here) before the restart, so the caller can move that plugin out.
 // Invariants: the child gets `--no-node-snapshot` and no environment of the host's (no secrets, no
-// store URL: only the compile cache's directory); a bridge request from the child is served only
+// store URL: only the compile cache's directory, sdk/src/compile-cache.ts); a bridge request from the child is served only
 // for a call this host sent to this child, with that call's token and BridgeDispatch.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
@@ -14,7 +14,7 @@ import type { Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { AirlockError } from "@airlock/sdk/errors";
 import type { BridgeDispatch } from "../bridge/types.ts";
-import { compileCacheEnv } from "../compile-cache.ts";
+import { compileCacheEnv } from "@airlock/sdk/compile-cache";
 import { Channel } from "./channel.ts";
 import { abortError } from "./deadline.ts";
 import type { EngineCall } from "./engine.ts";
@@ -350,7 +350,7 @@ export class WorkerSlot {
 
 /**
  * Starts a worker process: `--no-node-snapshot`, an environment holding only Node's compile cache
- * directory (compile-cache.ts), stdout/stderr piped to the host, and the channel as fd 3 (a
+ * directory (sdk/src/compile-cache.ts), stdout/stderr piped to the host, and the channel as fd 3 (a
  * socket pair). Exported for the tests that play the host.
  */
 export function spawnWorker(engineOptions: WorkerEngineOptions, markerPath = ""): ChildProcess {

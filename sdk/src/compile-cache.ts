@@ -1,8 +1,8 @@
 // Node's module compile cache for Airlock's own processes: the `airlock` CLI (and so `airlock mcp`,
-// `airlock serve`, `npm start`) and the sandbox workers. Node strips the types of every host file
+// `airlock serve`, `npm start`), the sandbox workers, `airlock-plugin` and `airlock-registry`. Node strips the types of every host file
 // and compiles it on each start; with the cache on, it loads the result of the last start instead
 // (measured: `airlock --version` 0.95 → 0.59 s, `airlock mcp` spawn to its first tools/list
-// answer 904 → 553–569 ms). The cache lives in `$XDG_CACHE_HOME/airlock/node-compile-cache`
+// answer 835–899 → 664–666 ms, `airlock-plugin --version` 0.42–0.63 → 0.28–0.34 s). The cache lives in `$XDG_CACHE_HOME/airlock/node-compile-cache`
 // (default `~/.cache/…`), the user's own, never a shared temp folder; `NODE_COMPILE_CACHE` set by
 // the user wins, and `NODE_DISABLE_COMPILE_CACHE=1` turns it off (Node's own switches).
 // Invariants: never fails a start (a cache that cannot be made is reported by Node's status and
