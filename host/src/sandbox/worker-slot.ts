@@ -6,8 +6,9 @@
 // reported to `onCrash` with the plugin it was running (entry-marker.ts, cross-checked against
 // the calls and loads in flight here) before the restart, so the caller can move that plugin out.
 // Invariants: the child gets `--no-node-snapshot` and no environment of the host's (no secrets, no
-// store URL: only the compile cache's directory, sdk/src/compile-cache.ts); a bridge request from the child is served only
-// for a call this host sent to this child, with that call's token and BridgeDispatch.
+// store URL: only the compile cache's directory, sdk/src/compile-cache.ts); a bridge request from
+// the child is served only for a call this host sent to this child, with that call's token and
+// BridgeDispatch.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import type { Duplex } from "node:stream";
