@@ -52,7 +52,7 @@ export class BundleCompiler {
   }
 
   async compile(isolate: ivm.Isolate): Promise<ivm.Script> {
-    const { key, code, manifest, codeCachePath } = this.#plugin;
+    const { key, code } = this.#plugin;
     const filename = `airlock:${key}/index.js`;
     if (this.#cachedData) {
       const cachedData = new ivm.ExternalCopy(toArrayBuffer(this.#cachedData));
