@@ -51,9 +51,14 @@ export class BundleCompiler {
     }
   }
 
+  /** The bundle's script name in the isolate (the same on every compile, so V8 finds it again). */
+  get #filename(): string {
+    return `airlock:${this.#plugin.key}/index.js`;
+  }
+
   async compile(isolate: ivm.Isolate): Promise<ivm.Script> {
-    const { key, code } = this.#plugin;
-    const filename = `airlock:${key}/index.js`;
+    const { code } = this.#plugin;
+    const filename = this.#filename;
     if (this.#cachedData) {
       const cachedData = new ivm.ExternalCopy(toArrayBuffer(this.#cachedData));
       const script = (await isolate.compileScript(code, { filename, cachedData })) as Compiled;
@@ -76,10 +81,9 @@ export class BundleCompiler {
     if (!this.#produced) return;
     this.#produced = false;
     try {
-      const { key, code } = this.#plugin;
       // the same source and name: V8 finds the compiled script in the isolate's own cache
-      const again = (await isolate.compileScript(code, {
-        filename: `airlock:${key}/index.js`,
+      const again = (await isolate.compileScript(this.#plugin.code, {
+        filename: this.#filename,
         produceCachedData: true,
       })) as Compiled;
       this.#keep(again);

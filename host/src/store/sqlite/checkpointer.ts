@@ -17,8 +17,6 @@ const INTERVAL_MS = 100;
 export const BACKSTOP_PAGES = 10_000;
 
 export interface Checkpointer {
-  /** Resolves on each round that copied frames (tests): frames copied and the WAL's length. */
-  onRound(listener: (round: { checkpointed: number; log: number }) => void): void;
   stop(): Promise<void>;
 }
 
@@ -30,27 +28,17 @@ export function startCheckpointer(
     workerData: { file, intervalMs: INTERVAL_MS, busyTimeoutMs: options.busyTimeoutMs },
   });
   worker.unref(); // never what keeps a process alive
-  const listeners: Array<(round: { checkpointed: number; log: number }) => void> = [];
   let reported = false;
   const report = (message: string) => {
     if (reported) return;
     reported = true;
     options.onError(message);
   };
-  worker.on("message", (m: { checkpointed?: number; log?: number; error?: string }) => {
-    if (m.error !== undefined) report(`WAL checkpoint failed: ${m.error}`);
-    else if (m.checkpointed !== undefined) {
-      const round = { checkpointed: m.checkpointed, log: m.log ?? 0 };
-      for (const listener of listeners) listener(round);
-    }
-  });
+  worker.on("message", (m: { error: string }) => report(`WAL checkpoint failed: ${m.error}`));
   worker.on("error", (error) => report(`WAL checkpointer stopped: ${error.message}`));
   const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
   let stopping: Promise<void> | null = null;
   return {
-    onRound(listener) {
-      listeners.push(listener);
-    },
     stop() {
       stopping ??= (async () => {
         worker.postMessage("stop");
