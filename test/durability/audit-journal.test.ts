@@ -18,7 +18,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 async function appendAndKill(dataDir: string, killAfter: number): Promise<number> {
   const child: ChildProcess = spawn(
     process.execPath,
-    [join(import.meta.dirname, "audit-child.ts"), dataDir],
+    [join(import.meta.dirname, "audit-child.ts"), dataDir, String(killAfter)],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   let stderr = "";
