@@ -44,7 +44,7 @@ describe("audit journal under SIGKILL", () => {
     const acked = await appendAndKill(dataDir, 3000);
     expect(acked).toBeGreaterThanOrEqual(3000);
     // the killed process left acknowledged entries in its journal that no batch had committed
-    const raw = new DatabaseSync(join(dataDir, "airlock.db"));
+    const raw = new DatabaseSync(join(dataDir, "audit.db"));
     const committed = Number((raw.prepare("SELECT COUNT(*) AS n FROM audit").get() as { n: number }).n);
     raw.close();
     expect(committed).toBeLessThan(acked + 1);

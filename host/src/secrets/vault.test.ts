@@ -120,7 +120,7 @@ describe("vault", () => {
     expect(await source.get("agent-a", "missing")).toBeUndefined();
     expect(await source.get("agent-b", "api_key")).toBeUndefined();
     await store.close();
-    for (const f of ["airlock.db", "airlock.db-wal"]) {
+    for (const f of ["airlock.db", "airlock.db-wal", "audit.db", "audit.db-wal"]) {
       const bytes = (() => {
         try {
           return readFileSync(join(d, f));

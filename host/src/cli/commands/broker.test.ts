@@ -67,7 +67,9 @@ describe("airlock models and airlock oauth", () => {
     expect(await run("oauth", "list", "bot")).toBe(0);
     expect(out.at(-1)).toBe("No OAuth connections for bot.\n");
     expect([...out, ...err].join("")).not.toContain(KEY);
-    expect(readFileSync(join(dir, "data", "airlock.db")).includes(Buffer.from(KEY))).toBe(false);
+    for (const file of ["airlock.db", "audit.db"]) {
+      expect(readFileSync(join(dir, "data", file)).includes(Buffer.from(KEY))).toBe(false);
+    }
   });
 
   it("refuses bad input with codes and never takes a key from argv", async () => {

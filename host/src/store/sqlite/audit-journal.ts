@@ -10,8 +10,8 @@
 // Invariants: sequence numbers of one journal increase by one per entry; a segment file is
 // deleted only once everything in it is committed; a torn last line (a crash mid-write on power
 // loss) is the only line replay skips; a journal is replayed by one process (claimed by rename).
-// The marks table is created here, not by a numbered migration: it belongs to the journal and
-// an older host ignores it.
+// The marks table is in the audit file beside the trail (audit-file.ts), so a batch and its mark
+// commit in one transaction there; `db` below is the host's connection to that file.
 import { randomBytes } from "node:crypto";
 import {
   closeSync,
@@ -36,15 +36,6 @@ export const JOURNAL_DIR = "audit-journal";
 const SEGMENT_BYTES = 1 << 20;
 /** Journals opened by this process (never replayed by a store opened in the same process). */
 const ownJournals = new Set<string>();
-
-const MARKS = `CREATE TABLE IF NOT EXISTS audit_journal_marks (
-  journal TEXT PRIMARY KEY,
-  seq INTEGER NOT NULL
-)`;
-
-export function ensureMarksTable(db: DatabaseSync): void {
-  db.exec(MARKS);
-}
 
 /** Records, inside the caller's transaction, that `mark.journal` is committed up to `mark.seq`. */
 export function recordMark(db: DatabaseSync, mark: AuditJournalMark): void {

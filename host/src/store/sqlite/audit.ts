@@ -1,11 +1,12 @@
-// SQLite: the append-only audit trail, queried newest first with id-based paging.
+// SQLite: the append-only audit trail in its own file (audit-file.ts), queried newest first with
+// id-based paging. Appends go to the file's writer thread (audit-thread.ts), which runs `insert`;
+// queries read through the host's connection to the file.
 // Invariants: details are sanitised before insert (binary values dropped); rows are never
 // updated; filters combine with AND.
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { auditRow, normalizeAuditQuery } from "../shared.ts";
 import type { AuditInput, AuditRecord, Store } from "../types.ts";
-import { recordMark } from "./audit-journal.ts";
-import { immediate } from "./tx.ts";
+import type { AuditThread } from "./audit-thread.ts";
 
 type Row = Record<string, unknown>;
 
@@ -50,21 +51,16 @@ export function insert(db: DatabaseSync, e: AuditInput): void {
   );
 }
 
+/** `db`: the host's connection to the audit file (reads); `thread`: its writer. */
 export function sqliteAudit(
   db: DatabaseSync,
+  thread: AuditThread,
 ): Pick<Store, "appendAudit" | "queryAudit"> & Required<Pick<Store, "appendAuditBatch">> {
   return {
-    async appendAudit(e) {
-      insert(db, e);
-    },
-    async appendAuditBatch(entries, mark) {
-      // One transaction (one commit) for the whole batch and its journal mark; any failure rolls
-      // all of it back.
-      immediate(db, () => {
-        for (const e of entries) insert(db, e);
-        if (mark !== undefined) recordMark(db, mark);
-      });
-    },
+    appendAudit: (e) => thread.write([e]),
+    // One transaction (one commit) for the whole batch and its journal mark; any failure rolls
+    // all of it back.
+    appendAuditBatch: (entries, mark) => thread.write(entries, mark),
     async queryAudit(query) {
       const q = normalizeAuditQuery(query);
       const where: string[] = [];

@@ -4,27 +4,12 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { AuditInput } from "../types.ts";
 import { BACKSTOP_PAGES } from "./checkpointer.ts";
 import { openSqliteStore, SQLITE_FILE } from "./open.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-const entry = (i: number): AuditInput => ({
-  agent: "a",
-  plugin: "p",
-  tool: "t",
-  conversationId: "c",
-  kind: "tool",
-  action: "call",
-  allowed: true,
-  success: true,
-  error: null,
-  durationMs: 1,
-  details: { i, pad: "x".repeat(900) },
 });
 
 describe("SQLite WAL checkpointer", () => {
@@ -35,9 +20,9 @@ describe("SQLite WAL checkpointer", () => {
     const file = join(dir, SQLITE_FILE);
     const before = statSync(file).size;
     // ≈ 2 MiB of rows: ≈ 500 pages, a twentieth of what the store's connection waits for
-    for (let b = 0; b < 20; b++) {
-      await store.appendAuditBatch?.(Array.from({ length: 100 }, (_, i) => entry(b * 100 + i)));
-    }
+    await store.ensureAgent("a");
+    const value = JSON.stringify("x".repeat(900));
+    for (let i = 0; i < 2000; i++) await store.setState("a", "c", "p", `k${i}`, value, 1 << 30);
     expect(BACKSTOP_PAGES * 4096).toBeGreaterThan(10 * 2 * 2 ** 20); // ten times what was written
     const deadline = Date.now() + 10_000;
     while (statSync(file).size < before + (1 << 20) && Date.now() < deadline) {
@@ -45,7 +30,7 @@ describe("SQLite WAL checkpointer", () => {
     }
     expect(statSync(file).size).toBeGreaterThanOrEqual(before + (1 << 20));
     // the rows are all there, whichever file holds them
-    expect(await store.queryAudit({ limit: 1 })).toHaveLength(1);
+    expect(await store.listStateKeys("a", "c", "p")).toHaveLength(2000);
     const started = Date.now();
     await store.close();
     expect(Date.now() - started).toBeLessThan(3_000);

@@ -244,6 +244,15 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX authz_secrets_expiry ON authz_secrets (expires_at);
     `,
   },
+  {
+    version: 7,
+    // openSqliteStore copies both into audit.db (audit-file.ts moveAuditTrail) before migrating
+    name: "the audit trail moves to its own file, audit.db, written by a thread (audit-file.ts)",
+    sql: `
+      DROP TABLE IF EXISTS audit;
+      DROP TABLE IF EXISTS audit_journal_marks;
+    `,
+  },
 ];
 
 /** Applies every pending migration, each atomically; refuses a database newer than this build. */

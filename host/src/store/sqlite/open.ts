@@ -1,4 +1,5 @@
-// The embedded store: one SQLite file `<dataDir>/airlock.db` opened with node:sqlite.
+// The embedded store: the SQLite file `<dataDir>/airlock.db` opened with node:sqlite, and the audit
+// trail's own file `<dataDir>/audit.db` beside it (audit-file.ts), committed by a writer thread.
 // Durability (option `durability`): the journal is always WAL. "normal" (default) sets
 // synchronous=NORMAL: a commit is appended to the WAL without an fsync, so an acknowledged
 // write survives a killed process (SIGKILL, crash of Node) — the WAL is in the OS page cache —
@@ -7,19 +8,29 @@
 // node:sqlite is synchronous, so each fsync blocks the event loop.
 // Invariants: a crash never leaves a half-written row; busy_timeout lets several processes share
 // the file; prepared statements are cached per connection (by SQL text, bounded); migrations are
-// applied before the store is handed out; WAL checkpoints run on a thread of their own
-// (checkpointer.ts), not inside a commit on the caller's thread.
+// applied before the store is handed out; WAL checkpoints of airlock.db run on a thread of their
+// own (checkpointer.ts), and audit commits (with audit.db's checkpoints) on the audit writer
+// thread (audit-thread.ts), neither inside a commit on the caller's thread.
 import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { DatabaseSync } from "node:sqlite";
 import { storeError } from "../errors.ts";
 import { sqlitePluginWorkers } from "../plugin-workers.ts";
 import type { Store } from "../types.ts";
 import { insert as insertAudit, sqliteAudit } from "./audit.ts";
-import { ensureMarksTable, openAuditJournal, replayAuditJournals } from "./audit-journal.ts";
+import { AUDIT_FILE, moveAuditTrail, openAuditFile } from "./audit-file.ts";
+import { openAuditJournal, replayAuditJournals } from "./audit-journal.ts";
+import { startAuditThread } from "./audit-thread.ts";
 import { sqliteAuthServer } from "./authz.ts";
 import { sqliteBroker } from "./broker.ts";
 import { BACKSTOP_PAGES, type Checkpointer, startCheckpointer } from "./checkpointer.ts";
+import {
+  BUSY_TIMEOUT_MS,
+  cacheStatements,
+  type SqliteDurability,
+  synchronousPragma,
+  walMode,
+} from "./connection.ts";
 import { sqliteData } from "./data.ts";
 import { sqliteKnowledge } from "./knowledge.ts";
 import { migrateSqlite } from "./migrations.ts";
@@ -28,45 +39,7 @@ import { sqliteTasks } from "./tasks.ts";
 import { immediate } from "./tx.ts";
 
 export const SQLITE_FILE = "airlock.db";
-/** How long a statement waits for another process's write lock before failing. */
-const BUSY_TIMEOUT_MS = 15_000;
-/** Distinct SQL texts kept prepared (the store's SQL is a small fixed set plus audit filters). */
-const STATEMENT_CACHE_SIZE = 256;
-
-export type SqliteDurability = "full" | "normal";
-
-/** Makes `db.prepare` return a cached statement for SQL it has prepared before. */
-function cacheStatements(db: DatabaseSync): void {
-  const prepare = db.prepare.bind(db);
-  const cache = new Map<string, StatementSync>();
-  db.prepare = (sql: string) => {
-    let statement = cache.get(sql);
-    if (statement === undefined) {
-      if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
-      statement = prepare(sql);
-      cache.set(sql, statement);
-    }
-    return statement;
-  };
-}
-
-/**
- * Switches the file to WAL. The switch can answer SQLITE_BUSY without calling the busy handler
- * when another process opens the same new file at the same moment (seen with two writers
- * starting together), so a busy answer is retried for up to BUSY_TIMEOUT_MS.
- */
-async function walMode(db: DatabaseSync): Promise<void> {
-  const until = Date.now() + BUSY_TIMEOUT_MS;
-  for (;;) {
-    try {
-      db.exec("PRAGMA journal_mode = WAL");
-      return;
-    } catch (error) {
-      if ((error as { errcode?: number }).errcode !== 5 || Date.now() > until) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
-}
+export type { SqliteDurability };
 
 export async function openSqliteStore(
   dataDir: string,
@@ -90,7 +63,7 @@ export async function openSqliteStore(
     if (created) chmodSync(file, 0o600);
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     await walMode(db);
-    db.exec(`PRAGMA synchronous = ${durability === "full" ? "FULL" : "NORMAL"}`);
+    db.exec(synchronousPragma(durability));
     // checkpoints run on their own thread (checkpointer.ts); this connection's only past a backstop
     db.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES}`);
     cacheStatements(db);
@@ -99,37 +72,56 @@ export async function openSqliteStore(
       cause: err,
     });
   }
+  let auditDb: DatabaseSync;
+  try {
+    auditDb = await openAuditFile(dataDir, durability);
+  } catch (err) {
+    db.close();
+    if ((err as { code?: string }).code === "AIRLOCK_STORE_SCHEMA_TOO_NEW") throw err;
+    throw storeError("AIRLOCK_STORE_OPEN_FAILED", `cannot open the audit file in ${dataDir}`, {
+      cause: err,
+    });
+  }
+  const auditThread = startAuditThread(join(dataDir, AUDIT_FILE), {
+    busyTimeoutMs: BUSY_TIMEOUT_MS,
+    durability,
+  });
   let checkpointer: Checkpointer | undefined;
   const store: Store = {
     kind: "sqlite",
     async migrate() {
+      // an older host's trail first: migration 7 drops it from airlock.db
+      moveAuditTrail(auditDb, file);
       migrateSqlite(db);
     },
     async close() {
       await checkpointer?.stop();
+      await auditThread.stop();
+      if (auditDb.isOpen) auditDb.close();
       if (db.isOpen) db.close();
     },
     ...sqliteRegistry(db),
     ...sqliteData(db),
     ...sqliteKnowledge(db),
-    ...sqliteAudit(db),
+    ...sqliteAudit(auditDb, auditThread),
     ...sqliteBroker(db),
     ...sqlitePluginWorkers(db),
-    openAuditJournal: () => openAuditJournal(dataDir, db, { durable: durability }),
+    openAuditJournal: () => openAuditJournal(dataDir, auditDb, { durable: durability }),
     ...sqliteTasks(db),
     ...sqliteAuthServer(db),
   };
   try {
     await store.migrate();
     // audit entries a process journaled but did not commit before it died
-    ensureMarksTable(db);
     replayAuditJournals(
       dataDir,
-      db,
-      (e) => insertAudit(db, e),
-      (fn) => immediate(db, fn),
+      auditDb,
+      (e) => insertAudit(auditDb, e),
+      (fn) => immediate(auditDb, fn),
     );
   } catch (err) {
+    await auditThread.stop();
+    auditDb.close();
     db.close();
     throw err;
   }

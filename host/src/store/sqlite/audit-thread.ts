@@ -1,0 +1,120 @@
+// The host's side of the audit file's writer thread (audit-writer-thread.ts): `write` sends one
+// batch and resolves once it is committed, or rejects with the error that rolled it back (a
+// store error keeps its AIRLOCK_* code). The host's audit writer (pipeline/audit-writer.ts)
+// gathers the batches; this moves their commit off the event loop, so the host thread spends on
+// a batch only the structured clone of its entries.
+// The thread starts with the store. A thread that dies (an uncaught error, a failed start) fails
+// the batches it held, and the next write starts a new one: a batch whose answer never came is reported failed, never committed
+// twice by this side (the journal, when there is one, keeps its entries until a later batch
+// commits them with their mark).
+// Invariants: batches are sent and committed in the order written; every write settles; the
+// thread keeps the process alive only while a batch is in flight; stop() ends it after the
+// batches written before.
+import { Worker } from "node:worker_threads";
+import { STORE_ERRORS, storeError } from "../errors.ts";
+import { sanitizeDetails } from "../shared.ts";
+import type { AuditInput, AuditJournalMark } from "../types.ts";
+import type { BatchAnswer, BatchMessage } from "./audit-writer-thread.ts";
+import type { SqliteDurability } from "./connection.ts";
+
+export interface AuditThread {
+  write(entries: readonly AuditInput[], mark?: AuditJournalMark): Promise<void>;
+  stop(): Promise<void>;
+}
+
+interface InFlight {
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+const ENTRY = new URL("./audit-writer-thread.ts", import.meta.url);
+/** How long stop() waits for the thread to finish before terminating it. */
+const STOP_MS = 5_000;
+
+function answerError(error: NonNullable<BatchAnswer["error"]>): Error {
+  if (error.code !== undefined && Object.hasOwn(STORE_ERRORS, error.code)) {
+    return storeError(error.code as keyof typeof STORE_ERRORS, error.message);
+  }
+  return Object.assign(new Error(error.message), error.code === undefined ? {} : { code: error.code });
+}
+
+export function startAuditThread(
+  file: string,
+  options: { busyTimeoutMs: number; durability: SqliteDurability },
+): AuditThread {
+  const inFlight = new Map<number, InFlight>();
+  let nextId = 1;
+  let worker: Worker | null = null;
+  let stopped: Promise<void> | null = null;
+
+  function spawn(): Worker {
+    const w = new Worker(ENTRY, {
+      workerData: { file, busyTimeoutMs: options.busyTimeoutMs, durability: options.durability },
+    });
+    w.unref();
+    w.on("message", (answer: BatchAnswer) => {
+      const batch = inFlight.get(answer.id);
+      if (batch === undefined) return;
+      inFlight.delete(answer.id);
+      if (inFlight.size === 0) w.unref();
+      if (answer.error === undefined) batch.resolve();
+      else batch.reject(answerError(answer.error));
+    });
+    const gone = (reason: string) => {
+      if (worker !== w) return;
+      worker = null;
+      const error = new Error(`the audit writer thread stopped (${reason}); its batches are not committed`);
+      for (const batch of inFlight.values()) batch.reject(error);
+      inFlight.clear();
+    };
+    w.on("error", (error) => gone(error.message));
+    w.on("exit", (code) => gone(`exit code ${code}`));
+    return w;
+  }
+
+  function post(w: Worker, message: BatchMessage): void {
+    try {
+      w.postMessage(message);
+    } catch (error) {
+      // details a structured clone refuses (a function, a symbol): the copy the store would keep
+      if ((error as { name?: string }).name !== "DataCloneError") throw error;
+      const entries = message.entries.map((e) => ({ ...e, details: sanitizeDetails(e.details) }));
+      w.postMessage({ ...message, entries });
+    }
+  }
+
+  // started now, so it is ready by the first batch (the spawn overlaps the rest of the host's start)
+  worker = spawn();
+  return {
+    write(entries, mark) {
+      if (stopped !== null) return Promise.reject(new Error("the audit writer thread is stopped"));
+      worker ??= spawn();
+      const w = worker;
+      const id = nextId++;
+      return new Promise<void>((resolve, reject) => {
+        const message: BatchMessage = { id, entries: entries as AuditInput[] };
+        if (mark !== undefined) message.mark = mark;
+        try {
+          post(w, message);
+        } catch (error) {
+          reject(error);
+          return;
+        }
+        if (inFlight.size === 0) w.ref();
+        inFlight.set(id, { resolve, reject });
+      });
+    },
+    stop() {
+      stopped ??= (async () => {
+        const w = worker;
+        if (w === null) return;
+        const exited = new Promise<void>((resolve) => w.once("exit", () => resolve()));
+        w.postMessage("stop");
+        const timer = setTimeout(() => void w.terminate(), STOP_MS);
+        await exited;
+        clearTimeout(timer);
+      })();
+      return stopped;
+    },
+  };
+}
