@@ -1,7 +1,8 @@
 // The audit trail's own file: an older store's trail moves into audit.db with its ids and
 // journal marks (and leaves airlock.db), a journal left by a dead process replays past its mark
 // after the move, a repeated move copies nothing twice, a newer audit file is refused, and
-// details a structured clone refuses reach the writer thread as the store keeps them.
+// details a structured clone refuses reach the writer thread as the store keeps them, and a
+// writer thread that cannot start fails each batch (and the next batch tries a new thread).
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openStore } from "../index.ts";
 import type { AuditInput } from "../types.ts";
 import { AUDIT_FILE, moveAuditTrail, openAuditFile } from "./audit-file.ts";
+import { startAuditThread } from "./audit-thread.ts";
 import { migrateSqlite, SQLITE_MIGRATIONS } from "./migrations.ts";
 
 const root = mkdtempSync(join(tmpdir(), "airlock-audit-file-"));
@@ -156,5 +158,18 @@ describe("SQLite audit file", () => {
     } finally {
       await store.close();
     }
+  });
+
+  it("fails each batch when the writer thread cannot start, and tries a new thread for the next", async () => {
+    const thread = startAuditThread(join(root, "no-such-dir", AUDIT_FILE), {
+      busyTimeoutMs: 100,
+      durability: "normal",
+    });
+    await expect(thread.write([entry("a")])).rejects.toThrow(/audit writer thread stopped/);
+    await expect(thread.write([entry("b")], { journal: "j", seq: 1 })).rejects.toThrow(
+      /audit writer thread stopped/,
+    );
+    await thread.stop();
+    await expect(thread.write([entry("c")])).rejects.toThrow(/stopped/);
   });
 });

@@ -3,10 +3,11 @@
 // store error keeps its AIRLOCK_* code). The host's audit writer (pipeline/audit-writer.ts)
 // gathers the batches; this moves their commit off the event loop, so the host thread spends on
 // a batch only the structured clone of its entries.
-// The thread starts with the store. A thread that dies (an uncaught error, a failed start) fails
-// the batches it held, and the next write starts a new one: a batch whose answer never came is reported failed, never committed
-// twice by this side (the journal, when there is one, keeps its entries until a later batch
-// commits them with their mark).
+// The thread starts with the store. A thread that dies (a failed start, an error outside its
+// per-batch try) fails the batches it held, and the next write starts a new one; the audit writer
+// retries a failed batch, so a batch the thread had committed before dying, unanswered, would be
+// written twice. The thread has no such path in use: every batch is answered from a try/catch,
+// and it is terminated only by stop() (after the writer's flush, past STOP_MS).
 // Invariants: batches are sent and committed in the order written; every write settles; the
 // thread keeps the process alive only while a batch is in flight; stop() ends it after the
 // batches written before.
