@@ -2,7 +2,8 @@
 // journal marks (and leaves airlock.db), a journal left by a dead process replays past its mark
 // after the move, a repeated move copies nothing twice, a newer audit file is refused, and
 // details a structured clone refuses reach the writer thread as the store keeps them, and a
-// writer thread that cannot start fails each batch (and the next batch tries a new thread).
+// writer thread that cannot start fails each batch (and the next batch tries a new thread), and
+// batches commit on the caller's connection until the thread is up, then on it, in order.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +12,7 @@ import { DatabaseSync } from "node:sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStore } from "../index.ts";
 import type { AuditInput } from "../types.ts";
+import { INSERT_AUDIT } from "./audit.ts";
 import { AUDIT_FILE, moveAuditTrail, openAuditFile } from "./audit-file.ts";
 import { startAuditThread } from "./audit-thread.ts";
 import { migrateSqlite, SQLITE_MIGRATIONS } from "./migrations.ts";
@@ -171,5 +173,41 @@ describe("SQLite audit file", () => {
     );
     await thread.stop();
     await expect(thread.write([entry("c")])).rejects.toThrow(/stopped/);
+  });
+
+  it("commits on the caller's connection until the thread is up, then on the thread, in order", async () => {
+    const dataDir = join(root, "direct");
+    mkdirSync(dataDir);
+    const audit = await openAuditFile(dataDir, "normal");
+    let direct = 0;
+    const thread = startAuditThread(join(dataDir, AUDIT_FILE), {
+      busyTimeoutMs: 1000,
+      durability: "normal",
+      direct: (rows) => {
+        direct++;
+        for (const row of rows) audit.prepare(INSERT_AUDIT).run(...row);
+      },
+    });
+    try {
+      await thread.write([entry("first")]); // the thread cannot be up yet: committed here
+      expect(direct).toBe(1);
+      let i = 0;
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline) {
+        const before = direct;
+        await thread.write([entry(`n${i++}`)]);
+        if (direct === before) break; // this one went to the thread
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await thread.write([entry("last")]);
+      const actions = (
+        audit.prepare("SELECT action FROM audit ORDER BY id").all() as Array<{ action: string }>
+      ).map((r) => r.action);
+      expect(actions).toEqual(["first", ...Array.from({ length: i }, (_, k) => `n${k}`), "last"]);
+      expect(direct).toBeLessThan(i + 1); // the thread took over
+    } finally {
+      await thread.stop();
+      audit.close();
+    }
   });
 });

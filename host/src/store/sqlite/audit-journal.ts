@@ -37,12 +37,9 @@ const SEGMENT_BYTES = 1 << 20;
 /** Journals opened by this process (never replayed by a store opened in the same process). */
 const ownJournals = new Set<string>();
 
-/** Records, inside the caller's transaction, that `mark.journal` is committed up to `mark.seq`. */
-export function recordMark(db: DatabaseSync, mark: AuditJournalMark): void {
-  db.prepare(
-    "INSERT INTO audit_journal_marks (journal, seq) VALUES (?, ?) ON CONFLICT (journal) DO UPDATE SET seq = excluded.seq",
-  ).run(mark.journal, mark.seq);
-}
+/** Records that a journal is committed up to a sequence number (parameters: journal, seq). */
+export const RECORD_MARK =
+  "INSERT INTO audit_journal_marks (journal, seq) VALUES (?, ?) ON CONFLICT (journal) DO UPDATE SET seq = excluded.seq";
 
 interface Segment {
   path: string;

@@ -30,12 +30,16 @@ export function auditRecord(r: Row): AuditRecord {
   };
 }
 
-const INSERT = `INSERT INTO audit (at, agent, plugin, tool, conversation_id, kind, action, allowed, success, error, duration_ms, details)
+export const INSERT_AUDIT = `INSERT INTO audit (at, agent, plugin, tool, conversation_id, kind, action, allowed, success, error, duration_ms, details)
    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
-export function insert(db: DatabaseSync, e: AuditInput): void {
+/**
+ * One entry's INSERT_AUDIT parameters: time canonicalised (a bad one throws
+ * AIRLOCK_STORE_INVALID_INPUT), details sanitised and serialised.
+ */
+export function auditParams(e: AuditInput): SQLInputValue[] {
   const { at, details } = auditRow(e);
-  db.prepare(INSERT).run(
+  return [
     at,
     e.agent,
     e.plugin,
@@ -48,7 +52,11 @@ export function insert(db: DatabaseSync, e: AuditInput): void {
     e.error,
     e.durationMs,
     details,
-  );
+  ];
+}
+
+export function insert(db: DatabaseSync, e: AuditInput): void {
+  db.prepare(INSERT_AUDIT).run(...auditParams(e));
 }
 
 /** `db`: the host's connection to the audit file (reads); `thread`: its writer. */

@@ -17,9 +17,9 @@ import { DatabaseSync } from "node:sqlite";
 import { storeError } from "../errors.ts";
 import { sqlitePluginWorkers } from "../plugin-workers.ts";
 import type { Store } from "../types.ts";
-import { insert as insertAudit, sqliteAudit } from "./audit.ts";
+import { INSERT_AUDIT, insert as insertAudit, sqliteAudit } from "./audit.ts";
 import { AUDIT_FILE, moveAuditTrail, openAuditFile } from "./audit-file.ts";
-import { openAuditJournal, replayAuditJournals } from "./audit-journal.ts";
+import { openAuditJournal, RECORD_MARK, replayAuditJournals } from "./audit-journal.ts";
 import { startAuditThread } from "./audit-thread.ts";
 import { sqliteAuthServer } from "./authz.ts";
 import { sqliteBroker } from "./broker.ts";
@@ -85,6 +85,11 @@ export async function openSqliteStore(
   const auditThread = startAuditThread(join(dataDir, AUDIT_FILE), {
     busyTimeoutMs: BUSY_TIMEOUT_MS,
     durability,
+    direct: (rows, mark) =>
+      immediate(auditDb, () => {
+        for (const row of rows) auditDb.prepare(INSERT_AUDIT).run(...row);
+        if (mark !== undefined) auditDb.prepare(RECORD_MARK).run(mark.journal, mark.seq);
+      }),
   });
   let checkpointer: Checkpointer | undefined;
   const store: Store = {
