@@ -1,6 +1,7 @@
 // SQLite: the append-only audit trail in its own file (audit-file.ts), queried newest first with
-// id-based paging. Appends go to the file's writer thread (audit-thread.ts), which runs `insert`;
-// queries read through the host's connection to the file.
+// id-based paging. Appends go to the file's writer thread (audit-thread.ts) as rows of
+// `auditParams` for INSERT_AUDIT; `insert` is for the host's own writes (journal replay); queries
+// read through the host's connection to the file.
 // Invariants: details are sanitised before insert (binary values dropped); rows are never
 // updated; filters combine with AND.
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
