@@ -12,7 +12,7 @@ import { DatabaseSync } from "node:sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStore } from "../index.ts";
 import type { AuditInput } from "../types.ts";
-import { INSERT_AUDIT } from "./audit.ts";
+import { INSERT_AUDIT } from "./audit-commit.ts";
 import { AUDIT_FILE, moveAuditTrail, openAuditFile } from "./audit-file.ts";
 import { startAuditThread } from "./audit-thread.ts";
 import { migrateSqlite, SQLITE_MIGRATIONS } from "./migrations.ts";

@@ -17,13 +17,7 @@ import { chmodSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { storeError } from "../errors.ts";
-import {
-  BUSY_TIMEOUT_MS,
-  cacheStatements,
-  type SqliteDurability,
-  synchronousPragma,
-  walMode,
-} from "./connection.ts";
+import { BUSY_TIMEOUT_MS, type SqliteDurability, setUpConnection } from "./connection.ts";
 import { immediate } from "./tx.ts";
 
 export const AUDIT_FILE = "audit.db";
@@ -69,9 +63,7 @@ export async function openAuditFile(dataDir: string, durability: SqliteDurabilit
   const db = new DatabaseSync(file, { timeout: BUSY_TIMEOUT_MS });
   try {
     if (created) chmodSync(file, 0o600);
-    await walMode(db);
-    db.exec(synchronousPragma(durability));
-    cacheStatements(db);
+    await setUpConnection(db, durability);
     immediate(db, () => {
       const { user_version: version } = db.prepare("PRAGMA user_version").get() as { user_version: number };
       if (version > AUDIT_SCHEMA_VERSION) {

@@ -29,17 +29,13 @@ import {
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { auditRow, sanitizeDetails } from "../shared.ts";
-import type { AuditInput, AuditJournal, AuditJournalMark } from "../types.ts";
+import type { AuditInput, AuditJournal } from "../types.ts";
 
 export const JOURNAL_DIR = "audit-journal";
 /** A segment past this size is closed and a new one started once its entries are all written. */
 const SEGMENT_BYTES = 1 << 20;
 /** Journals opened by this process (never replayed by a store opened in the same process). */
 const ownJournals = new Set<string>();
-
-/** Records that a journal is committed up to a sequence number (parameters: journal, seq). */
-export const RECORD_MARK =
-  "INSERT INTO audit_journal_marks (journal, seq) VALUES (?, ?) ON CONFLICT (journal) DO UPDATE SET seq = excluded.seq";
 
 interface Segment {
   path: string;

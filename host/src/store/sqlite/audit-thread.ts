@@ -19,10 +19,9 @@ import type { SQLInputValue } from "node:sqlite";
 import { Worker } from "node:worker_threads";
 import { STORE_ERRORS, storeError } from "../errors.ts";
 import type { AuditInput, AuditJournalMark } from "../types.ts";
-import { auditParams, INSERT_AUDIT } from "./audit.ts";
-import { RECORD_MARK } from "./audit-journal.ts";
+import { auditParams } from "./audit.ts";
 import type { BatchAnswer, BatchMessage, ReadyAnswer, WriterSetup } from "./audit-writer-thread.ts";
-import { type SqliteDurability, synchronousPragma } from "./connection.ts";
+import type { SqliteDurability } from "./connection.ts";
 
 export interface AuditThread {
   write(entries: readonly AuditInput[], mark?: AuditJournalMark): Promise<void>;
@@ -60,13 +59,7 @@ export function startAuditThread(
   let stopped: Promise<void> | null = null;
 
   function spawn(): Worker {
-    const setup: WriterSetup = {
-      file,
-      busyTimeoutMs: options.busyTimeoutMs,
-      pragma: synchronousPragma(options.durability),
-      insertSql: INSERT_AUDIT,
-      markSql: RECORD_MARK,
-    };
+    const setup: WriterSetup = { file, busyTimeoutMs: options.busyTimeoutMs, durability: options.durability };
     const w = new Worker(ENTRY, { workerData: setup });
     w.unref();
     w.on("message", (answer: BatchAnswer | ReadyAnswer) => {

@@ -1,25 +1,22 @@
 // The audit file's writer thread (audit-thread.ts starts it): its own connection to audit.db,
 // which commits each batch it is sent (its rows, and the journal mark when there is one) in one
-// transaction, and answers with the batch's id, or with the error that rolled it back. The host
-// sends rows already turned into parameters (audit.ts auditParams) and the SQL to run them with,
-// so this file imports nothing but node's own modules: the thread is up in the time a worker
-// takes to start, without loading the store's modules (the SDK's import alone took ≈ 0.3–0.5 s
-// in a new thread). The row inserts with their four index entries, the commit, and the WAL
-// checkpoints SQLite runs inside a commit are spent here, off the host's event loop.
+// transaction (audit-commit.ts), and answers with the batch's id, or with the error that rolled
+// it back. The host sends rows already turned into parameters (audit.ts auditParams), so this
+// file loads no store code beyond audit-commit.ts, connection.ts and tx.ts: the thread is up in
+// the time a worker takes to start, without the store's modules (the SDK's import alone took
+// ≈ 0.3–0.5 s in a new thread). The row inserts with their four index entries, the commit, and
+// the WAL checkpoints SQLite runs inside a commit are spent here, off the host's event loop.
 // Invariants: batches commit one at a time in the order sent; a batch is all in, or nothing;
 // every batch is answered; on "stop" the connection closes after the batches before it.
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { parentPort, workerData } from "node:worker_threads";
+import { commitAuditBatch } from "./audit-commit.ts";
+import { cacheStatements, type SqliteDurability, synchronousPragma } from "./connection.ts";
 
 export interface WriterSetup {
   file: string;
   busyTimeoutMs: number;
-  /** Run once at open (the synchronous pragma of the store's durability). */
-  pragma: string;
-  /** One row's INSERT (audit.ts INSERT_AUDIT). */
-  insertSql: string;
-  /** The journal mark's upsert (audit-journal.ts RECORD_MARK: journal, seq). */
-  markSql: string;
+  durability: SqliteDurability;
 }
 
 export interface BatchMessage {
@@ -33,16 +30,15 @@ export interface BatchAnswer {
   error?: { message: string; code?: string };
 }
 
-/** Posted once the connection is open and the statements prepared. */
+/** Posted once the connection is open. */
 export interface ReadyAnswer {
   ready: true;
 }
 
 const setup = workerData as WriterSetup;
 const db = new DatabaseSync(setup.file, { timeout: setup.busyTimeoutMs });
-db.exec(setup.pragma);
-const insert = db.prepare(setup.insertSql);
-const mark = db.prepare(setup.markSql);
+db.exec(synchronousPragma(setup.durability));
+cacheStatements(db);
 
 const port = parentPort!;
 port.postMessage({ ready: true } satisfies ReadyAnswer);
@@ -54,15 +50,7 @@ port.on("message", (m: BatchMessage | "stop") => {
   }
   const answer: BatchAnswer = { id: m.id };
   try {
-    db.exec("BEGIN IMMEDIATE");
-    try {
-      for (const row of m.rows) insert.run(...row);
-      if (m.mark !== undefined) mark.run(m.mark.journal, m.mark.seq);
-      db.exec("COMMIT");
-    } catch (error) {
-      if (db.isTransaction) db.exec("ROLLBACK");
-      throw error;
-    }
+    commitAuditBatch(db, m.rows, m.mark);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     answer.error = {

@@ -1,12 +1,13 @@
 // SQLite: the append-only audit trail in its own file (audit-file.ts), queried newest first with
 // id-based paging. Appends go to the file's writer thread (audit-thread.ts) as rows of
-// `auditParams` for INSERT_AUDIT; `insert` is for the host's own writes (journal replay); queries
-// read through the host's connection to the file.
+// `auditParams` (audit-commit.ts writes them); `insert` is for the host's own writes (journal
+// replay); queries read through the host's connection to the file.
 // Invariants: details are sanitised before insert (binary values dropped); rows are never
 // updated; filters combine with AND.
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { auditRow, normalizeAuditQuery } from "../shared.ts";
 import type { AuditInput, AuditRecord, Store } from "../types.ts";
+import { INSERT_AUDIT } from "./audit-commit.ts";
 import type { AuditThread } from "./audit-thread.ts";
 
 type Row = Record<string, unknown>;
@@ -30,9 +31,6 @@ export function auditRecord(r: Row): AuditRecord {
     details: r.details === null ? null : (JSON.parse(String(r.details)) as Record<string, unknown>),
   };
 }
-
-export const INSERT_AUDIT = `INSERT INTO audit (at, agent, plugin, tool, conversation_id, kind, action, allowed, success, error, duration_ms, details)
-   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /**
  * One entry's INSERT_AUDIT parameters: time canonicalised (a bad one throws

@@ -33,12 +33,19 @@ export function synchronousPragma(durability: SqliteDurability): string {
   return `PRAGMA synchronous = ${durability === "full" ? "FULL" : "NORMAL"}`;
 }
 
+/** WAL, the durability's synchronous pragma, and the statement cache: how every file opens. */
+export async function setUpConnection(db: DatabaseSync, durability: SqliteDurability): Promise<void> {
+  await walMode(db);
+  db.exec(synchronousPragma(durability));
+  cacheStatements(db);
+}
+
 /**
  * Switches the file to WAL. The switch can answer SQLITE_BUSY without calling the busy handler
  * when another process opens the same new file at the same moment (seen with two writers
  * starting together), so a busy answer is retried for up to BUSY_TIMEOUT_MS.
  */
-export async function walMode(db: DatabaseSync): Promise<void> {
+async function walMode(db: DatabaseSync): Promise<void> {
   const until = Date.now() + BUSY_TIMEOUT_MS;
   for (;;) {
     try {

@@ -17,20 +17,15 @@ import { DatabaseSync } from "node:sqlite";
 import { storeError } from "../errors.ts";
 import { sqlitePluginWorkers } from "../plugin-workers.ts";
 import type { Store } from "../types.ts";
-import { INSERT_AUDIT, insert as insertAudit, sqliteAudit } from "./audit.ts";
+import { insert as insertAudit, sqliteAudit } from "./audit.ts";
+import { commitAuditBatch } from "./audit-commit.ts";
 import { AUDIT_FILE, moveAuditTrail, openAuditFile } from "./audit-file.ts";
-import { openAuditJournal, RECORD_MARK, replayAuditJournals } from "./audit-journal.ts";
+import { openAuditJournal, replayAuditJournals } from "./audit-journal.ts";
 import { startAuditThread } from "./audit-thread.ts";
 import { sqliteAuthServer } from "./authz.ts";
 import { sqliteBroker } from "./broker.ts";
 import { BACKSTOP_PAGES, type Checkpointer, startCheckpointer } from "./checkpointer.ts";
-import {
-  BUSY_TIMEOUT_MS,
-  cacheStatements,
-  type SqliteDurability,
-  synchronousPragma,
-  walMode,
-} from "./connection.ts";
+import { BUSY_TIMEOUT_MS, type SqliteDurability, setUpConnection } from "./connection.ts";
 import { sqliteData } from "./data.ts";
 import { sqliteKnowledge } from "./knowledge.ts";
 import { migrateSqlite } from "./migrations.ts";
@@ -62,11 +57,9 @@ export async function openSqliteStore(
     // Owner-only, whatever the umask: the file holds secret ciphertext, knowledge and artifacts.
     if (created) chmodSync(file, 0o600);
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    await walMode(db);
-    db.exec(synchronousPragma(durability));
+    await setUpConnection(db, durability);
     // checkpoints run on their own thread (checkpointer.ts); this connection's only past a backstop
     db.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES}`);
-    cacheStatements(db);
   } catch (err) {
     throw storeError("AIRLOCK_STORE_OPEN_FAILED", `cannot open the SQLite store in ${dataDir}`, {
       cause: err,
@@ -85,11 +78,7 @@ export async function openSqliteStore(
   const auditThread = startAuditThread(join(dataDir, AUDIT_FILE), {
     busyTimeoutMs: BUSY_TIMEOUT_MS,
     durability,
-    direct: (rows, mark) =>
-      immediate(auditDb, () => {
-        for (const row of rows) auditDb.prepare(INSERT_AUDIT).run(...row);
-        if (mark !== undefined) auditDb.prepare(RECORD_MARK).run(mark.journal, mark.seq);
-      }),
+    direct: (rows, mark) => commitAuditBatch(auditDb, rows, mark),
   });
   let checkpointer: Checkpointer | undefined;
   const store: Store = {
