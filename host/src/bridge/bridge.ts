@@ -12,7 +12,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { ConversationMessage, KnowledgeLevel } from "@airlock/sdk";
 import { AirlockError, hasCode } from "@airlock/sdk/errors";
-import type { EgressRule, PluginManifest } from "@airlock/sdk/manifest";
+import type { EgressRule, PluginManifest, ToolManifest } from "@airlock/sdk/manifest";
 import { inChildSpan, type TraceParent } from "../observability/spans.ts";
 import type { AuditInput } from "../store/types.ts";
 import { DENIAL_ROWS_PER_CALL, isDenied, SUPPRESSED_ACTION } from "./denials.ts";
@@ -81,6 +81,21 @@ export interface Bridge {
 
 /** Why a revoked grant's signal aborted: one shared, frozen error (no stack captured per call). */
 const CALL_ENDED = Object.freeze(bridgeError("AIRLOCK_BRIDGE_TOKEN_INVALID", "the call has ended"));
+
+/** A grant while issueGrant fills in its optional fields. */
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** The secret keys a tool declares, one set per manifest tool (grants only read it). */
+const declaredSecretSets = new WeakMap<ToolManifest, ReadonlySet<string>>();
+
+function declaredSecretsOf(tool: ToolManifest): ReadonlySet<string> {
+  let keys = declaredSecretSets.get(tool);
+  if (keys === undefined) {
+    keys = new Set(tool.requiredSecrets.map((s) => s.key));
+    declaredSecretSets.set(tool, keys);
+  }
+  return keys;
+}
 
 /** Ended calls whose tokens are remembered, so that replays of them are bounded per call. */
 export const ENDED_KEPT = 4096;
@@ -302,7 +317,7 @@ export function createBridge(options: BridgeOptions): Bridge {
           `${input.manifest.namespace} has no tool ${input.tool}`,
         );
       }
-      const grant: CallGrant = {
+      const grant: Writable<CallGrant> = {
         callId: input.callId ?? randomUUID(),
         token,
         agent: input.agent,
@@ -313,17 +328,17 @@ export function createBridge(options: BridgeOptions): Bridge {
         tool: input.tool,
         toolId: `${input.manifest.namespace}:${input.tool}`,
         manifest: input.manifest,
-        declaredSecrets: new Set(tool.requiredSecrets.map((s) => s.key)),
+        declaredSecrets: declaredSecretsOf(tool),
         knowledgeLevel: input.knowledgeLevel,
         egress: input.egress ?? input.manifest.egress,
         conversation: input.conversation ?? [],
         signal,
         capabilityCallsLeft: input.capabilityCalls,
         notify: input.notify ?? (() => undefined),
-        ...(input.maxInboundBytes === undefined ? {} : { maxInboundBytes: input.maxInboundBytes }),
-        ...(input.elicit === undefined ? {} : { elicit: input.elicit }),
-        ...(input.openUrl === undefined ? {} : { openUrl: input.openUrl }),
       };
+      if (input.maxInboundBytes !== undefined) grant.maxInboundBytes = input.maxInboundBytes;
+      if (input.elicit !== undefined) grant.elicit = input.elicit;
+      if (input.openUrl !== undefined) grant.openUrl = input.openUrl;
       live.set(token, {
         grant,
         controller,

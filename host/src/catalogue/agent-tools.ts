@@ -34,6 +34,7 @@ export function toCatalogueTool(entry: CatalogueEntry): CatalogueTool {
 
 /** Required (non-optional) secret keys of a tool that are not in `setKeys`. */
 export function missingSecrets(entry: CatalogueEntry, setKeys: ReadonlySet<string>): string[] {
+  if (entry.tool.requiredSecrets.length === 0) return [];
   return entry.tool.requiredSecrets.filter((s) => !s.optional && !setKeys.has(s.key)).map((s) => s.key);
 }
 

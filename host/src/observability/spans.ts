@@ -13,14 +13,23 @@ const TRACER = "@airlock/host";
 export type TraceParent = Context;
 
 /** Runs `fn` inside a child span of `parent` (or plainly, without one); `codeOf` names a failure the result carries. */
-export async function inChildSpan<T>(
+export function inChildSpan<T>(
   parent: TraceParent | undefined,
   name: string,
   attributes: Record<string, string | number | boolean>,
   fn: () => Promise<T>,
   codeOf?: (value: T) => string | undefined,
 ): Promise<T> {
-  if (parent === undefined) return fn();
+  return parent === undefined ? fn() : spanned(parent, name, attributes, fn, codeOf);
+}
+
+async function spanned<T>(
+  parent: TraceParent,
+  name: string,
+  attributes: Record<string, string | number | boolean>,
+  fn: () => Promise<T>,
+  codeOf?: (value: T) => string | undefined,
+): Promise<T> {
   const span = trace.getTracer(TRACER).startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent);
   try {
     const value = await fn();

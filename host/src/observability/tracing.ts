@@ -8,10 +8,31 @@
 // Invariants: a span always ends, whatever the call does; a tool failure (an outcome with an
 // error code) sets the span's status to ERROR with that code; no input, output or secret is
 // ever an attribute (agent, tool id, run id, call id, replica, error code only).
-import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import {
+  context,
+  propagation,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  type TracerProvider,
+  trace,
+} from "@opentelemetry/api";
 import type { CallOptions, Run, ToolCallOutcome } from "../host-types.ts";
 
 const TRACER = "@airlock/host";
+
+/** The tracer of the global provider, kept while that provider is the global one (trace.disable() replaces it). */
+let provider: TracerProvider | undefined;
+let tracer: Tracer | undefined;
+
+function hostTracer(): Tracer {
+  const current = trace.getTracerProvider();
+  if (current !== provider || tracer === undefined) {
+    provider = current;
+    tracer = current.getTracer(TRACER);
+  }
+  return tracer;
+}
 
 /** The run with each `call` inside an `airlock.tool_call` span. */
 export function tracedRun(run: Run, replica: string): Run {
@@ -31,8 +52,7 @@ export function tracedRun(run: Run, replica: string): Run {
       if (options?.trace?.traceparent !== undefined) carrier.traceparent = options.trace.traceparent;
       if (options?.trace?.tracestate !== undefined) carrier.tracestate = options.trace.tracestate;
       const parent = propagation.extract(context.active(), carrier);
-      const tracer = trace.getTracer(TRACER);
-      return tracer.startActiveSpan(
+      return hostTracer().startActiveSpan(
         "airlock.tool_call",
         {
           kind: SpanKind.INTERNAL,

@@ -11,7 +11,7 @@ import type { CatalogueEntry } from "../catalogue/catalogue.ts";
 import type { CallOptions } from "../host-types.ts";
 import { inChildSpan } from "../observability/spans.ts";
 import type { EffectiveLimits } from "../sandbox/types.ts";
-import type { PipelineDeps } from "./deps.ts";
+import type { GrantRequest, PipelineDeps } from "./deps.ts";
 import type { Stop } from "./invoke.ts";
 import type { RunContext } from "./run.ts";
 
@@ -99,7 +99,7 @@ export async function executeInSandbox(
             throw error;
           }
         };
-  const grant = deps.grants.issue({
+  const request: GrantRequest = {
     callId: req.callId,
     agent: run.agent,
     conversationId: run.conversationId,
@@ -113,16 +113,11 @@ export async function executeInSandbox(
     controller,
     notify,
     end: (reason) => controller.abort(reason),
-    ...(elicit === undefined ? {} : { elicit }),
-    ...(openUrl === undefined ? {} : { openUrl }),
-    ...(req.options.traceContext === undefined ? {} : { trace: req.options.traceContext }),
-  });
-  // A task call's own ceiling replaces the plugin's wallMs (the sandbox applies whichever it is given).
-  const wallMs = req.options.wallMs ?? limits.wallMs;
-  const timeout = {
-    code: "AIRLOCK_TOOL_TIMEOUT",
-    message: `Tool ${entry.id} did not finish within ${wallMs} ms and was stopped.`,
   };
+  if (elicit !== undefined) request.elicit = elicit;
+  if (openUrl !== undefined) request.openUrl = openUrl;
+  if (req.options.traceContext !== undefined) request.trace = req.options.traceContext;
+  const grant = deps.grants.issue(request);
   try {
     const sandboxCall = () =>
       deps.sandbox.call(
@@ -144,12 +139,16 @@ export async function executeInSandbox(
         },
         deps.grants.dispatch,
       );
-    const result = await inChildSpan(
-      req.options.traceContext,
-      "airlock.sandbox_run",
-      { "airlock.tool": entry.id, "airlock.call_id": req.callId, "airlock.sandbox": deps.sandbox.mode },
-      sandboxCall,
-    );
+    const trace = req.options.traceContext;
+    const result =
+      trace === undefined
+        ? await sandboxCall()
+        : await inChildSpan(
+            trace,
+            "airlock.sandbox_run",
+            { "airlock.tool": entry.id, "airlock.call_id": req.callId, "airlock.sandbox": deps.sandbox.mode },
+            sandboxCall,
+          );
     // The bridge ended the call at the capability-call cap: that code, whatever the tool did after.
     if (hasCode(signal.reason, "AIRLOCK_BRIDGE_CALL_LIMIT")) return toStop(signal.reason, "");
     if (hasCode(signal.reason, "AIRLOCK_INPUT_REQUIRED")) return toStop(signal.reason, "");
@@ -161,8 +160,15 @@ export async function executeInSandbox(
     if (callerSignal?.aborted === true) {
       return { code: "AIRLOCK_TOOL_CANCELLED", message: "The call was cancelled by the caller." };
     }
-    // The sandbox's wall deadline: one code for one condition.
-    if (hasCode(error, "AIRLOCK_SANDBOX_TIMEOUT")) return timeout;
+    // The sandbox's wall deadline: one code for one condition. A task call's own ceiling
+    // replaces the plugin's wallMs (the sandbox applies whichever it is given).
+    if (hasCode(error, "AIRLOCK_SANDBOX_TIMEOUT")) {
+      const wallMs = req.options.wallMs ?? limits.wallMs;
+      return {
+        code: "AIRLOCK_TOOL_TIMEOUT",
+        message: `Tool ${entry.id} did not finish within ${wallMs} ms and was stopped.`,
+      };
+    }
     return toStop(error, `tool ${entry.id} failed`);
   } finally {
     callerSignal?.removeEventListener("abort", onCallerAbort);

@@ -4,7 +4,7 @@
 // record does not name reaches nothing; the egress gate applies the same policy again at
 // request time (defence in depth), so this narrowing is what the grant shows, not the only check.
 import type { EgressRule } from "@airlock/sdk/manifest";
-import type { Bridge } from "../bridge/bridge.ts";
+import type { Bridge, GrantInput } from "../bridge/bridge.ts";
 import type { EgressPolicy } from "../egress/types.ts";
 import type { GrantIssuer } from "./deps.ts";
 
@@ -44,7 +44,7 @@ export function inboundBudget(memoryMb: number): number {
 export function bridgeGrantIssuer(bridge: Bridge, policy: EgressPolicy): GrantIssuer {
   return {
     issue(request) {
-      return bridge.issueGrant({
+      const input: GrantInput = {
         callId: request.callId,
         agent: request.agent,
         conversationId: request.conversationId,
@@ -58,12 +58,13 @@ export function bridgeGrantIssuer(bridge: Bridge, policy: EgressPolicy): GrantIs
         maxInboundBytes: inboundBudget(request.limits.memoryMb),
         notify: request.notify,
         signal: request.signal,
-        ...(request.controller === undefined ? {} : { controller: request.controller }),
-        ...(request.end === undefined ? {} : { end: request.end }),
-        ...(request.elicit === undefined ? {} : { elicit: request.elicit }),
-        ...(request.openUrl === undefined ? {} : { openUrl: request.openUrl }),
-        ...(request.trace === undefined ? {} : { trace: request.trace }),
-      });
+      };
+      if (request.controller !== undefined) input.controller = request.controller;
+      if (request.end !== undefined) input.end = request.end;
+      if (request.elicit !== undefined) input.elicit = request.elicit;
+      if (request.openUrl !== undefined) input.openUrl = request.openUrl;
+      if (request.trace !== undefined) input.trace = request.trace;
+      return bridge.issueGrant(input);
     },
     revoke: (token) => bridge.revoke(token),
     dispatch: bridge.dispatch,

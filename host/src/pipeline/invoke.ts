@@ -282,6 +282,16 @@ export async function invokeTool(
 
     if (deps.hooks.afterCount > 0) await runAfterHooks(error, result, durationMs, blocked);
 
+    const details: Record<string, unknown> = {
+      runId: run.id,
+      callId,
+      version: entry?.version ?? null,
+      blocked,
+    };
+    if (options.parentCallId !== undefined) details.parentCallId = options.parentCallId;
+    // the end user named (a refused one is not repeated: it may be anything)
+    if (options.subject !== undefined && options.subject !== "" && subjectProblem === null)
+      details.subject = options.subject;
     await (deps.auditLater ?? deps.audit)({
       agent: run.agent,
       plugin: entry?.namespace ?? null,
@@ -293,17 +303,7 @@ export async function invokeTool(
       success: !failed && result.isError !== true,
       error: error?.code ?? null,
       durationMs,
-      details: {
-        runId: run.id,
-        callId,
-        version: entry?.version ?? null,
-        blocked,
-        ...(options.parentCallId === undefined ? {} : { parentCallId: options.parentCallId }),
-        // the end user named (a refused one is not repeated: it may be anything)
-        ...(options.subject === undefined || options.subject === "" || subjectProblem !== null
-          ? {}
-          : { subject: options.subject }),
-      },
+      details,
     });
 
     const withPresentation = <T extends object>(event: T) =>

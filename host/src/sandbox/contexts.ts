@@ -36,6 +36,16 @@ export class ContextPool {
     return this.#entries.size;
   }
 
+  /** The agent's context when it is made already (a warm call: nothing to wait for), else null. */
+  acquireReady(agent: string): ContextLease | null {
+    const known = this.#entries.get(agent);
+    if (known === undefined || known.ctx === null) return null;
+    this.#entries.delete(agent);
+    this.#entries.set(agent, known);
+    known.users++;
+    return this.#lease(agent, known, known.ctx);
+  }
+
   /** The agent's context (created with `create` when it has none), held until released. */
   async acquire(agent: string, create: () => Promise<AgentContext>): Promise<ContextLease> {
     const entry = this.#entryOf(agent, create);
@@ -47,6 +57,10 @@ export class ContextPool {
       entry.users--;
       throw error;
     }
+    return this.#lease(agent, entry, ctx);
+  }
+
+  #lease(agent: string, entry: Entry, ctx: AgentContext): ContextLease {
     let held = true;
     return {
       ctx,

@@ -119,7 +119,7 @@ export class PluginRuntime {
     deadline: AbortSignal,
     callWallMs = this.plugin.limits.wallMs,
   ): Promise<string> {
-    const gen = await this.#generation();
+    const gen = this.#live() ?? (await this.#generation());
     gen.preparing++; // creating a context runs the bundle: not code left behind by an ended call
     let lease: ContextLease;
     const takeSpare = () => {
@@ -131,7 +131,7 @@ export class PluginRuntime {
       lease =
         this.plugin.contextPerCall === true
           ? singleUse(gen, await takeSpare())
-          : await gen.contexts.acquire(agent, takeSpare);
+          : (gen.contexts.acquireReady(agent) ?? (await gen.contexts.acquire(agent, takeSpare)));
     } finally {
       gen.preparing--;
     }
@@ -340,11 +340,18 @@ export class PluginRuntime {
     return null;
   }
 
+  /** The generation a call can use now, without waiting (null: ended, or #generation makes one). */
+  #live(): Generation | null {
+    const gen = this.#gen;
+    return this.#ended === null && gen !== null && !gen.isolate.isDisposed && !isRetired(gen) ? gen : null;
+  }
+
   /** The live generation, or a new one (one at a time: concurrent callers share its making). */
   async #generation(): Promise<Generation> {
     const ended = this.#endedError();
     if (ended !== null) throw ended;
-    if (this.#gen && !this.#gen.isolate.isDisposed && !isRetired(this.#gen)) return this.#gen;
+    const live = this.#live();
+    if (live !== null) return live;
     this.#making ??= this.#newGeneration().finally(() => {
       this.#making = null;
     });

@@ -30,8 +30,17 @@ export function assertLevel(level: unknown): AgentKnowledgeLevel {
   );
 }
 
+/** The last millisecond nowIso() formatted, and its text: calls within one millisecond share it. */
+let lastMs = Number.NaN;
+let lastIso = "";
+
 export function nowIso(): string {
-  return new Date().toISOString();
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
 }
 
 const MAX_DETAIL_DEPTH = 8;
@@ -60,8 +69,10 @@ function sanitizeValue(value: unknown, depth: number): unknown {
     return value.map((v) => sanitizeValue(v, depth + 1)).filter((v) => v !== undefined);
   }
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    const clean = sanitizeValue(v, depth + 1);
+  // own enumerable string keys, as Object.entries, without an array per key
+  for (const k in value) {
+    if (!Object.hasOwn(value, k)) continue;
+    const clean = sanitizeValue((value as Record<string, unknown>)[k], depth + 1);
     if (clean !== undefined) out[k] = clean;
   }
   return out;
@@ -105,6 +116,8 @@ export function normalizeAuditQuery(q: AuditQuery): NormalizedAuditQuery {
 }
 
 function isoTime(value: string, name: string): string {
+  // nowIso()'s own text (an entry stamped this millisecond, as the audit journal does) is canonical
+  if (value === lastIso && lastIso !== "") return value;
   const t = Date.parse(value);
   if (Number.isNaN(t))
     throw storeError("AIRLOCK_STORE_INVALID_INPUT", `audit \`${name}\` is not a date: ${value}`);
