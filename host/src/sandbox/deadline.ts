@@ -38,8 +38,13 @@ export interface Deadline {
 /**
  * One timer and one listener per call (cheaper than AbortSignal.any + AbortSignal.timeout).
  * The timer fires after `wallMs + slackMs` (a worker's backstop) and reports `wallMs`.
+ * Given the call's own controller instead of a signal, the timer aborts that controller and no
+ * second controller or listener is made (a worker's call: its cancel and its deadline are then
+ * one abort path; the signal's reason is the canceller's own, which abortError() reports as
+ * "signal").
  */
-export function startDeadline(wallMs: number, outer: AbortSignal, slackMs = 0): Deadline {
+export function startDeadline(wallMs: number, outer: AbortSignal | AbortController, slackMs = 0): Deadline {
+  if (outer instanceof AbortController) return ownDeadline(wallMs, outer, slackMs);
   const controller = new AbortController();
   const onOuter = () => controller.abort(timeoutError("signal", wallMs));
   if (outer.aborted) onOuter();
@@ -53,4 +58,12 @@ export function startDeadline(wallMs: number, outer: AbortSignal, slackMs = 0): 
       outer.removeEventListener("abort", onOuter);
     },
   };
+}
+
+function ownDeadline(wallMs: number, controller: AbortController, slackMs: number): Deadline {
+  const { signal } = controller;
+  if (signal.aborted) return { signal, clear: () => undefined };
+  const timer = setTimeout(() => controller.abort(timeoutError("wallMs", wallMs)), wallMs + slackMs);
+  timer.unref();
+  return { signal, clear: () => clearTimeout(timer) };
 }

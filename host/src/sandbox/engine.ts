@@ -57,8 +57,12 @@ interface Loaded {
 export interface Engine {
   load(plugin: SandboxPlugin): Promise<void>;
   unload(pluginKey: string): Promise<void>;
-  /** Resolves to the result JSON (not yet normalised), rejects with an AirlockError. */
-  run(call: EngineCall, bridge: EngineBridge, signal: AbortSignal): Promise<string>;
+  /**
+   * Resolves to the result JSON (not yet normalised), rejects with an AirlockError. `signal`
+   * ends the call early; given as the caller's own controller, the call's deadline aborts that
+   * controller instead of following its signal (deadline.ts).
+   */
+  run(call: EngineCall, bridge: EngineBridge, signal: AbortSignal | AbortController): Promise<string>;
   stats(): { loadedPlugins: number; busyCalls: number };
   close(): Promise<void>;
 }

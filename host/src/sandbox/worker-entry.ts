@@ -123,7 +123,8 @@ async function runCall(id: number, call: Extract<ToWorker, { type: "call" }>["ca
       send({ type: "bridge", id, bid, capability, method, args });
     });
   try {
-    const json = await engine.run(call, bridge, controller.signal);
+    // the call's one abort path: a cancel from the host and the backstop deadline both abort it
+    const json = await engine.run(call, bridge, controller);
     // a result is a string: results of one turn share one serialised frame
     channel.postPlain({ type: "result", id, ok: true, json });
   } catch (error) {

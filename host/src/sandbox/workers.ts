@@ -61,7 +61,7 @@ export interface WorkerSandbox extends Sandbox {
   ): { workers: PluginWorkerInfo[]; queued: number; quarantined: boolean } | undefined;
 }
 
-/** `work`, or the deadline's reason when it aborts first. */
+/** `work`, or the deadline's reason when it aborts first (always an AIRLOCK_SANDBOX_TIMEOUT: startDeadline's own signal). */
 function raceDeadline(work: Promise<void>, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<void>((resolve, reject) => {
