@@ -1,7 +1,12 @@
 // The framed channel over a real duplex pair: messages arrive whole and in the order posted,
 // plain messages of one turn share one frame (one write for the turn), a message that cannot be
 // serialised is refused by post without disturbing the stream, and a closed channel refuses both;
-// a message travels as JSON only when JSON gives back exactly what was posted.
+// a message travels as JSON only when JSON gives back exactly what was posted; readSync (a
+// worker waiting for the host's answer) reads the socket itself, frames in order with the stream.
+import { mkdtempSync, rmSync } from "node:fs";
+import { connect, createServer, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { duplexPair } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { Channel, isPlainData } from "./channel.ts";
@@ -87,5 +92,111 @@ describe("sandbox channel", () => {
     sender.close();
     expect(sender.post({ type: "x" })).toBe(false);
     expect(sender.postPlain({ type: "x" })).toBe(false);
+  });
+});
+
+/** A channel on one end of a real Unix socket (readSync needs a descriptor) and the raw other end. */
+async function socketPair(): Promise<{
+  channel: Channel<Msg, Msg>;
+  fd: number;
+  peer: Socket;
+  received: Msg[];
+  closed: () => boolean;
+  done: () => Promise<void>;
+}> {
+  const dir = mkdtempSync(join(tmpdir(), "airlock-channel-"));
+  const path = join(dir, "s");
+  let accept: (socket: Socket) => void = () => undefined;
+  const accepted = new Promise<Socket>((resolve) => {
+    accept = resolve;
+  });
+  const server: Server = createServer((socket) => accept(socket));
+  await new Promise<void>((resolve) => server.listen(path, resolve));
+  const client = connect(path);
+  await new Promise<void>((resolve) => client.once("connect", () => resolve()));
+  const peer = await accepted;
+  const received: Msg[] = [];
+  let ended = false;
+  const channel = new Channel<Msg, Msg>(client, {
+    message: (m) => received.push(m),
+    close: () => {
+      ended = true;
+    },
+  });
+  const fd = (client as unknown as { _handle: { fd: number } })._handle.fd;
+  return {
+    channel,
+    fd,
+    peer,
+    received,
+    closed: () => ended,
+    async done() {
+      client.destroy();
+      peer.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function frame(message: Msg): Buffer {
+  const payload = Buffer.from(JSON.stringify(message), "utf8");
+  const head = Buffer.allocUnsafe(4);
+  head.writeUInt32LE((payload.length | 0x8000_0000) >>> 0, 0);
+  return Buffer.concat([head, payload]);
+}
+
+/** Until the peer's bytes are in the kernel's buffer (a write completes on the event loop). */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+describe("sandbox channel: readSync (the worker waiting for an answer)", () => {
+  it("reads what the peer wrote at once, frames in order, and the stream goes on from there", async () => {
+    const s = await socketPair();
+    try {
+      // a small write is in the kernel when write() returns; the event loop has not read it yet
+      s.peer.write(Buffer.concat([frame({ type: "a", n: 1 }), frame({ type: "a", n: 2 })]));
+      expect(s.peer.writableLength).toBe(0);
+      expect(s.channel.readSync(s.fd, 50)).toBe(true);
+      expect(s.received.map((m) => m.n)).toEqual([1, 2]);
+      s.peer.write(frame({ type: "a", n: 3 }));
+      await settle();
+      expect(s.received.map((m) => m.n)).toEqual([1, 2, 3]);
+    } finally {
+      await s.done();
+    }
+  });
+
+  it("keeps an incomplete frame until the rest arrives through the stream", async () => {
+    const s = await socketPair();
+    try {
+      const whole = frame({ type: "split", n: 7, value: "x".repeat(100) });
+      s.peer.write(whole.subarray(0, 10));
+      expect(s.channel.readSync(s.fd, 50)).toBe(true);
+      expect(s.received).toEqual([]);
+      s.peer.write(whole.subarray(10));
+      await settle();
+      expect(s.received).toEqual([{ type: "split", n: 7, value: "x".repeat(100) }]);
+    } finally {
+      await s.done();
+    }
+  });
+
+  it("gives up after its budget when nothing comes, and refuses once the peer has gone", async () => {
+    const s = await socketPair();
+    try {
+      const t0 = performance.now();
+      expect(s.channel.readSync(s.fd, 5)).toBe(false);
+      const waited = performance.now() - t0;
+      expect(waited).toBeGreaterThanOrEqual(4);
+      s.peer.end();
+      await settle();
+      expect(s.channel.readSync(s.fd, 5)).toBe(false);
+      expect(s.closed()).toBe(true);
+      s.channel.close();
+      expect(s.channel.readSync(s.fd, 5)).toBe(false);
+      expect(s.received).toEqual([]);
+    } finally {
+      await s.done();
+    }
   });
 });

@@ -9,12 +9,15 @@
 // frame whose payload is the array of them (one encoding and, on the other side, one parse for
 // several calls or results); no protocol message is an array, so an array payload is always such
 // a batch. Everything posted in one turn leaves in one write, flushed from setImmediate.
+// `readSync` lets a side that expects an answer read the socket itself for a bounded moment (the
+// worker, worker-entry.ts); what it reads goes through the same framing, in stream order.
 // Invariants: messages arrive in the order posted, whichever way they were posted, and equal to
 // what was posted (JSON is chosen only for data it round-trips exactly); `post` never throws for a
 // closed channel or a failed write (EPIPE, ECONNRESET: the other side is gone) — the channel
 // closes, reports it once through `onClose`, and drops what is posted later; a message that cannot
 // be serialised is refused by `post` (false) before anything is written, so one bad message never
 // corrupts the stream; frames arrive whole and in order.
+import { readSync } from "node:fs";
 import type { Duplex } from "node:stream";
 import { deserialize, serialize } from "node:v8";
 
@@ -22,6 +25,8 @@ export interface ChannelEvents<In> {
   message(message: In): void;
   /** Called once, when the stream ended, failed or was closed; `error` when it failed. */
   close(error?: Error): void;
+  /** Called after each write that flush() made (the worker waits for a reply here: readSync). */
+  flushed?(): void;
 }
 
 const HEADER = 4;
@@ -72,6 +77,8 @@ export class Channel<Out, In> {
   #scheduled = false;
   #closed = false;
   #rest: Buffer | null = null;
+  /** readSync's read buffer. */
+  readonly #spin = Buffer.allocUnsafe(64 * 1024);
 
   constructor(stream: Duplex, events: ChannelEvents<In>) {
     this.#stream = stream;
@@ -146,6 +153,43 @@ export class Channel<Out, In> {
     const data =
       parts.length === 2 ? Buffer.concat(parts, parts[0]!.length + parts[1]!.length) : Buffer.concat(parts);
     this.#stream.write(data);
+    this.#events.flushed?.();
+  }
+
+  /**
+   * Waits up to `budgetMs` for the peer's next bytes by reading `fd` (the stream's own descriptor,
+   * non-blocking) on this thread, and handles what arrives as the stream would (frames, in order).
+   * True when bytes arrived. For a process that knows an answer is coming and has nothing else to
+   * do (a sandbox worker whose calls all wait for the host): the CPU stays awake instead of
+   * halting, so the peer's write does not have to wake it (on a VM whose idle CPUs halt, that
+   * wake-up is the largest cost of a round trip: docs/sandbox.md). Nothing is read while our own
+   * write is still queued (the peer cannot have answered it), after the stream closed, or once
+   * the read fails (end of stream, reset: the stream reports those itself).
+   */
+  readSync(fd: number, budgetMs: number): boolean {
+    if (this.#closed || this.#stream.writableLength > 0) return false;
+    const until = performance.now() + budgetMs;
+    let n = -1;
+    // a failed non-blocking read throws an Error: none of them needs a stack
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      do {
+        try {
+          n = readSync(fd, this.#spin, 0, this.#spin.length, null);
+        } catch (error) {
+          if ((error as { code?: unknown }).code === "EAGAIN") continue;
+          return false;
+        }
+        break;
+      } while (performance.now() < until);
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
+    if (n <= 0) return false; // nothing came, or the end of the stream (the stream sees it too)
+    // a copy: an incomplete frame's bytes are kept until the rest arrives
+    this.#read(Buffer.from(this.#spin.subarray(0, n)));
+    return true;
   }
 
   /** Flushes and closes our side; the peer sees the stream end. */

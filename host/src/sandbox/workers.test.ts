@@ -161,3 +161,68 @@ describe("closing a workers sandbox while its workers start", () => {
     }
   });
 });
+
+// A worker whose calls all wait for the host reads its channel for the answer (worker-entry.ts
+// awaitReplies, channel.ts readSync); answers that take longer are waited for on its event loop.
+// Either way every answer reaches the ctx call that asked, in order, with concurrent calls and new
+// calls arriving while the worker reads.
+describe("workers: ctx calls answered at once and late", () => {
+  const chatty = `globalThis.__airlockPlugin = { tools: {
+    chat: async (input, ctx) => {
+      const got = [];
+      for (let i = 0; i < input.n; i++) got.push(await ctx.state.get(input.tag + ":" + i));
+      const slow = await ctx.knowledge.search(input.tag);
+      return { got, slow };
+    },
+  } };`;
+
+  it("hands each answer to its own call, whichever way it arrived", async () => {
+    const sandbox = createWorkerSandbox({ workers: 1 });
+    try {
+      const plugin = makePlugin({ namespace: "chatty", code: chatty, tools: ["chat"] });
+      await sandbox.load(plugin);
+      let asked = 0;
+      const bridge: BridgeDispatch = (_token, capability, _method, args) => {
+        asked++;
+        const key = String(args[0]);
+        // state answers at once (read for); knowledge after 5 ms (waited for on the event loop)
+        if (capability === "state") return Promise.resolve(`v(${key})`);
+        return new Promise((resolve) => setTimeout(() => resolve(`late(${key})`), 5));
+      };
+      const call = (tag: string, n: number) =>
+        sandbox.call(
+          {
+            pluginKey: plugin.key,
+            tool: "chat",
+            input: { tag, n },
+            token: "t",
+            context: {
+              instanceId: `agent-${tag}`,
+              conversationId: "c",
+              toolId: "chatty:chat",
+              conversation: [],
+              attachments: [],
+              knowledgeLevel: "read",
+            },
+            signal: AbortSignal.timeout(30_000),
+          },
+          bridge,
+        );
+      for (let round = 0; round < 3; round++) {
+        const tags = ["a", "b", "c", "d"].map((t) => `${t}${round}`);
+        const results = await Promise.all(tags.map((tag, i) => call(tag, 10 + i * 5)));
+        results.forEach((result, i) => {
+          const tag = tags[i]!;
+          const n = 10 + i * 5;
+          expect(result.structuredContent).toEqual({
+            got: Array.from({ length: n }, (_, k) => `v(${tag}:${k})`),
+            slow: `late(${tag})`,
+          });
+        });
+      }
+      expect(asked).toBe(3 * (10 + 15 + 20 + 25 + 4));
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
