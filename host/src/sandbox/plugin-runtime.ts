@@ -408,17 +408,24 @@ export class PluginRuntime {
     let fire: AgentContext["fire"] | null = null;
     let stage = "create";
     try {
-      context = await gen.isolate.createContext();
-      await context.global.set("__airlockBridge", gen.bridgeRef);
-      if (gen.sendRef) await context.global.set("__airlockSend", gen.sendRef);
-      await context.global.set("__airlockRuntime", gen.runtimeRef);
-      const triple = await gen.bootstrap!.run(context, { reference: true });
+      // a worker's thread serves nothing else: its context is made synchronously (no thread hop
+      // per step); in-process, creating it and running the bootstrap stay async (the host's loop)
+      const sync = this.#options.syncEntry === true;
+      context = sync ? gen.isolate.createContextSync() : await gen.isolate.createContext();
+      // setting a global is a few microseconds: never worth a hop to the isolate's thread and back
+      context.global.setSync("__airlockBridge", gen.bridgeRef);
+      if (gen.sendRef) context.global.setSync("__airlockSend", gen.sendRef);
+      context.global.setSync("__airlockRuntime", gen.runtimeRef);
+      const triple = sync
+        ? gen.bootstrap!.runSync(context, { reference: true })
+        : await gen.bootstrap!.run(context, { reference: true });
       run = triple.getSync(0, { reference: true }) as AgentContext["run"];
       settle = triple.getSync(1, { reference: true }) as AgentContext["settle"];
       fire = triple.getSync(2, { reference: true }) as AgentContext["fire"];
       triple.release();
       stage = "bundle";
-      await gen.bundle!.run(context, { timeout: this.plugin.limits.cpuMs });
+      if (sync) gen.bundle!.runSync(context, { timeout: this.plugin.limits.cpuMs });
+      else await gen.bundle!.run(context, { timeout: this.plugin.limits.cpuMs });
       return { context, run, settle, fire };
     } catch (error) {
       if (!gen.isolate.isDisposed) {
