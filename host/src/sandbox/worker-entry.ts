@@ -21,9 +21,10 @@ const LONG_ENTRY_MS = 1;
 /**
  * How long the worker reads its channel for the host's answer after sending ctx calls, when every
  * call it runs is waiting for one and every one of those kinds of ctx call has been answered
- * within SPIN_FOR_MS on average (channel.ts readSync). A state.get is answered in ≈ 0.15 ms on
+ * within SPIN_FOR_MS on average (channel.ts readSync). A state.get is answered in ≈ 0.19 ms on
  * the 2-core dev VM, a knowledge.search in ≈ 0.4: the first is read for, the second waited for
- * on the event loop (reading for it would hold a CPU the host needs to answer it).
+ * on the event loop (reading for it would hold a CPU the host needs to answer it). The time spent
+ * reading is the worker's, not the plugin's cpuMs (as a wake-up's was).
  */
 const REPLY_SPIN_MS = 0.3;
 const SPIN_FOR_MS = 0.25;
@@ -59,7 +60,10 @@ interface BridgeWait {
   askedAt: number;
 }
 const bridgeWaits = new Map<number, BridgeWait>();
-/** How long the host has been taking to answer each kind of ctx call (ms, moving average). */
+/**
+ * How long the host has been taking to answer each kind of ctx call (ms, moving average). The
+ * kinds are the bootstrap's own (makeCtx names each capability and method): a bounded set.
+ */
 const answerMs = new Map<string, number>();
 let nextBid = 1;
 let exiting = false;
