@@ -139,16 +139,12 @@ export async function executeInSandbox(
         },
         deps.grants.dispatch,
       );
-    const trace = req.options.traceContext;
-    const result =
-      trace === undefined
-        ? await sandboxCall()
-        : await inChildSpan(
-            trace,
-            "airlock.sandbox_run",
-            { "airlock.tool": entry.id, "airlock.call_id": req.callId, "airlock.sandbox": deps.sandbox.mode },
-            sandboxCall,
-          );
+    const result = await inChildSpan(
+      req.options.traceContext,
+      "airlock.sandbox_run",
+      { "airlock.tool": entry.id, "airlock.call_id": req.callId, "airlock.sandbox": deps.sandbox.mode },
+      sandboxCall,
+    );
     // The bridge ended the call at the capability-call cap: that code, whatever the tool did after.
     if (hasCode(signal.reason, "AIRLOCK_BRIDGE_CALL_LIMIT")) return toStop(signal.reason, "");
     if (hasCode(signal.reason, "AIRLOCK_INPUT_REQUIRED")) return toStop(signal.reason, "");
