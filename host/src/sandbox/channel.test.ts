@@ -2,14 +2,15 @@
 // plain messages of one turn share one frame (one write for the turn), a message that cannot be
 // serialised is refused by post without disturbing the stream, and a closed channel refuses both;
 // a message travels as JSON only when JSON gives back exactly what was posted; readSync (a
-// worker waiting for the host's answer) reads the socket itself, frames in order with the stream.
+// worker waiting for the host's answer) reads the socket itself, frames in order with the stream;
+// SpinGate opens for reading only while most recent waits were answered within its budget.
 import { mkdtempSync, rmSync } from "node:fs";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { duplexPair } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { Channel, isPlainData } from "./channel.ts";
+import { Channel, isPlainData, SpinGate } from "./channel.ts";
 
 type Msg = { type: string; n?: number; value?: unknown };
 
@@ -198,5 +199,41 @@ describe("sandbox channel: readSync (the worker waiting for an answer)", () => {
     } finally {
       await s.done();
     }
+  });
+});
+
+describe("SpinGate (when reading for an answer pays)", () => {
+  it("stays closed until a wait was measured, and opens on waits within the budget", () => {
+    const gate = new SpinGate(0.3);
+    expect(gate.open).toBe(false);
+    gate.record(0.1);
+    expect(gate.open).toBe(true);
+    gate.record(0.3); // at the budget: still answered in time
+    expect(gate.open).toBe(true);
+  });
+
+  it("closes once most recent waits took longer, and one long wait does not close it", () => {
+    const gate = new SpinGate(0.3);
+    for (let i = 0; i < 8; i++) gate.record(0.1);
+    gate.record(40); // one wait stretched (a preempted CPU): the gate stays open
+    expect(gate.open).toBe(true);
+    gate.record(5);
+    gate.record(5);
+    gate.record(5);
+    expect(gate.open).toBe(false);
+    // a run of quick answers opens it again
+    gate.record(0.1);
+    gate.record(0.1);
+    gate.record(0.1);
+    expect(gate.open).toBe(true);
+  });
+
+  it("forgets what it measured on reset (a new peer)", () => {
+    const gate = new SpinGate(0.3);
+    gate.record(0.1);
+    gate.reset();
+    expect(gate.open).toBe(false);
+    gate.record(2);
+    expect(gate.open).toBe(false);
   });
 });

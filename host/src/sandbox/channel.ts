@@ -10,7 +10,8 @@
 // several calls or results); no protocol message is an array, so an array payload is always such
 // a batch. Everything posted in one turn leaves in one write, flushed from setImmediate.
 // `readSync` lets a side that expects an answer read the socket itself for a bounded moment (the
-// worker, worker-entry.ts); what it reads goes through the same framing, in stream order.
+// worker, worker-entry.ts; the host for a lone call, worker-slot.ts); what it reads goes through
+// the same framing, in stream order. `SpinGate` tells whether such a read has been paying.
 // Invariants: messages arrive in the order posted, whichever way they were posted, and equal to
 // what was posted (JSON is chosen only for data it round-trips exactly); `post` never throws for a
 // closed channel or a failed write (EPIPE, ECONNRESET: the other side is gone) — the channel
@@ -66,6 +67,35 @@ export function isPlainData(value: unknown, depth = 0): boolean {
     }
     default:
       return false;
+  }
+}
+
+/**
+ * Whether reading the channel for the peer's next message (Channel.readSync) is likely to pay:
+ * the share of recent waits answered within the budget, a moving average (weight 1/4), at least
+ * one half. A share, not a mean time, so one wait stretched by a preempted CPU does not close it
+ * for the next dozen; closed until a wait has been measured.
+ */
+export class SpinGate {
+  readonly budgetMs: number;
+  #hits: number | undefined;
+
+  constructor(budgetMs: number) {
+    this.budgetMs = budgetMs;
+  }
+
+  get open(): boolean {
+    return this.#hits !== undefined && this.#hits >= 0.5;
+  }
+
+  /** One wait, from the write to the message that answered it. */
+  record(tookMs: number): void {
+    const hit = tookMs <= this.budgetMs ? 1 : 0;
+    this.#hits = this.#hits === undefined ? hit : this.#hits + (hit - this.#hits) / 4;
+  }
+
+  reset(): void {
+    this.#hits = undefined;
   }
 }
 

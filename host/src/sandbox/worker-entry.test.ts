@@ -12,8 +12,9 @@ import { spawnWorker } from "./worker-slot.ts";
 
 const code = `globalThis.__airlockPlugin = { tools: {
   spin: async () => { const end = Date.now() + 300; while (Date.now() < end) {} return "done"; },
+  echo: async (input) => input.text,
 } };`;
-const plugin = makePlugin({ namespace: "gone", code, tools: ["spin"] });
+const plugin = makePlugin({ namespace: "gone", code, tools: ["spin", "echo"] });
 
 function startWorker() {
   const child = spawnWorker({});
@@ -41,7 +42,15 @@ function startWorker() {
       await new Promise<void>((resolve) => waiters.push(resolve));
     }
   };
-  return { child, channel, stream, next, exited, stderr: () => stderr };
+  /** The result of call `id` (removed from what was received). */
+  const result = async (id: number) => {
+    for (;;) {
+      const at = received.findIndex((m) => m.type === "result" && m.id === id);
+      if (at >= 0) return received.splice(at, 1)[0]!;
+      await new Promise<void>((resolve) => waiters.push(resolve));
+    }
+  };
+  return { child, channel, stream, next, result, exited, stderr: () => stderr };
 }
 
 describe("a sandbox worker whose host went away", () => {
@@ -76,6 +85,38 @@ describe("a sandbox worker whose host went away", () => {
     const exit = await w.exited;
     expect(exit).toEqual({ code: 0, signal: null });
     expect(w.stderr()).not.toMatch(/EPIPE|Unhandled|Error/);
+  });
+
+  it("exits cleanly when the host goes away right after a run of lone calls (it reads for the next)", async () => {
+    const w = startWorker();
+    await w.next("ready");
+    w.channel.post({ type: "load", rid: 1, plugin });
+    expect(await w.next("reply")).toEqual({ type: "reply", rid: 1, ok: true });
+    const context = JSON.stringify({
+      instanceId: "a",
+      conversationId: "c",
+      toolId: "gone:echo",
+      conversation: [],
+      attachments: [],
+      knowledgeLevel: null,
+    });
+    // each call sent as soon as the last result arrived, as the host's only call (solo)
+    for (let id = 1; id <= 100; id++) {
+      const inputJson = JSON.stringify({ text: `m${id}` });
+      w.channel.post({
+        type: "call",
+        id,
+        solo: true,
+        call: { pluginKey: plugin.key, tool: "echo", inputJson, agent: "a", contextJson: context },
+      });
+      w.channel.flush();
+      const r = await w.result(id);
+      expect(r).toMatchObject({ type: "result", id, ok: true });
+      expect(JSON.parse((r as { json: string }).json)).toBe(`m${id}`);
+    }
+    w.stream.destroy(); // while the worker may be reading for call 101
+    expect(await w.exited).toEqual({ code: 0, signal: null });
+    expect(w.stderr()).toBe("");
   });
 
   it("exits when the host's end of the channel ends while it is idle", async () => {

@@ -4,12 +4,13 @@
 // the host over the framed channel on fd 3; it holds no secrets, no store handle and no token.
 // When every call it runs waits for the host's answer to a kind of ctx call the host answers
 // quickly, it reads the channel itself for a moment after its write instead of sleeping
-// (awaitReplies: the answer then needs no wake-up).
+// (awaitReplies: the answer then needs no wake-up); so it does after the result of the host's only
+// call in flight (`solo`), when the host's next call has mostly come right behind such a result.
 // Invariants: it exits when the host's side of the channel goes away (end of stream, or a write
 // failing with EPIPE — never an unhandled error); every request gets exactly one reply; warnings
 // go to stderr (the host captures them), never plugin data.
 import { Socket } from "node:net";
-import { Channel } from "./channel.ts";
+import { Channel, SpinGate } from "./channel.ts";
 import { WORKER_BACKSTOP_MS } from "./deadline.ts";
 import { createEngine } from "./engine.ts";
 import { createEntryMarker } from "./entry-marker.ts";
@@ -28,6 +29,14 @@ const LONG_ENTRY_MS = 1;
  */
 const REPLY_SPIN_MS = 0.3;
 const SPIN_FOR_MS = 0.25;
+/**
+ * How long the worker reads its channel for the host's next call after its last call ended, and
+ * when: that call was the host's only one in flight (`solo`) and the host's next call has mostly
+ * been coming within that time of the last result (SpinGate). A host sending calls one after
+ * another then finds this CPU awake; a host with other calls in flight, or one whose calls come
+ * seldom, is waited for on the event loop.
+ */
+const IDLE_SPIN_MS = 0.5;
 
 const options = JSON.parse(process.argv[2] ?? "{}") as WorkerEngineOptions;
 /** Records the plugin about to run, so the host can attribute a V8 abort (entry-marker.ts). */
@@ -67,6 +76,10 @@ const bridgeWaits = new Map<number, BridgeWait>();
 const answerMs = new Map<string, number>();
 let nextBid = 1;
 let exiting = false;
+/** When the last call ended, if it was the host's only one (performance.now()), else -1. */
+let idleSince = -1;
+/** Whether the host's next call has been coming within IDLE_SPIN_MS of such an end. */
+const nextCalls = new SpinGate(IDLE_SPIN_MS);
 
 /** The host is gone (its side of the channel closed, or stderr broke): stop everything. */
 function hostGone(): void {
@@ -94,11 +107,21 @@ let entering = false;
 
 /** Every call here waits for the host's answer to a ctx call: read the channel for it at once. */
 function awaitReplies(): void {
-  if (spinning || entering || bridgeWaits.size === 0 || bridgeWaits.size < running.size) return;
+  if (spinning || entering) return;
+  if (running.size === 0) {
+    // the last call's result is out: the host's next call may be right behind it
+    if (idleSince >= 0 && nextCalls.open) spin(IDLE_SPIN_MS);
+    return;
+  }
+  if (bridgeWaits.size === 0 || bridgeWaits.size < running.size) return;
   for (const wait of bridgeWaits.values()) if ((answerMs.get(wait.kind) ?? 0) > SPIN_FOR_MS) return;
+  spin(REPLY_SPIN_MS);
+}
+
+function spin(budgetMs: number): void {
   spinning = true;
   try {
-    channel.readSync(CHANNEL_FD, REPLY_SPIN_MS);
+    channel.readSync(CHANNEL_FD, budgetMs);
   } finally {
     spinning = false;
   }
@@ -154,7 +177,11 @@ function handle(message: ToWorker): void {
       return;
     }
     case "call":
-      runCall(message.id, message.call).catch(report);
+      if (idleSince >= 0) {
+        nextCalls.record(performance.now() - idleSince);
+        idleSince = -1;
+      }
+      runCall(message.id, message.call, message.solo === true).catch(report);
       return;
   }
 }
@@ -166,7 +193,11 @@ function loadOrUnload(message: Extract<ToWorker, { type: "load" | "unload" }>): 
   );
 }
 
-async function runCall(id: number, call: Extract<ToWorker, { type: "call" }>["call"]): Promise<void> {
+async function runCall(
+  id: number,
+  call: Extract<ToWorker, { type: "call" }>["call"],
+  solo: boolean,
+): Promise<void> {
   const controller = new AbortController();
   running.set(id, controller);
   mark(call.pluginKey); // creating the agent's context runs the bundle before the first entry
@@ -185,6 +216,7 @@ async function runCall(id: number, call: Extract<ToWorker, { type: "call" }>["ca
     send({ type: "result", id, ok: false, error: toWire(error) });
   } finally {
     running.delete(id);
+    idleSince = solo && running.size === 0 ? performance.now() : -1;
   }
 }
 

@@ -16,7 +16,8 @@ export interface WireError {
 export type ToWorker =
   | { type: "load"; rid: number; plugin: SandboxPlugin }
   | { type: "unload"; rid: number; pluginKey: string }
-  | { type: "call"; id: number; call: EngineCall }
+  /** `solo`: the host had no other call in flight on any worker when it sent this one. */
+  | { type: "call"; id: number; call: EngineCall; solo?: true }
   | { type: "cancel"; id: number }
   | { type: "bridge-reply"; bid: number; ok: true; value?: unknown }
   | { type: "bridge-reply"; bid: number; ok: false; error: WireError }

@@ -1,7 +1,9 @@
 // One sandbox worker process as the host sees it: starts it, talks to it over one framed channel
 // (channel.ts, the child's fd 3; coalesced writes), and restarts it when it dies (reloading the
 // plugins it hosted). Calls in flight on a worker that dies fail with
-// AIRLOCK_SANDBOX_WORKER_CRASHED; calls on other workers are untouched.
+// AIRLOCK_SANDBOX_WORKER_CRASHED; calls on other workers are untouched. A call that is the only
+// one in flight on all the sandbox's workers (`inFlight`, shared) is sent `solo`, and after each
+// write for it the host reads this worker's answer itself for a moment (#awaitAnswer).
 // A child that dies by a signal V8 raises when it aborts (SIGABRT and kin, not a SIGKILL) is
 // reported to `onCrash` with the plugin it was running (entry-marker.ts, cross-checked against
 // the calls and loads in flight here) before the restart, so the caller can move that plugin out.
@@ -16,7 +18,7 @@ import { fileURLToPath } from "node:url";
 import { compileCacheEnv } from "@airlock/sdk/compile-cache";
 import { AirlockError } from "@airlock/sdk/errors";
 import type { BridgeDispatch } from "../bridge/types.ts";
-import { Channel } from "./channel.ts";
+import { Channel, SpinGate } from "./channel.ts";
 import { abortError } from "./deadline.ts";
 import type { EngineCall } from "./engine.ts";
 import { readMarker } from "./entry-marker.ts";
@@ -39,11 +41,29 @@ export interface WorkerAbort {
   culprit: string | null;
 }
 
+/**
+ * How long the host reads a worker's channel for that worker's next message after writing to it
+ * (Channel.readSync), and when: the call is the only one in flight on every worker of this
+ * sandbox, and most of this worker's recent answers came within that time (SpinGate). A lone call
+ * then needs no wake-up of the host's CPU for its result or its ctx call (on a VM whose idle CPUs
+ * halt, that wake-up costs more than the call: docs/sandbox.md). With other calls in flight the
+ * event loop is never held; a tool that takes longer closes the gate and is waited for on the
+ * event loop.
+ */
+const SPIN_MS = 0.3;
+
+/** Calls in flight on all the workers of one sandbox (the slots share it). */
+export interface CallCount {
+  calls: number;
+}
+
 export interface WorkerSlotHooks {
   /** A file the child records the plugin it enters in (entry-marker.ts). */
   markerPath?: string;
   /** Called synchronously when the child was aborted, before its plugins are reloaded. */
   onAbort?: (slot: WorkerSlot, abort: WorkerAbort) => void;
+  /** Shared by the sandbox's slots; a slot of its own when absent. */
+  inFlight?: CallCount;
 }
 
 interface PendingCall {
@@ -87,6 +107,13 @@ export class WorkerSlot {
   #engineOptions: WorkerEngineOptions;
   #onLog: (line: string) => void;
   #hooks: WorkerSlotHooks;
+  readonly #inFlight: CallCount;
+  /** The channel's file descriptor here (for readSync), or -1 when it cannot be told. */
+  #fd = -1;
+  /** When the last write went out with a lone call in flight (performance.now()), else -1. */
+  #askedAt = -1;
+  /** Whether this worker's next message has been coming within SPIN_MS of such a write. */
+  readonly #answers = new SpinGate(SPIN_MS);
 
   constructor(
     index: number,
@@ -98,6 +125,7 @@ export class WorkerSlot {
     this.#engineOptions = engineOptions;
     this.#onLog = onLog;
     this.#hooks = hooks;
+    this.#inFlight = hooks.inFlight ?? { calls: 0 };
     this.#start();
   }
 
@@ -112,8 +140,15 @@ export class WorkerSlot {
   #start(): void {
     const child = spawnWorker(this.#engineOptions, this.#hooks.markerPath);
     this.#child = child;
-    const channel = new Channel<ToWorker, FromWorker>(child.stdio[CHANNEL_FD] as Duplex, {
+    const stream = child.stdio[CHANNEL_FD] as Duplex;
+    // the socket pair's descriptor (net.Socket keeps it on its handle): read only by readSync
+    const fd = (stream as { _handle?: { fd?: unknown } })._handle?.fd;
+    this.#fd = typeof fd === "number" && fd >= 0 ? fd : -1;
+    this.#askedAt = -1;
+    this.#answers.reset();
+    const channel = new Channel<ToWorker, FromWorker>(stream, {
       message: (m) => this.#receive(child, m),
+      flushed: () => this.#awaitAnswer(channel),
       // the worker exits when it closes; a channel that failed while it runs is no use: kill it
       close: (error) => {
         if (error && this.#child === child) {
@@ -204,6 +239,16 @@ export class WorkerSlot {
     this.#send({ type: "ping", n });
   }
 
+  /** After a write: with one call in flight anywhere, read this worker's answer at once (SPIN_MS). */
+  #awaitAnswer(channel: Channel<ToWorker, FromWorker>): void {
+    if (this.#calls.size !== 1 || this.#inFlight.calls !== 1 || this.#fd < 0) {
+      this.#askedAt = -1;
+      return;
+    }
+    this.#askedAt = performance.now();
+    if (this.#answers.open) channel.readSync(this.#fd, SPIN_MS);
+  }
+
   #send(message: ToWorker): boolean {
     const channel = this.#channel;
     if (channel === null || channel.closed) return false;
@@ -252,13 +297,24 @@ export class WorkerSlot {
     const id = this.#nextId++;
     const timeout = () => abortError(signal, 0);
     if (signal.aborted) throw timeout();
+    const inFlight = this.#inFlight;
     return new Promise<string>((resolve, reject) => {
+      let counted = true;
+      inFlight.calls++;
+      const uncount = () => {
+        if (counted) inFlight.calls--;
+        counted = false;
+      };
       const onAbort = () => {
         this.#calls.delete(id);
+        uncount();
         this.#send({ type: "cancel", id });
         reject(timeout());
       };
-      const settle = () => signal.removeEventListener("abort", onAbort);
+      const settle = () => {
+        uncount();
+        signal.removeEventListener("abort", onAbort);
+      };
       this.#calls.set(id, {
         pluginKey: call.pluginKey,
         token,
@@ -275,7 +331,9 @@ export class WorkerSlot {
       signal.addEventListener("abort", onAbort, { once: true });
       // a call is strings and numbers only: it may share one serialised frame with others
       const channel = this.#channel;
-      if (channel === null || !channel.postPlain({ type: "call", id, call })) {
+      const message: ToWorker =
+        inFlight.calls === 1 ? { type: "call", id, call, solo: true } : { type: "call", id, call };
+      if (channel === null || !channel.postPlain(message)) {
         this.#calls.delete(id);
         settle();
         reject(sandboxError("AIRLOCK_SANDBOX_WORKER_CRASHED", "the sandbox worker is not running"));
@@ -285,6 +343,10 @@ export class WorkerSlot {
 
   #receive(child: ChildProcess, m: FromWorker): void {
     if (this.#child !== child) return;
+    if (this.#askedAt >= 0 && (m.type === "result" || m.type === "bridge")) {
+      this.#answers.record(performance.now() - this.#askedAt);
+      this.#askedAt = -1;
+    }
     switch (m.type) {
       case "ready":
         this.started = true;

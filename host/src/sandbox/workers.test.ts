@@ -98,6 +98,7 @@ describe("workers: one plugin in several workers", () => {
     expect(after.queued).toBe(0);
     expect(after.workers.every((w) => w.served > 0)).toBe(true);
     expect(after.workers.reduce((n, w) => n + w.served, 0)).toBe(4);
+    expect(sandbox.stats().busyCalls).toBe(0);
     expect(new Set(after.workers.map((w) => w.pid)).size).toBe(2);
     expect(sandbox.workerPids()).toEqual(expect.arrayContaining(after.workers.map((w) => w.pid)));
   });
@@ -138,6 +139,7 @@ describe("workers: one plugin in several workers", () => {
     }
     g.release();
     expect((await survivor).isError).not.toBe(true);
+    expect(sandbox.stats().busyCalls).toBe(0); // the dead worker's calls are no longer counted
     expect((await spin(sandbox, plugin, "a", g.bridge)).isError).not.toBe(true);
     await sandbox.unload(plugin.key);
     expect(sandbox.pluginWorkers(plugin.key)).toBeUndefined();
@@ -221,6 +223,80 @@ describe("workers: ctx calls answered at once and late", () => {
         });
       }
       expect(asked).toBe(3 * (10 + 15 + 20 + 25 + 4));
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
+
+describe("workers: one call after another (each side reads for the other's answer)", () => {
+  const tools = `globalThis.__airlockPlugin = { tools: {
+    echo: async (input) => ({ text: input.text }),
+    chat: async (input, ctx) => {
+      const got = [];
+      for (let i = 0; i < input.n; i++) got.push(await ctx.state.get(input.tag + ":" + i));
+      return { got };
+    },
+    nap: async (input) => { await new Promise((r) => setTimeout(r, input.ms)); return { napped: input.ms }; },
+    stall: async () => { await new Promise(() => {}); },
+  } };`;
+
+  const lone = (sandbox: WorkerSandbox, plugin: SandboxPlugin, tool: string, input: unknown, ms = 30_000) =>
+    sandbox.call(
+      {
+        pluginKey: plugin.key,
+        tool,
+        input,
+        token: "t",
+        context: {
+          instanceId: "solo",
+          conversationId: "c",
+          toolId: `lone:${tool}`,
+          conversation: [],
+          attachments: [],
+          knowledgeLevel: null,
+        },
+        signal: AbortSignal.timeout(ms),
+      },
+      (_token, _capability, _method, args) => Promise.resolve(`v(${String(args[0])})`),
+    );
+
+  it("answers a long run of lone calls, quick and slow, each with its own result, and counts none left", async () => {
+    const sandbox = createWorkerSandbox({ workers: 1, onLog: () => undefined });
+    try {
+      const plugin = makePlugin({ namespace: "lone", code: tools, tools: ["echo", "chat", "nap", "stall"] });
+      await sandbox.load(plugin);
+      // quick calls open both sides' gates; the naps (longer than any read) close them again
+      for (let i = 0; i < 300; i++) {
+        if (i % 50 === 49) {
+          const napped = await lone(sandbox, plugin, "nap", { ms: 5 });
+          expect(napped.structuredContent).toEqual({ napped: 5 });
+        } else if (i % 3 === 0) {
+          const chat = await lone(sandbox, plugin, "chat", { tag: `t${i}`, n: 3 });
+          expect(chat.structuredContent).toEqual({ got: [0, 1, 2].map((k) => `v(t${i}:${k})`) });
+        } else {
+          const echo = await lone(sandbox, plugin, "echo", { text: `m${i}` });
+          expect(echo.structuredContent).toEqual({ text: `m${i}` });
+        }
+        expect(sandbox.stats().busyCalls).toBe(0);
+      }
+      // a lone call ended by its deadline is no longer in flight, and the next lone call is served
+      await expect(lone(sandbox, plugin, "stall", {}, 100)).rejects.toMatchObject({
+        code: "AIRLOCK_SANDBOX_TIMEOUT",
+      });
+      expect(sandbox.stats().busyCalls).toBe(0);
+      const after = await lone(sandbox, plugin, "echo", { text: "after" });
+      expect(after.structuredContent).toEqual({ text: "after" });
+      // two at once are not lone: both answered, in any order
+      const both = await Promise.all([
+        lone(sandbox, plugin, "chat", { tag: "x", n: 4 }),
+        lone(sandbox, plugin, "echo", { text: "y" }),
+      ]);
+      expect(both.map((r) => r.structuredContent)).toEqual([
+        { got: [0, 1, 2, 3].map((k) => `v(x:${k})`) },
+        { text: "y" },
+      ]);
+      expect(sandbox.stats()).toMatchObject({ busyCalls: 0, restarts: 0 });
     } finally {
       await sandbox.close();
     }

@@ -91,9 +91,12 @@ export function createWorkerSandbox(options: WorkerSandboxOptions = {}): WorkerS
   if (options.maxContextsPerIsolate !== undefined)
     engineOptions.maxContextsPerIsolate = options.maxContextsPerIsolate;
   if (options.watchIntervalMs !== undefined) engineOptions.watchIntervalMs = options.watchIntervalMs;
+  /** Calls in flight on all the workers (a slot reads it for a lone call: worker-slot.ts). */
+  const inFlight = { calls: 0 };
   const makeSlot = (index: number, hooks: WorkerSlotHooks) =>
     new WorkerSlot(index, engineOptions, onLog, {
       ...hooks,
+      inFlight,
       onAbort: (slot, abort) => quarantine(slot, abort),
     });
   const tiers = new WorkerTiers(workers, makeSlot);
@@ -319,7 +322,7 @@ export function createWorkerSandbox(options: WorkerSandboxOptions = {}): WorkerS
         mode: "workers",
         workers: slots.length + tiers.slots().length,
         loadedPlugins: placements.size,
-        busyCalls: allSlots().reduce((n, s) => n + s.busy, 0),
+        busyCalls: inFlight.calls,
         restarts: allSlots().reduce((n, s) => n + s.restarts, 0),
       };
     },
