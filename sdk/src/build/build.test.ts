@@ -82,6 +82,32 @@ describe("build", () => {
     });
   });
 
+  it("writes an ASCII-only bundle whose non-ASCII text, escaped, comes back exactly", async () => {
+    const dir = await fixture("notes");
+    const text = "naïve «café» — ✓ 😀 \u2028 日本";
+    const file = join(dir, "src/search-notes.ts");
+    const source = await readFile(file, "utf8");
+    await writeFile(
+      file,
+      source.replace(
+        "result: { query: input.query, limit: input.limit ?? 10 }",
+        `result: { query: input.query, limit: input.limit ?? 10, note: ${JSON.stringify(text)} }`,
+      ),
+    );
+    const { manifest } = await buildPlugin(dir);
+    const bundle = await readFile(join(dir, "dist/index.js"));
+    // one byte per character: V8 keeps the source as a one-byte string (cheaper to decode and hold)
+    expect(bundle.every((byte) => byte < 0x80)).toBe(true);
+    expect(manifest.bundle.size).toBe(bundle.byteLength);
+    const sandbox = vm.createContext({});
+    vm.runInContext(bundle.toString("utf8"), sandbox);
+    const plugin = sandbox[PLUGIN_GLOBAL] as {
+      tools: Record<string, (i: unknown, c: unknown) => Promise<{ result: { note: string } }>>;
+    };
+    const out = await plugin.tools.searchNotes?.({ query: "ünïcödé", limit: null }, {});
+    expect(out?.result).toEqual({ query: "ünïcödé", limit: 10, note: text });
+  });
+
   it("gives the same bundle integrity wherever the plugin sits on disk", async () => {
     const first = await buildPlugin(await fixture("notes"));
     const second = await buildPlugin(await fixture("notes"));

@@ -96,7 +96,10 @@ export async function bundleForSandbox(
       nodePaths: fallbackNodePaths(),
       minify,
       legalComments: "none",
-      charset: "utf8",
+      // non-ASCII text is written as \u escapes: one such character anywhere (a message in a
+      // dependency) makes V8 hold the whole source as a two-byte string, and decoding it on
+      // every cold load costs ≈ 2 ms for a 650 KB bundle against ≈ 0.9 for the same in ASCII
+      charset: "ascii",
       plugins: [forbidNodeBuiltins(pluginDir), runtimeZod ? singleZod(pluginDir) : zodStandIn(pluginDir)],
     },
     pluginDir,
