@@ -79,7 +79,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     onWarning: options.onWarning ?? ((m: string) => process.emitWarning(m, "AirlockSandbox")),
     syncEntry: options.syncEntry === true,
     beforeEntry: options.beforeEntry ?? (() => undefined),
-    isolates: new IsolatePool(),
+    isolates: new IsolatePool({ syncEntry: options.syncEntry === true }),
   };
   const plugins = new Map<string, Loaded>();
   let closed = false;

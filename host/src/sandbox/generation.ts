@@ -7,10 +7,11 @@
 // number or a refusal code; the isolate's envelope is decoded here and only AIRLOCK_SANDBOX_*
 // codes pass.
 import { AirlockError } from "@airlock/sdk/errors";
-import ivm from "isolated-vm";
+import type ivm from "isolated-vm";
 import { ContextPool } from "./contexts.ts";
 import { isSandboxCode, sandboxError } from "./errors.ts";
 import type { CallTimers } from "./runtime/index.ts";
+import type { IsolateWiring } from "./wiring.ts";
 
 /** How plugin code reaches the host for one call: the call's token is bound by the caller. */
 export type EngineBridge = (capability: string, method: string, args: unknown[]) => Promise<unknown>;
@@ -65,15 +66,20 @@ export class Generation {
   bootstrap: ivm.Script | null = null;
   /** A fresh context no agent used yet (the load probe's), taken by the first agent's call. */
   spare: AgentContext | null = null;
+  /** The context the isolate came with (bootstrap run, no plugin code): the first one made. */
+  prepared: AgentContext | null = null;
   bundle: ivm.Script | null = null;
-  readonly bridgeRef: ivm.Reference;
-  /** Sync entry only: the synchronous way out of the isolate (see SendHandler). */
-  readonly sendRef: ivm.Reference | null = null;
+  /** The References this isolate's contexts hold (made with the isolate: wiring.ts). */
+  readonly wiring: IsolateWiring;
   /** CPU (ns) charged to sync entries that served no call in flight since the last call started. */
   strayNs = 0;
-  /** The Web runtime's timers of this isolate's calls, and the primitives Reference it calls. */
-  timers: CallTimers | null = null;
-  runtimeRef: ivm.Reference | null = null;
+  /** The Web runtime's timers of this isolate's calls (the wiring's primitives reach them). */
+  readonly timers: CallTimers;
+
+  /** Sync entry only: the synchronous way out of the isolate (see SendHandler). */
+  get sendRef(): ivm.Reference | null {
+    return this.wiring.sendRef;
+  }
 
   /** Drops a context's handles (all: one Reference alone would keep the context alive). */
   releaseContext(ctx: AgentContext): void {
@@ -85,28 +91,38 @@ export class Generation {
   }
 
   /**
-   * `onOrphanFlood` runs once more than MAX_ORPHAN_CALLS bridge calls came from ended calls;
-   * `send`, when given, makes this a sync-entry generation (ctx calls leave through sendRef).
+   * Adopts a fresh isolate and its wiring (isolate-pool.ts); `onOrphanFlood` runs once more than
+   * MAX_ORPHAN_CALLS bridge calls came from ended calls; `send`, when given, makes this a
+   * sync-entry generation (ctx calls leave through the wiring's send Reference).
    */
-  constructor(isolate: ivm.Isolate, maxContexts: number, onOrphanFlood: () => void, send?: SendHandler) {
-    this.isolate = isolate;
+  constructor(
+    fresh: { isolate: ivm.Isolate; wiring: IsolateWiring },
+    maxContexts: number,
+    timers: CallTimers,
+    onOrphanFlood: () => void,
+    send?: SendHandler,
+  ) {
+    this.isolate = fresh.isolate;
+    this.wiring = fresh.wiring;
+    this.timers = timers;
     this.contexts = new ContextPool(maxContexts, (ctx) => this.releaseContext(ctx));
-    if (send !== undefined) {
-      this.sendRef = new ivm.Reference(
-        (seq: unknown, capability: unknown, method: unknown, args: unknown) => {
-          const exec = typeof seq === "number" ? this.executions.get(seq) : undefined;
-          if (exec?.bridge == null) {
-            if (++this.orphanCalls === MAX_ORPHAN_CALLS + 1) setImmediate(onOrphanFlood);
-            return "AIRLOCK_BRIDGE_TOKEN_INVALID";
-          }
-          if (typeof capability !== "string" || typeof method !== "string" || !Array.isArray(args))
-            return "AIRLOCK_BRIDGE_UNKNOWN_CAPABILITY";
-          return send(exec, capability, method, args);
-        },
-      );
-    }
-    this.bridgeRef = new ivm.Reference(
-      async (seq: unknown, capability: unknown, method: unknown, args: unknown) => {
+    const sendHandler =
+      send === undefined
+        ? undefined
+        : (seq: unknown, capability: unknown, method: unknown, args: unknown) => {
+            const exec = typeof seq === "number" ? this.executions.get(seq) : undefined;
+            if (exec?.bridge == null) {
+              if (++this.orphanCalls === MAX_ORPHAN_CALLS + 1) setImmediate(onOrphanFlood);
+              return "AIRLOCK_BRIDGE_TOKEN_INVALID";
+            }
+            if (typeof capability !== "string" || typeof method !== "string" || !Array.isArray(args))
+              return "AIRLOCK_BRIDGE_UNKNOWN_CAPABILITY";
+            return send(exec, capability, method, args);
+          };
+    this.wiring.adopt({
+      timers,
+      ...(sendHandler === undefined ? {} : { send: sendHandler }),
+      bridge: async (seq, capability, method, args) => {
         const bridge = typeof seq === "number" ? this.executions.get(seq)?.bridge : undefined;
         if (!bridge) {
           if (++this.orphanCalls === MAX_ORPHAN_CALLS + 1) onOrphanFlood();
@@ -128,7 +144,7 @@ export class Generation {
           return { ok: false, code, message };
         }
       },
-    );
+    });
   }
 }
 

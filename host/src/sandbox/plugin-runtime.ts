@@ -28,10 +28,10 @@ import {
   Generation,
   messageOf,
 } from "./generation.ts";
-import type { IsolatePool } from "./isolate-pool.ts";
+import { type IsolatePool, prepareContext } from "./isolate-pool.ts";
 import { limitError } from "./limit-errors.ts";
 import { afterCallIn, endedByLimit, isRetired, retireGeneration } from "./retire.ts";
-import { CallTimers, createHostPrimitives } from "./runtime/index.ts";
+import { CallTimers } from "./runtime/index.ts";
 import type { SandboxPlugin } from "./types.ts";
 import { sample, WATCHDOG_GRACE_MS, type WatchHooks, watch } from "./watchdog.ts";
 
@@ -366,9 +366,17 @@ export class PluginRuntime {
       fresh.isolate.dispose();
       throw ended;
     }
-    const gen: Generation = new Generation(
-      fresh.isolate,
+    // the timers re-enter this generation: `gen` is assigned before any timer can fire
+    let gen: Generation;
+    const timers = new CallTimers(
+      this.plugin.limits.wallMs,
+      (seq) => gen.executions.get(seq)?.bridge != null,
+      (seq) => this.#fire(gen, seq),
+    );
+    gen = new Generation(
+      fresh,
       this.#options.maxContexts,
+      timers,
       () => {
         this.#options.onWarning(
           `${this.plugin.key}: code left running keeps calling ctx after its call ended; isolate reset`,
@@ -380,12 +388,7 @@ export class PluginRuntime {
         : undefined,
     );
     this.#gen = gen;
-    gen.timers = new CallTimers(
-      this.plugin.limits.wallMs,
-      (seq) => gen.executions.get(seq)?.bridge != null,
-      (seq) => this.#fire(gen, seq),
-    );
-    gen.runtimeRef = createHostPrimitives(gen.timers);
+    gen.prepared = fresh.prepared;
     try {
       gen.bootstrap = fresh.bootstrap;
       gen.bundle = await this.#compiler.compile(gen.isolate);
@@ -400,40 +403,26 @@ export class PluginRuntime {
     return gen;
   }
 
-  /** A fresh agent context: bootstrap, then the bundle. Failures leave as AIRLOCK_SANDBOX_* codes. */
+  /**
+   * A fresh agent context: the isolate's prepared one for the first (its bootstrap already run),
+   * else a new one with the bootstrap run now; then the bundle. Failures leave as AIRLOCK_SANDBOX_*
+   * codes.
+   */
   async #createContext(gen: Generation): Promise<AgentContext> {
-    let context: ivm.Context | null = null;
-    let run: AgentContext["run"] | null = null;
-    let settle: AgentContext["settle"] | null = null;
-    let fire: AgentContext["fire"] | null = null;
+    let made: AgentContext | null = gen.prepared;
+    gen.prepared = null;
     let stage = "create";
     try {
       // a worker's thread serves nothing else: its context is made synchronously (no thread hop
       // per step); in-process, creating it and running the bootstrap stay async (the host's loop)
       const sync = this.#options.syncEntry === true;
-      context = sync ? gen.isolate.createContextSync() : await gen.isolate.createContext();
-      // setting a global is a few microseconds: never worth a hop to the isolate's thread and back
-      context.global.setSync("__airlockBridge", gen.bridgeRef);
-      if (gen.sendRef) context.global.setSync("__airlockSend", gen.sendRef);
-      context.global.setSync("__airlockRuntime", gen.runtimeRef);
-      const triple = sync
-        ? gen.bootstrap!.runSync(context, { reference: true })
-        : await gen.bootstrap!.run(context, { reference: true });
-      run = triple.getSync(0, { reference: true }) as AgentContext["run"];
-      settle = triple.getSync(1, { reference: true }) as AgentContext["settle"];
-      fire = triple.getSync(2, { reference: true }) as AgentContext["fire"];
-      triple.release();
+      made ??= await prepareContext(gen.isolate, gen.bootstrap!, gen.wiring, sync);
       stage = "bundle";
-      if (sync) gen.bundle!.runSync(context, { timeout: this.plugin.limits.cpuMs });
-      else await gen.bundle!.run(context, { timeout: this.plugin.limits.cpuMs });
-      return { context, run, settle, fire };
+      if (sync) gen.bundle!.runSync(made.context, { timeout: this.plugin.limits.cpuMs });
+      else await gen.bundle!.run(made.context, { timeout: this.plugin.limits.cpuMs });
+      return made;
     } catch (error) {
-      if (!gen.isolate.isDisposed) {
-        run?.release();
-        settle?.release();
-        fire?.release();
-        context?.release();
-      }
+      if (made !== null) gen.releaseContext(made);
       // a full isolate is disposed by V8 mid-creation ("...disposed during execution due to
       // memory limit"): classify() names it; a bundle that throws or spins at start is invalid
       if (gen.isolate.isDisposed || gen.reason !== null || stage !== "bundle")

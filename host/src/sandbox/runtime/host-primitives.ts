@@ -13,7 +13,7 @@ import type { CallTimers } from "./call-timers.ts";
 
 export const MAX_RANDOM_BYTES = 65536;
 
-export function createHostPrimitives(timers: CallTimers): ivm.Reference {
+export function createHostPrimitives(timers: Pick<CallTimers, "wake">): ivm.Reference {
   return new ivm.Reference((op: unknown, a: unknown, b: unknown) => {
     if (op === "wake") {
       timers.wake(a, b);
