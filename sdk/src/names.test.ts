@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
 import {
+  confusableSkeleton,
   NAMESPACE_PATTERN,
+  namespaceRefusal,
   parseToolId,
   parseWireName,
+  RESERVED_NAMESPACES,
   TOOL_NAME_PATTERN,
   toolId,
   wireName,
@@ -42,5 +45,47 @@ describe("tool names", () => {
     expect(parseWireName("notes")).toBeUndefined();
     expect(parseToolId(":x")).toBeUndefined();
     expect(parseToolId("notes:")).toBeUndefined();
+  });
+});
+
+describe("namespace refusals", () => {
+  // the definition namespaceRefusal's written-out fold table must agree with: fold every
+  // reserved name afresh, in order, and refuse the first that equals or folds alike
+  function reference(namespace: string): string | null {
+    if (/^[a-z0-9]{2}--/.test(namespace))
+      return `"${namespace}" looks like punycode (xn--…) or an IDNA-reserved label`;
+    const skeleton = confusableSkeleton(namespace);
+    for (const reserved of RESERVED_NAMESPACES) {
+      if (namespace === reserved) return `namespace "${namespace}" is reserved`;
+      if (confusableSkeleton(reserved) === skeleton)
+        return `namespace "${namespace}" looks like the reserved namespace "${reserved}"`;
+    }
+    return null;
+  }
+  const lookalikes = (name: string): string[] => [
+    name,
+    name.replace(/i/g, "1"),
+    name.replace(/l/g, "1"),
+    name.replace(/o/g, "0"),
+    name.replace(/m/g, "rn"),
+    name.replace(/s/g, "5"),
+    `${name.slice(0, 1)}-${name.slice(1)}`,
+    `${name}x`,
+  ];
+
+  it("refuses every reserved name and its look-alikes exactly as folding each reserved name would", () => {
+    for (const reserved of RESERVED_NAMESPACES) {
+      expect(namespaceRefusal(reserved)).toBe(`namespace "${reserved}" is reserved`);
+      for (const name of lookalikes(reserved)) expect(namespaceRefusal(name)).toBe(reference(name));
+    }
+  });
+
+  it("lets ordinary names through and refuses IDNA-reserved labels", () => {
+    for (const name of ["notes", "weather", "acme-crm", "github", "s3", "hostile"])
+      expect(namespaceRefusal(name)).toBeNull();
+    expect(namespaceRefusal("xn--notes")).toMatch(/punycode/);
+    expect(namespaceRefusal("a1rlock")).toBe(
+      'namespace "a1rlock" looks like the reserved namespace "airlock"',
+    );
   });
 });

@@ -94,18 +94,85 @@ export function confusableSkeleton(name: string): string {
     .replace(/8/g, "b");
 }
 
+/** RESERVED_NAMESPACES in their order, as a list. */
+const RESERVED_LIST: readonly string[] = [...RESERVED_NAMESPACES];
+
+/**
+ * confusableSkeleton of each RESERVED_LIST entry, written out (names.test.ts checks every entry
+ * through namespaceRefusal against the fold computed afresh): a check
+ * then folds one name, not all 57 again (≈ 500 regex replacements, 0.2 ms in each new sandbox
+ * context, whose bundle runs definePlugin).
+ */
+const RESERVED_SKELETONS: readonly string[] = [
+  "alrlock",
+  "core",
+  "host",
+  "hamess",
+  "mcp",
+  "system",
+  "admln",
+  "apl",
+  "lntemal",
+  "sdk",
+  "reglstry",
+  "plugln",
+  "pluglns",
+  "tool",
+  "tools",
+  "bulltln",
+  "bulltlns",
+  "root",
+  "sudo",
+  "kemel",
+  "daemon",
+  "local",
+  "localhost",
+  "default",
+  "operator",
+  "securlty",
+  "auth",
+  "secrets",
+  "audlt",
+  "node",
+  "npm",
+  "os",
+  "constructor",
+  "prototype",
+  "proto",
+  "hasownproperty",
+  "tostrlng",
+  "valueof",
+  "object",
+  "functlon",
+  "global",
+  "globalthls",
+  "wlndow",
+  "self",
+  "thls",
+  "eval",
+  "process",
+  "requlre",
+  "module",
+  "exports",
+  "lmport",
+  "null",
+  "undeflned",
+  "nan",
+  "lnflnlty",
+  "true",
+  "false",
+];
+
 /** Why a well-formed namespace is refused everywhere (build, publish, install), or null. */
 export function namespaceRefusal(namespace: string): string | null {
   // IDNA reserves "??--" (xn-- is punycode): such a name can render as another script's word
   if (/^[a-z0-9]{2}--/.test(namespace))
     return `"${namespace}" looks like punycode (xn--…) or an IDNA-reserved label`;
-  const skeleton = confusableSkeleton(namespace);
-  for (const reserved of RESERVED_NAMESPACES) {
-    if (namespace === reserved) return `namespace "${namespace}" is reserved`;
-    if (confusableSkeleton(reserved) === skeleton)
-      return `namespace "${namespace}" looks like the reserved namespace "${reserved}"`;
-  }
-  return null;
+  // the first reserved name that folds alike (a reserved name itself folds like itself)
+  const reserved = RESERVED_LIST[RESERVED_SKELETONS.indexOf(confusableSkeleton(namespace))];
+  if (reserved === undefined) return null;
+  if (namespace === reserved) return `namespace "${namespace}" is reserved`;
+  return `namespace "${namespace}" looks like the reserved namespace "${reserved}"`;
 }
 
 /** `<namespace>:<tool>`. */
