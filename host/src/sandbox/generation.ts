@@ -11,7 +11,7 @@ import type ivm from "isolated-vm";
 import { ContextPool } from "./contexts.ts";
 import { isSandboxCode, sandboxError } from "./errors.ts";
 import type { CallTimers } from "./runtime/index.ts";
-import type { IsolateWiring } from "./wiring.ts";
+import { ENDED_CODE, ENDED_REPLY, type IsolateWiring } from "./wiring.ts";
 
 /** How plugin code reaches the host for one call: the call's token is bound by the caller. */
 export type EngineBridge = (capability: string, method: string, args: unknown[]) => Promise<unknown>;
@@ -113,7 +113,7 @@ export class Generation {
             const exec = typeof seq === "number" ? this.executions.get(seq) : undefined;
             if (exec?.bridge == null) {
               if (++this.orphanCalls === MAX_ORPHAN_CALLS + 1) setImmediate(onOrphanFlood);
-              return "AIRLOCK_BRIDGE_TOKEN_INVALID";
+              return ENDED_CODE;
             }
             if (typeof capability !== "string" || typeof method !== "string" || !Array.isArray(args))
               return "AIRLOCK_BRIDGE_UNKNOWN_CAPABILITY";
@@ -126,7 +126,7 @@ export class Generation {
         const bridge = typeof seq === "number" ? this.executions.get(seq)?.bridge : undefined;
         if (!bridge) {
           if (++this.orphanCalls === MAX_ORPHAN_CALLS + 1) onOrphanFlood();
-          return { ok: false, code: "AIRLOCK_BRIDGE_TOKEN_INVALID", message: "this call has ended" };
+          return ENDED_REPLY;
         }
         if (typeof capability !== "string" || typeof method !== "string" || !Array.isArray(args)) {
           return {

@@ -203,7 +203,7 @@ export class PluginRuntime {
     } finally {
       if (onAbort) deadline.removeEventListener("abort", onAbort);
       exec.bridge = null;
-      gen.timers?.cancel(seq);
+      gen.timers.cancel(seq);
       if (sync) {
         // nothing runs in the isolate unless entered: a call that ended early holds nothing
         lease.release();
@@ -322,7 +322,7 @@ export class PluginRuntime {
   readonly #retired = (gen: Generation): void => this.#disposeGeneration(gen, "unload");
 
   #disposeGeneration(gen: Generation, reason: DisposeReason): void {
-    gen.timers?.cancelAll();
+    gen.timers.cancelAll();
     if (gen.timer) clearTimeout(gen.timer);
     gen.timer = null;
     if (gen.reason === null) gen.reason = reason;

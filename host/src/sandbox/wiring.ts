@@ -26,7 +26,14 @@ export interface WiringHandlers {
   timers: CallTimers;
 }
 
-const ENDED = { ok: false, code: "AIRLOCK_BRIDGE_TOKEN_INVALID", message: "this call has ended" };
+/** The refusal of a ctx call whose call is not in flight (ended, or never started). */
+export const ENDED_CODE = "AIRLOCK_BRIDGE_TOKEN_INVALID";
+/** The bridge's answer carrying it. */
+export const ENDED_REPLY: Readonly<BridgeReply> = Object.freeze({
+  ok: false,
+  code: ENDED_CODE,
+  message: "this call has ended",
+});
 
 export class IsolateWiring {
   readonly bridgeRef: ivm.Reference;
@@ -38,12 +45,12 @@ export class IsolateWiring {
   constructor(syncEntry: boolean) {
     this.bridgeRef = new ivm.Reference(
       async (seq: unknown, capability: unknown, method: unknown, args: unknown): Promise<BridgeReply> =>
-        this.#handlers === null ? ENDED : this.#handlers.bridge(seq, capability, method, args),
+        this.#handlers === null ? ENDED_REPLY : this.#handlers.bridge(seq, capability, method, args),
     );
     this.sendRef = syncEntry
       ? new ivm.Reference((seq: unknown, capability: unknown, method: unknown, args: unknown) => {
           const send = this.#handlers?.send;
-          return send === undefined ? ENDED.code : send(seq, capability, method, args);
+          return send === undefined ? ENDED_CODE : send(seq, capability, method, args);
         })
       : null;
     this.runtimeRef = createHostPrimitives({
