@@ -1,5 +1,5 @@
 // Hostile: a tampered or forged V8 code cache file. V8 trusts cached data it accepts, so a cache
-// file is authenticated with an HMAC under the host key; one that does not verify (bytes flipped,
+// file is authenticated with a MAC (GMAC) under the host key; one that does not verify (bytes flipped,
 // a MAC made with another key, a cache planted by someone without the key) is discarded and
 // reported, never handed to V8; the plugin loads from source, serves its calls, and a fresh,
 // verifying cache replaces the bad one. Both sandbox modes; the canary secret leaks nowhere.

@@ -7,7 +7,7 @@
 // cache replaces the first in memory and on disk (measured on a 657 KB bundle: the bundle's start
 // 2.6 ms from the first cache, 0.96 ms from the warmed one; the first call 0.66 ms, 0.23 warm).
 // Invariants: a rejected or unreadable cache is a miss, never a failed load (reported through
-// `onWarning`); the cache file format is code-cache.ts's (integrity + V8 version header, HMAC
+// `onWarning`); the cache file format is code-cache.ts's (integrity + V8 version header, GMAC
 // under SandboxPlugin.codeCacheKey). A file whose MAC does not verify is discarded and never
 // handed to V8; without a key no cache file is read or written (memory only).
 import ivm from "isolated-vm";
