@@ -1,4 +1,6 @@
 // The bridge on its own: grants and tokens, the checks every dispatch runs, and what it audits.
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { fixtureManifest } from "../sandbox/plugin-fixture.ts";
 import type { AuditInput } from "../store/types.ts";
@@ -276,6 +278,42 @@ describe("bridge", () => {
       code: "AIRLOCK_BRIDGE_TOKEN_INVALID",
     });
     expect(audits).toEqual([expect.objectContaining({ agent: "a1" })]);
+  });
+
+  it("remembers an ended call without its grant: what the call's closures hold can be collected", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const audits: AuditInput[] = [];
+    const bridge = createBridge({ capabilities: [], audit: async (e) => void audits.push(e) });
+    const refs: Array<WeakRef<object>> = [];
+    // a call made and ended in a frame of its own, so nothing of it stays on this one's stack
+    const endOne = (i: number): string => {
+      const request = { body: new Uint8Array(1 << 16) }; // what a real call's closures capture
+      const grant = bridge.issueGrant({
+        agent: `agent-${i}`,
+        conversationId: "c",
+        manifest,
+        tool: "tool",
+        knowledgeLevel: null,
+        capabilityCalls: 1,
+        notify: () => void request.body.byteLength,
+        end: () => void request.body.byteLength,
+      });
+      refs.push(new WeakRef(request), new WeakRef(grant));
+      bridge.revoke(grant.token);
+      return grant.token;
+    };
+    const tokens = Array.from({ length: 8 }, (_, i) => endOne(i));
+    await new Promise((r) => setImmediate(r));
+    gc();
+    expect(refs.map((r, i) => (r.deref() === undefined ? -1 : i)).filter((i) => i >= 0)).toEqual([]);
+    // the tokens are still remembered and their replays attributed to their calls
+    await expect(bridge.dispatch(tokens[3] as string, "nope", "x", [])).rejects.toMatchObject({
+      code: "AIRLOCK_BRIDGE_TOKEN_INVALID",
+    });
+    expect(audits).toEqual([
+      expect.objectContaining({ agent: "agent-3", tool: "tool", conversationId: "c" }),
+    ]);
   });
 
   it("passes a handler's AirlockError through and hides any other failure behind AIRLOCK_BRIDGE_FAILED", async () => {

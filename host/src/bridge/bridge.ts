@@ -115,16 +115,33 @@ function newToken(): string {
   return token;
 }
 
-interface Live {
+/** Whom a call's audit rows name: what stays of its grant once the call has ended. */
+type AuditedAs = Pick<CallGrant, "agent" | "namespace" | "tool" | "conversationId">;
+
+/** A call's denial counts: rows written, and denials counted but not written. */
+interface Counted {
+  grant: AuditedAs;
+  denialRows: number;
+  suppressed: number;
+}
+
+/**
+ * An ended call, as `ended` remembers it: who it was and its counts, nothing else. Not its
+ * grant: that holds the call's closures (notify, progress, the whole request), and 4,096 of them
+ * kept alive made every young-generation GC copy megabytes under load (bench row 5).
+ */
+interface Tomb extends Counted {
+  /** Set when the cap ended the call: a replay is refused with it. */
+  ended: AirlockError | null;
+}
+
+interface Live extends Counted {
   grant: CallGrant;
   controller: AbortController;
   limit: number;
   end: ((reason: AirlockError) => void) | undefined;
   /** Set once the cap ended the call: later dispatches are refused with it, uncounted in rows. */
   ended: AirlockError | null;
-  /** Denial rows written for this call, and denials counted but not written. */
-  denialRows: number;
-  suppressed: number;
   trace: TraceParent | undefined;
 }
 
@@ -138,12 +155,12 @@ export function createBridge(options: BridgeOptions): Bridge {
   // Calls that ended, newest last (at most ENDED_KEPT): a dispatch with their token is refused,
   // attributed to the call and bounded like its other denials, so a plugin replaying a stashed
   // ctx cannot flood the audit either. The oldest is dropped with a summary row if it counted any.
-  const ended = new Map<string, Live>();
+  const ended = new Map<string, Tomb>();
   /** The tokens in `ended`, oldest at `endedNext` once the ring is full. */
   const endedOrder: Array<string | undefined> = new Array(ENDED_KEPT);
   let endedNext = 0;
 
-  function summarise(entry: Live): void {
+  function summarise(entry: Counted): void {
     if (entry.suppressed === 0) return;
     const suppressed = entry.suppressed;
     entry.suppressed = 0;
@@ -167,7 +184,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     }
   };
 
-  async function audit(grant: CallGrant | null, action: string, fields: Partial<AuditInput>): Promise<void> {
+  async function audit(grant: AuditedAs | null, action: string, fields: Partial<AuditInput>): Promise<void> {
     try {
       await options.audit({
         agent: grant?.agent ?? null,
@@ -195,7 +212,7 @@ export function createBridge(options: BridgeOptions): Bridge {
   }
 
   /** Writes a denial row for this call, or counts it once the call's rows reach the cap. */
-  async function auditDenial(entry: Live, action: string, fields: Partial<AuditInput>): Promise<void> {
+  async function auditDenial(entry: Counted, action: string, fields: Partial<AuditInput>): Promise<void> {
     refused(action, fields.error);
     if (entry.denialRows >= DENIAL_ROWS_PER_CALL) {
       entry.suppressed++;
@@ -367,7 +384,13 @@ export function createBridge(options: BridgeOptions): Bridge {
       }
       endedOrder[endedNext] = token;
       endedNext = (endedNext + 1) % ENDED_KEPT;
-      ended.set(token, entry);
+      const { agent, namespace, tool, conversationId } = entry.grant;
+      ended.set(token, {
+        grant: { agent, namespace, tool, conversationId },
+        ended: entry.ended,
+        denialRows: entry.denialRows,
+        suppressed: entry.suppressed,
+      });
     },
     dispatch,
     get liveGrants() {
