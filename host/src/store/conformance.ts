@@ -332,6 +332,33 @@ export function storeConformance(factory: StoreFactory): void {
     expect(e!.details).toEqual({ name: "x.pdf", nested: { n: 2 }, list: ["y"] });
   });
 
+  it("writes an audit batch whole, in its order, every value as given (nulls, quotes, unicode)", async () => {
+    const batch = s().appendAuditBatch;
+    if (batch === undefined) return;
+    const tricky = 'quote " backslash \\ comma, brace { } NULL é 🦀 \n';
+    const entries = Array.from({ length: 7 }, (_, i) => ({
+      at: `2026-02-01T00:00:0${i}.000Z`,
+      agent: i === 3 ? null : `agent-${i}`,
+      plugin: i % 2 === 0 ? null : tricky,
+      tool: i === 1 ? "NULL" : `p:t${i}`,
+      conversationId: i === 2 ? null : `c${i}`,
+      kind: "tool" as const,
+      action: `${tricky}${i}`,
+      allowed: i !== 4,
+      success: i === 5 ? null : i % 2 === 0,
+      error: i === 6 ? tricky : null,
+      durationMs: i === 0 ? null : i + 0.25,
+      details: i === 1 ? null : { i, text: tricky, list: [null, "NULL", { deep: "}" }] },
+    }));
+    await batch.call(s(), entries);
+    await batch.call(s(), [entries[0]!]);
+    const rows = (await s().queryAudit({ since: "2026-02-01T00:00:00Z" })).reverse();
+    expect(rows.map(({ id: _id, ...rest }) => rest)).toEqual([...entries, entries[0]]);
+    // ids follow the batch's order
+    const ids = rows.map((r) => r.id);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+  });
+
   artifactConformance(s);
   knowledgeConformance(s);
   brokerConformance(s);
