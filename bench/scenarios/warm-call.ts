@@ -5,6 +5,10 @@
 // round trip to a child process (the floor under a workers-sandbox call); and a small piece of
 // plain work run back to back against the same work right after the thread slept 1 ms (on a virtual
 // machine whose idle CPUs halt, every process woken by a round trip pays this).
+// Warm means steady state: each is sampled after WARM_CALLS calls, because V8 tiers the host's
+// and the worker's code up (Maglev, then Turbofan) over the first 1,000–1,500 calls (measured:
+// a workers-mode p50 of 111–144 µs after 50 or 500 calls, 79–84 after 1,000 or 2,000). The
+// pipeline rows also report their first WARM_CALLS calls after start, in their note.
 import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createContext, runInContext } from "node:vm";
@@ -16,25 +20,29 @@ import { sample, summarize } from "../lib/stats.ts";
 
 type Tools = Record<string, (input: unknown, ctx: unknown) => Promise<unknown>>;
 
+/** Calls before sampling (every row and baseline here), and the pipeline rows' "first calls". */
+const WARM_CALLS = 2000;
+
 export async function warmCall(quick: boolean): Promise<Row[]> {
   const n = quick ? 20 : 3000;
+  const warm = quick ? 10 : WARM_CALLS;
   const plugin = await buildBenchPlugin("bench", "1.0.0", 0);
 
   const context = createContext({});
   runInContext(readFileSync(plugin.bundlePath, "utf8"), context);
   const tools = (context as { __airlockPlugin: { tools: Tools } }).__airlockPlugin.tools;
   const echo = tools.echo as Tools[string];
-  const direct = summarize(await sample(n, () => echo({ text: "hi" }, {})));
+  const direct = summarize(await sample(n, () => echo({ text: "hi" }, {}), warm));
 
   const worker = startEchoWorker();
-  const roundTrip = summarize(await sample(n, () => worker.call({ text: "hi" })));
+  const roundTrip = summarize(await sample(n, () => worker.call({ text: "hi" }), warm));
   await worker.close();
 
   const processEcho = await startEchoProcess();
-  const processRoundTrip = summarize(await sample(n, () => processEcho.call({})));
+  const processRoundTrip = summarize(await sample(n, () => processEcho.call({}), warm));
   await processEcho.close();
 
-  const warmWork = summarize(await sample(n, smallWork));
+  const warmWork = summarize(await sample(n, smallWork, warm));
   const wokenWork: number[] = [];
   for (let i = 0; i < (quick ? 10 : 500); i++) {
     await sleep(1);
@@ -45,7 +53,7 @@ export async function warmCall(quick: boolean): Promise<Row[]> {
   const woken = summarize(wokenWork);
 
   const stdio = await startStdioToolServer(plugin.bundlePath);
-  const mcp = summarize(await sample(quick ? 10 : 1000, () => stdio.call("echo", { text: "hi" })));
+  const mcp = summarize(await sample(quick ? 10 : 1000, () => stdio.call("echo", { text: "hi" }), warm));
   await stdio.close();
 
   const rows: Row[] = [];
@@ -54,7 +62,9 @@ export async function warmCall(quick: boolean): Promise<Row[]> {
     try {
       const outcome = await bench.run.call("bench:echo", { text: "hi" });
       if (outcome.result.isError) throw new Error(`bench:echo failed: ${JSON.stringify(outcome.result)}`);
-      const s = summarize(await sample(n, () => bench.run.call("bench:echo", { text: "hi" })));
+      const call = () => bench.run.call("bench:echo", { text: "hi" });
+      const first = summarize(await sample(warm, call, 0));
+      const s = summarize(await sample(n, call, 0));
       rows.push({
         id: "1",
         what: `warm trivial call, whole pipeline (${mode} sandbox)`,
@@ -64,7 +74,7 @@ export async function warmCall(quick: boolean): Promise<Row[]> {
         baseline: { what: "worker_threads round trip", p50: roundTrip.p50 },
         ratio: s.p50 / roundTrip.p50,
         target: mode === "workers" ? "p50 ≤ 100 µs and ≤ 1.6× in-process" : "–",
-        note: `direct in-process ${direct.p50.toFixed(1)} µs; MCP stdio server ${mcp.p50.toFixed(0)} µs (${(mcp.p50 / s.p50).toFixed(1)}× Airlock); process socket round trip ${processRoundTrip.p50.toFixed(1)} µs`,
+        note: `after ${warm} calls; the first ${warm} after start: p50 ${first.p50.toFixed(0)} µs; direct in-process ${direct.p50.toFixed(1)} µs; MCP stdio server ${mcp.p50.toFixed(0)} µs (${(mcp.p50 / s.p50).toFixed(1)}× Airlock); process socket round trip ${processRoundTrip.p50.toFixed(1)} µs`,
       });
     } finally {
       await bench.close();
