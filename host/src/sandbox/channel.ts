@@ -159,8 +159,11 @@ export class Channel<Out, In> {
     }
   }
 
-  /** Writes everything queued now (one write). */
-  flush(): void {
+  /**
+   * Writes everything queued now (one write); `notify` false skips the `flushed` event (a write
+   * made early, whose reader reads for the answer later, if at all).
+   */
+  flush(notify = true): void {
     this.#scheduled = false;
     if (this.#frames.length === 0 || this.#closed) return;
     const queued = this.#frames;
@@ -183,7 +186,7 @@ export class Channel<Out, In> {
     const data =
       parts.length === 2 ? Buffer.concat(parts, parts[0]!.length + parts[1]!.length) : Buffer.concat(parts);
     this.#stream.write(data);
-    this.#events.flushed?.();
+    if (notify) this.#events.flushed?.();
   }
 
   /**

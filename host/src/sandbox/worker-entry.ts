@@ -218,6 +218,8 @@ async function runCall(
     running.delete(id);
     idleSince = solo && running.size === 0 ? performance.now() : -1;
   }
+  // the host's only call: its result has nothing to share a write with, so it leaves now
+  if (idleSince >= 0) channel.flush();
 }
 
 send({ type: "ready" });

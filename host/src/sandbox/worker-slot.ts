@@ -337,6 +337,15 @@ export class WorkerSlot {
         this.#calls.delete(id);
         settle();
         reject(sandboxError("AIRLOCK_SANDBOX_WORKER_CRASHED", "the sandbox worker is not running"));
+        return;
+      }
+      // A lone call has nothing to share its write with: it leaves now, not at the end of the
+      // turn. Reading for its answer waits for the turn's end (#awaitAnswer, if it is still
+      // alone then): the other callers' continuations queued in this turn run first, and a
+      // burst of them makes it one of many, which are not read for.
+      if (inFlight.calls === 1) {
+        channel.flush(false);
+        setImmediate(() => this.#awaitAnswer(channel));
       }
     });
   }

@@ -239,6 +239,7 @@ describe("workers: one call after another (each side reads for the other's answe
     },
     nap: async (input) => { await new Promise((r) => setTimeout(r, input.ms)); return { napped: input.ms }; },
     stall: async () => { await new Promise(() => {}); },
+    clock: async () => ({ at: Date.now() }),
   } };`;
 
   const lone = (sandbox: WorkerSandbox, plugin: SandboxPlugin, tool: string, input: unknown, ms = 30_000) =>
@@ -260,6 +261,29 @@ describe("workers: one call after another (each side reads for the other's answe
       },
       (_token, _capability, _method, args) => Promise.resolve(`v(${String(args[0])})`),
     );
+
+  it("writes a lone call at once: the worker runs it while the caller's turn is still busy", async () => {
+    const sandbox = createWorkerSandbox({ workers: 1, onLog: () => undefined });
+    try {
+      const plugin = makePlugin({ namespace: "lone", code: tools, tools: ["clock"] });
+      await sandbox.load(plugin);
+      await lone(sandbox, plugin, "clock", {});
+      const answer = lone(sandbox, plugin, "clock", {});
+      // let the call reach its worker slot without leaving this turn (microtasks only)
+      for (let i = 0; i < 10_000 && sandbox.stats().busyCalls === 0; i++) await Promise.resolve();
+      expect(sandbox.stats().busyCalls).toBe(1);
+      // hold this thread: a call written only at the turn's end would run after this
+      const until = Date.now() + 500;
+      while (Date.now() < until) {
+        // busy
+      }
+      const resumed = Date.now();
+      const { at } = (await answer).structuredContent as { at: number };
+      expect(at).toBeLessThan(resumed);
+    } finally {
+      await sandbox.close();
+    }
+  });
 
   it("answers a long run of lone calls, quick and slow, each with its own result, and counts none left", async () => {
     const sandbox = createWorkerSandbox({ workers: 1, onLog: () => undefined });
