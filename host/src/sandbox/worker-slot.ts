@@ -339,12 +339,12 @@ export class WorkerSlot {
         reject(sandboxError("AIRLOCK_SANDBOX_WORKER_CRASHED", "the sandbox worker is not running"));
         return;
       }
-      // A lone call has nothing to share its write with: it leaves now, not at the end of the
-      // turn. Reading for its answer waits for the turn's end (#awaitAnswer, if it is still
-      // alone then): the other callers' continuations queued in this turn run first, and a
-      // burst of them makes it one of many, which are not read for.
+      // A lone call leaves once the microtasks queued with it have run, not at the end of the
+      // turn: callers resumed together (a group commit settling many) post their calls in the
+      // same round and share the write. Reading for its answer waits for the turn's end
+      // (#awaitAnswer, if it is still alone then), so that such a burst is never held up.
       if (inFlight.calls === 1) {
-        channel.flush(false);
+        queueMicrotask(() => channel.flush(false));
         setImmediate(() => this.#awaitAnswer(channel));
       }
     });

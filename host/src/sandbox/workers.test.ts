@@ -262,7 +262,7 @@ describe("workers: one call after another (each side reads for the other's answe
       (_token, _capability, _method, args) => Promise.resolve(`v(${String(args[0])})`),
     );
 
-  it("writes a lone call at once: the worker runs it while the caller's turn is still busy", async () => {
+  it("writes a lone call within its turn: the worker runs it while the caller's turn is still busy", async () => {
     const sandbox = createWorkerSandbox({ workers: 1, onLog: () => undefined });
     try {
       const plugin = makePlugin({ namespace: "lone", code: tools, tools: ["clock"] });
@@ -272,6 +272,8 @@ describe("workers: one call after another (each side reads for the other's answe
       // let the call reach its worker slot without leaving this turn (microtasks only)
       for (let i = 0; i < 10_000 && sandbox.stats().busyCalls === 0; i++) await Promise.resolve();
       expect(sandbox.stats().busyCalls).toBe(1);
+      // and the microtasks queued with it (a call resumed with others shares their write)
+      for (let i = 0; i < 10; i++) await Promise.resolve();
       // hold this thread: a call written only at the turn's end would run after this
       const until = Date.now() + 500;
       while (Date.now() < until) {
