@@ -35,9 +35,9 @@ export interface SandboxPlugin {
   /** Where the sandbox may keep a V8 code cache for this bundle; none when absent. */
   readonly codeCachePath?: string;
   /**
-   * The host key (base64, ≥ 32 bytes) code cache files are authenticated with (GMAC under an HKDF-SHA256 subkey);
-   * without it no cache file is read or written. Not a secret of any agent or plugin: it only
-   * proves a cache file was written by this host's sandbox.
+   * The host key (base64, ≥ 32 bytes) code cache files are authenticated with (a GMAC under an
+   * HKDF-SHA256 subkey of it); without it no cache file is read or written. Not a secret of any
+   * agent or plugin: it only proves a cache file was written by this host's sandbox.
    */
   readonly codeCacheKey?: string;
   /**
