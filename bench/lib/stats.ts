@@ -19,6 +19,12 @@ export function summarize(samples: readonly number[]): Summary {
   return { n: sorted.length, p50: at(0.5), p90: at(0.9), min: sorted[0] as number, mean };
 }
 
+/**
+ * Calls a call path runs before it is sampled as warm: V8 tiers the host's and the worker's code
+ * up (Maglev, then Turbofan) over the first 1,000–1,500 calls (bench/scenarios/warm-call.ts).
+ */
+export const WARM_CALLS = 2000;
+
 /** Times `fn` `iterations` times after `warmup` untimed runs; returns µs per call samples. */
 export async function sample(
   iterations: number,

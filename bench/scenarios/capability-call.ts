@@ -9,10 +9,9 @@ import { createSecretSource, openVault } from "../../host/src/secrets/index.ts";
 import { startBenchHost } from "../lib/bench-host.ts";
 import { buildBenchPlugin } from "../lib/plugin.ts";
 import type { Row } from "../lib/report.ts";
-import { sample, summarize } from "../lib/stats.ts";
+import { sample, summarize, WARM_CALLS } from "../lib/stats.ts";
 
 const KINDS = ["secrets", "state", "knowledge"] as const;
-const WARM_CALLS = 2000;
 
 export async function capabilityCall(quick: boolean): Promise<Row[]> {
   const n = quick ? 3 : 300;

@@ -16,12 +16,9 @@ import { smallWork, startEchoProcess, startEchoWorker, startStdioToolServer } fr
 import { startBenchHost } from "../lib/bench-host.ts";
 import { buildBenchPlugin } from "../lib/plugin.ts";
 import type { Row } from "../lib/report.ts";
-import { sample, summarize } from "../lib/stats.ts";
+import { sample, summarize, WARM_CALLS } from "../lib/stats.ts";
 
 type Tools = Record<string, (input: unknown, ctx: unknown) => Promise<unknown>>;
-
-/** Calls before sampling (every row and baseline here), and the pipeline rows' "first calls". */
-const WARM_CALLS = 2000;
 
 export async function warmCall(quick: boolean): Promise<Row[]> {
   const n = quick ? 20 : 3000;

@@ -331,8 +331,8 @@ export class WorkerSlot {
       signal.addEventListener("abort", onAbort, { once: true });
       // a call is strings and numbers only: it may share one serialised frame with others
       const channel = this.#channel;
-      const message: ToWorker =
-        inFlight.calls === 1 ? { type: "call", id, call, solo: true } : { type: "call", id, call };
+      const solo = inFlight.calls === 1;
+      const message: ToWorker = solo ? { type: "call", id, call, solo: true } : { type: "call", id, call };
       if (channel === null || !channel.postPlain(message)) {
         this.#calls.delete(id);
         settle();
@@ -343,7 +343,7 @@ export class WorkerSlot {
       // turn: callers resumed together (a group commit settling many) post their calls in the
       // same round and share the write. Reading for its answer waits for the turn's end
       // (#awaitAnswer, if it is still alone then), so that such a burst is never held up.
-      if (inFlight.calls === 1) {
+      if (solo) {
         queueMicrotask(() => channel.flush(false));
         setImmediate(() => this.#awaitAnswer(channel));
       }
