@@ -57,8 +57,6 @@ export interface HostParts {
   codec: SecretCodec;
   /** Builds the lifecycle once the host's reload hook exists. */
   lifecycle: PluginLifecycle;
-  /** Where a tool call's own audit entry goes without the call waiting for its commit (pipeline/deps.ts). */
-  auditLater?: (entry: AuditInput) => Promise<void>;
   /** Where a plugin version's files are on this host (replicas rebuild them from the store). */
   locatePlugin?: (plugin: InstalledPluginRecord) => Promise<string>;
   /** Where the sandbox keeps V8 code caches and the host key that authenticates them; none when absent. */
@@ -164,7 +162,6 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
     agentStates,
     autoApprove: options.autoApprove,
     audit,
-    ...(parts.auditLater === undefined ? {} : { auditLater: parts.auditLater }),
     report,
     remote: createRemoteExecutor(remoteContext),
     closed: () => closed,

@@ -81,9 +81,11 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
   const { owned } = opened;
   // Audit entries (one per tool call and per capability call) share commits: group commit.
   // SQLite: journaled first (durable at once; committed in batches off the call's path).
+  // PostgreSQL (replicas): committed before the append resolves, so every replica's queryAudit
+  // sees a finished call.
   const journal = opened.store.openAuditJournal?.();
   const auditWriter = createAuditWriter(opened.store, {
-    onLaterError: (error) => resolved.onInternalError("audit write", error),
+    onCommitError: (error) => resolved.onInternalError("audit write", error),
     ...(journal === undefined ? {} : { journal }),
   });
   const store = withAuditWriter(opened.store, auditWriter);
@@ -144,12 +146,6 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
       lifecycle: createPluginLifecycleFor({ store, options: resolved }),
       locatePlugin: (plugin) =>
         localPluginDir({ store, dataDir: resolved.dataDir, trust: resolved.trust }, plugin),
-      // SQLite (one host per file, or processes that read the trail rarely): a tool call's entry
-      // commits ≤ 2 ms after the call returns. PostgreSQL (replicas): before it returns, so every
-      // replica's queryAudit sees a finished call.
-      ...(opened.store.kind === "sqlite"
-        ? { auditLater: (entry: AuditInput) => auditWriter.appendLater(entry) }
-        : {}),
       refusals: (listener) => {
         onRefusal = listener;
       },

@@ -1,7 +1,8 @@
 // Durability of the audit journal: a process appending audit entries through the host's audit
 // writer is killed with SIGKILL while batches are committing; after reopening the store, every
 // entry it acknowledged is in the table exactly once and in order, nothing it did not append is,
-// and the journal is gone.
+// and the journal is gone. A host killed right after its last tool call (its event loop held, so
+// no batch commits first) keeps every call's audit, the tool calls' own entries included.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -69,5 +70,45 @@ describe("audit journal under SIGKILL", () => {
       await store.close();
     }
     expect(readdirSync(join(dataDir, JOURNAL_DIR))).toEqual([]);
+  }, 60_000);
+
+  it("keeps the audit of a host's finished tool calls, their own entries included", async () => {
+    const CALLS = 20;
+    const child = spawn(process.execPath, [join(import.meta.dirname, "host-audit-child.ts"), String(CALLS)], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr!.on("data", (d) => {
+      stderr += String(d);
+    });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on("exit", (_code, signal) => resolve(signal)),
+    );
+    let dataDir = "";
+    for await (const line of createInterface({ input: child.stdout! })) {
+      if (line.startsWith("DIR ")) dataDir = line.slice(4);
+      if (line === `A ${CALLS - 1}`) child.kill("SIGKILL");
+    }
+    expect(await exited, `child did not die by SIGKILL; stderr: ${stderr}`).toBe("SIGKILL");
+    try {
+      const store = await openStore({ kind: "sqlite", dataDir });
+      try {
+        const rows = (await store.queryAudit({ limit: 1000 })).reverse();
+        const calls = rows.filter((r) => r.kind === "tool" && r.action === "call");
+        expect(calls).toHaveLength(CALLS);
+        expect(calls.every((r) => r.plugin === "journal" && r.tool === "touch" && r.success)).toBe(true);
+        const capabilities = rows.filter((r) => r.kind === "capability").map((r) => r.action);
+        expect(capabilities).toEqual(Array.from({ length: CALLS }, () => ["state.set", "state.get"]).flat());
+        // each call's capability entries come before its own entry
+        expect(rows.findIndex((r) => r.kind === "tool")).toBeGreaterThan(
+          rows.findIndex((r) => r.kind === "capability"),
+        );
+      } finally {
+        await store.close();
+      }
+      expect(readdirSync(join(dataDir, JOURNAL_DIR))).toEqual([]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   }, 60_000);
 });

@@ -100,35 +100,4 @@ describe("audit writer", () => {
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect((await raw.queryAudit({ limit: 10 })).map((r) => r.action).sort()).toEqual(["call-0", "call-2"]);
   });
-
-  it("commits appendLater entries on its own, in one batch with what else was buffered", async () => {
-    const { sink, batches } = recording(raw);
-    let committed!: () => void;
-    const done = new Promise<void>((resolve) => {
-      committed = resolve;
-    });
-    const writer = createAuditWriter(
-      Object.assign(Object.create(sink) as Store, {
-        appendAuditBatch: async (entries: readonly AuditInput[]) => {
-          await sink.appendAuditBatch?.(entries);
-          committed();
-        },
-      }),
-    );
-    for (let i = 0; i < 5; i++) await writer.appendLater(entry(i));
-    expect(writer.pending).toBe(5);
-    await done;
-    expect(batches).toEqual([5]);
-    expect(await raw.queryAudit({ limit: 10 })).toHaveLength(5);
-  });
-
-  it("reports an appendLater entry that cannot be written, and still commits the others", async () => {
-    const errors: unknown[] = [];
-    const writer = createAuditWriter(raw, { onLaterError: (e) => errors.push(e) });
-    await writer.appendLater(entry(0));
-    await writer.appendLater({ ...entry(1), at: "not a time" });
-    await writer.flush();
-    expect(errors).toHaveLength(1);
-    expect((await raw.queryAudit({ limit: 10 })).map((r) => r.action)).toEqual(["call-0"]);
-  });
 });

@@ -1,19 +1,19 @@
 // Group commit for the audit trail: entries appended while the event loop is busy (the same
 // tick, or while a previous batch is being written) are written together in one transaction
 // (SQLite) or one multi-row INSERT (PostgreSQL) through the store's optional appendAuditBatch.
-// Two ways in: append() resolves once the entry is committed (rejects when it could not be, so
-// a caller that refuses on audit failure still can); appendLater() resolves once the entry is
-// buffered and commits it within `laterMs` (a failure goes to `onLaterError`), so a batch can
-// gather several calls' entries and the commit runs while the next call is in flight.
+// Without a journal, append() resolves once the entry is committed (rejects when it could not
+// be, so a caller that refuses on audit failure still can).
 // With a journal (SQLite: store.openAuditJournal, store/sqlite/audit-journal.ts) append() writes
 // the entry to the journal first, one write(2) on this thread, and resolves then: the entry is as
-// durable as a commit already (a killed process loses nothing; the next open replays it), so a
-// capability call answers without waiting for SQLite; it commits within `laterMs` in a batch
-// that records the journal's mark. appendLater() entries are not journaled (as without one). A
-// batch that fails is retried whole (after RETRY_MS), never split or skipped, so the table
+// durable as a commit already (a killed process loses nothing; the next open replays it), so the
+// caller answers without waiting for SQLite. It commits within `laterMs` (20 ms) in a batch that
+// records the journal's mark: the window only bounds how late the table shows an entry to a
+// reader that does not flush (queryAudit does), so it is long enough for a batch to gather the
+// entries of many calls (a commit costs the writer thread ≈ 0.4 ms however few rows it holds).
+// A batch that fails is retried whole (after RETRY_MS), never split or skipped, so the table
 // receives every journaled entry once and in order.
 // Invariants: nothing is dropped; entries are written in append order, one batch at a time; a
-// full buffer makes both ways wait (back-pressure) instead of growing without bound (with a
+// full buffer makes append() wait (back-pressure) instead of growing without bound (with a
 // journal, a full buffer whose last commit failed refuses the entry instead); flush()
 // resolves once everything appended before it is committed (with a journal: or has failed once;
 // it stays in the journal), and the wrapped store's queryAudit() and close() flush first.
@@ -24,10 +24,10 @@ export interface AuditWriterOptions {
   maxBatch?: number;
   /** Entries buffered before append() waits for a batch to commit; default 8192. */
   maxBuffered?: number;
-  /** How long an appendLater() entry may wait for its batch; default 2 ms. */
+  /** With a journal: how long a journaled entry may wait for its batch; default 20 ms. */
   laterMs?: number;
-  /** Where a failed appendLater() commit is reported (with a journal: every failed commit). */
-  onLaterError?: (error: unknown) => void;
+  /** With a journal: where every failed commit is reported (its entries stay journaled). */
+  onCommitError?: (error: unknown) => void;
   /** Makes entries durable before they commit (see the header); the writer closes it on close. */
   journal?: AuditJournal;
 }
@@ -36,9 +36,8 @@ export interface AuditWriterOptions {
 const RETRY_MS = 100;
 
 export interface AuditWriter {
+  /** Resolves once the entry is committed, or (with a journal) once it is journaled. */
   append(entry: AuditInput): Promise<void>;
-  /** Resolves once buffered (at once unless the buffer is full); committed within laterMs. */
-  appendLater(entry: AuditInput): Promise<void>;
   /** Resolves once every entry appended before this call is committed (or has failed). */
   flush(): Promise<void>;
   /** Entries buffered or being written right now. */
@@ -54,10 +53,12 @@ interface Pending {
   entry: AuditInput;
   /** The entry's journal sequence number (0 without a journal). */
   seq: number;
+  /** Without a journal: the append() awaiting the commit. */
   resolve(): void;
   reject(error: unknown): void;
 }
 
+/** A journaled entry's append() resolved when it was journaled. */
 const settled = (): void => undefined;
 
 export function createAuditWriter(sink: AuditSink, options: AuditWriterOptions = {}): AuditWriter {
@@ -67,35 +68,31 @@ export function createAuditWriter(sink: AuditSink, options: AuditWriterOptions =
   let writing: Promise<void> | null = null;
   let inFlight = 0;
   let scheduled = false;
-  /** An append() (someone awaiting the commit) is in the buffer. */
-  let urgent = false;
   let timer: NodeJS.Timeout | null = null;
-  const laterMs = options.laterMs ?? 2;
-  const onLaterError = options.onLaterError ?? (() => undefined);
+  const laterMs = options.laterMs ?? 20;
+  const onCommitError = options.onCommitError ?? (() => undefined);
   const journal = options.journal;
   /** With a journal: the last batch failed (it is back in the buffer, retried after RETRY_MS). */
   let failed = false;
 
   /** Journal mode: the batch and its mark in one transaction, or back to the buffer's head. */
   async function writeJournaled(batch: Pending[], journal: AuditJournal): Promise<void> {
-    // the highest journaled entry of the batch (appendLater entries are not journaled: seq 0)
-    let seq = 0;
-    for (const p of batch) if (p.seq > seq) seq = p.seq;
+    // entries are journaled in append order: the batch's last is its highest
+    const seq = batch[batch.length - 1]!.seq;
     try {
       if (sink.appendAuditBatch === undefined) throw new Error("the store cannot commit a journal mark");
-      const entries = batch.map((p) => p.entry);
-      await (seq === 0
-        ? sink.appendAuditBatch(entries)
-        : sink.appendAuditBatch(entries, { journal: journal.name, seq }));
+      await sink.appendAuditBatch(
+        batch.map((p) => p.entry),
+        { journal: journal.name, seq },
+      );
     } catch (error) {
       failed = true;
       buffer = batch.concat(buffer);
-      onLaterError(error);
+      onCommitError(error);
       return;
     }
     failed = false;
-    for (const p of batch) p.resolve();
-    if (seq > 0) journal.committed(seq);
+    journal.committed(seq);
   }
 
   async function writeBatch(batch: Pending[]): Promise<void> {
@@ -125,7 +122,6 @@ export function createAuditWriter(sink: AuditSink, options: AuditWriterOptions =
     if (writing !== null) return writing;
     writing = (async () => {
       while (buffer.length > 0) {
-        urgent = false;
         const batch = buffer.length <= maxBatch ? buffer : buffer.slice(0, maxBatch);
         buffer = buffer.length <= maxBatch ? [] : buffer.slice(maxBatch);
         inFlight = batch.length;
@@ -142,7 +138,7 @@ export function createAuditWriter(sink: AuditSink, options: AuditWriterOptions =
       }
       // An entry appended after the loop saw an empty buffer, but before this ran, needs a drain.
       if (buffer.length > 0) {
-        if (urgent) schedule();
+        if (journal === undefined) schedule();
         else scheduleLater();
       }
     });
@@ -181,10 +177,6 @@ export function createAuditWriter(sink: AuditSink, options: AuditWriterOptions =
     }, RETRY_MS);
   }
 
-  function enqueue(entry: AuditInput): Promise<void> {
-    return new Promise<void>((resolve, reject) => buffer.push({ entry, seq: 0, resolve, reject }));
-  }
-
   /** Journal mode: durable once written; committed within laterMs (or retried). */
   async function journaled(journal: AuditJournal, entry: AuditInput): Promise<void> {
     while (buffer.length >= maxBuffered) {
@@ -200,19 +192,9 @@ export function createAuditWriter(sink: AuditSink, options: AuditWriterOptions =
     async append(entry) {
       if (journal !== undefined) return journaled(journal, entry);
       while (buffer.length >= maxBuffered) await drain();
-      const done = enqueue(entry);
-      urgent = true;
+      const done = new Promise<void>((resolve, reject) => buffer.push({ entry, seq: 0, resolve, reject }));
       schedule();
       return done;
-    },
-    async appendLater(entry) {
-      while (buffer.length >= maxBuffered) {
-        if (journal !== undefined && failed)
-          throw new Error("the audit trail cannot be committed (its backlog is full)");
-        await drain();
-      }
-      enqueue(entry).catch(onLaterError);
-      scheduleLater();
     },
     async flush() {
       if (timer !== null && failed) {

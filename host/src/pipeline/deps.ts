@@ -83,11 +83,6 @@ export interface PipelineDeps {
   autoApprove: boolean;
   /** Appends an audit entry; never rejects (failures are reported by the host). */
   audit(entry: AuditInput): Promise<void>;
-  /**
-   * When set, a tool call's own audit entry goes here instead: resolves once the entry is
-   * buffered and commits it shortly after (group commit), so the call does not wait for it.
-   */
-  auditLater?: (entry: AuditInput) => Promise<void>;
   /** Remote MCP servers installed as plugins: their run-start screening and their calls (host/src/remote). */
   remote?: RemoteExecutor;
   /** True once the host is closing: calls are answered with AIRLOCK_HOST_CLOSED. */

@@ -292,7 +292,7 @@ export async function invokeTool(
     // the end user named (a refused one is not repeated: it may be anything)
     if (options.subject !== undefined && options.subject !== "" && subjectProblem === null)
       details.subject = options.subject;
-    await (deps.auditLater ?? deps.audit)({
+    await deps.audit({
       agent: run.agent,
       plugin: entry?.namespace ?? null,
       tool: auditTool,

@@ -1,5 +1,6 @@
 // The SQLite audit journal and the audit writer's journal mode, over a real store: a journaled
-// entry is acknowledged before it commits and committed later with its mark; a journal left
+// entry is acknowledged before it commits and committed later with its mark (by the writer's own
+// timer, entries appended apart in one batch); a journal left
 // behind is replayed past its mark only (no entry twice); a torn last line is skipped; a failed
 // batch is retried whole, in order; closing after everything committed deletes the journal.
 import { appendFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -79,6 +80,30 @@ describe("audit journal", () => {
     expect(await actions(store)).toEqual(["a-0"]);
   });
 
+  it("commits journaled entries by itself within laterMs, entries appended apart sharing a batch", async () => {
+    const batches: number[] = [];
+    const counting: Store = Object.create(store) as Store;
+    Object.assign(counting, {
+      async appendAuditBatch(entries: readonly AuditInput[], mark?: AuditJournalMark) {
+        batches.push(entries.length);
+        await store.appendAuditBatch!(entries, mark);
+      },
+    });
+    const writer = createAuditWriter(counting, { journal: store.openAuditJournal!(), laterMs: 60 });
+    const started = Date.now();
+    for (let i = 0; i < 3; i++) {
+      await writer.append(entry(i));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    // no flush: the writer's own timer commits them (read through the store, which does not flush)
+    while ((await actions(store)).length < 3 && Date.now() - started < 2_000)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await actions(store)).toEqual(["a-0", "a-1", "a-2"]);
+    expect(batches).toEqual([3]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(60);
+    writer.close();
+  });
+
   it("refuses an entry with a bad time before journaling it", async () => {
     const writer = createAuditWriter(store, { journal: store.openAuditJournal!() });
     await expect(writer.append({ ...entry(0), at: "not a date" })).rejects.toMatchObject({
@@ -104,7 +129,7 @@ describe("audit journal", () => {
     const writer = createAuditWriter(failing, {
       journal: store.openAuditJournal!(),
       laterMs: 1,
-      onLaterError: (e) => errors.push(e),
+      onCommitError: (e) => errors.push(e),
     });
     for (let i = 0; i < 4; i++) await writer.append(entry(i));
     await new Promise((resolve) => setTimeout(resolve, 20));
