@@ -16,12 +16,18 @@ import { JOURNAL_DIR } from "../../host/src/store/sqlite/audit-journal.ts";
 const root = mkdtempSync(join(tmpdir(), "airlock-audit-journal-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-async function appendAndKill(dataDir: string, killAfter: number): Promise<number> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [join(import.meta.dirname, "audit-child.ts"), dataDir, String(killAfter)],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
+/**
+ * Runs a child script and SIGKILLs it at the first stdout line `killAt` says yes to; resolves
+ * with the lines it printed once it died (by that signal, or the test fails).
+ */
+async function runAndKill(
+  script: string,
+  args: string[],
+  killAt: (line: string) => boolean,
+): Promise<string[]> {
+  const child: ChildProcess = spawn(process.execPath, [join(import.meta.dirname, script), ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr!.on("data", (d) => {
     stderr += String(d);
@@ -29,14 +35,24 @@ async function appendAndKill(dataDir: string, killAfter: number): Promise<number
   const exited = new Promise<NodeJS.Signals | null>((resolve) =>
     child.on("exit", (_code, signal) => resolve(signal)),
   );
-  let acked = -1;
+  const lines: string[] = [];
   for await (const line of createInterface({ input: child.stdout! })) {
-    if (!line.startsWith("A ")) continue;
-    acked = Number(line.slice(2));
-    if (acked === killAfter) child.kill("SIGKILL");
+    lines.push(line);
+    if (killAt(line)) child.kill("SIGKILL");
   }
   expect(await exited, `child did not die by SIGKILL; stderr: ${stderr}`).toBe("SIGKILL");
-  return acked;
+  return lines;
+}
+
+/** audit-child.ts: the last entry it acknowledged before it was killed after `killAfter`. */
+async function appendAndKill(dataDir: string, killAfter: number): Promise<number> {
+  const lines = await runAndKill(
+    "audit-child.ts",
+    [dataDir, String(killAfter)],
+    (l) => l === `A ${killAfter}`,
+  );
+  const acks = lines.filter((l) => l.startsWith("A "));
+  return acks.length === 0 ? -1 : Number(acks.at(-1)!.slice(2));
 }
 
 describe("audit journal under SIGKILL", () => {
@@ -74,22 +90,8 @@ describe("audit journal under SIGKILL", () => {
 
   it("keeps the audit of a host's finished tool calls, their own entries included", async () => {
     const CALLS = 20;
-    const child = spawn(process.execPath, [join(import.meta.dirname, "host-audit-child.ts"), String(CALLS)], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stderr = "";
-    child.stderr!.on("data", (d) => {
-      stderr += String(d);
-    });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-      child.on("exit", (_code, signal) => resolve(signal)),
-    );
-    let dataDir = "";
-    for await (const line of createInterface({ input: child.stdout! })) {
-      if (line.startsWith("DIR ")) dataDir = line.slice(4);
-      if (line === `A ${CALLS - 1}`) child.kill("SIGKILL");
-    }
-    expect(await exited, `child did not die by SIGKILL; stderr: ${stderr}`).toBe("SIGKILL");
+    const lines = await runAndKill("host-audit-child.ts", [String(CALLS)], (l) => l === `A ${CALLS - 1}`);
+    const dataDir = lines.find((l) => l.startsWith("DIR "))!.slice(4);
     try {
       const store = await openStore({ kind: "sqlite", dataDir });
       try {
