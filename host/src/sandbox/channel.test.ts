@@ -2,7 +2,8 @@
 // plain messages of one turn share one frame (one write for the turn), a message that cannot be
 // serialised is refused by post without disturbing the stream, and a closed channel refuses both;
 // a message travels as JSON only when JSON gives back exactly what was posted; readSync (a
-// worker waiting for the host's answer) reads the socket itself, frames in order with the stream;
+// worker waiting for the host's answer) reads the socket itself, frames in order with the stream,
+// also when a message's handler reads again;
 // SpinGate opens for reading only while most recent waits were answered within its budget.
 import { mkdtempSync, rmSync } from "node:fs";
 import { connect, createServer, type Server, type Socket } from "node:net";
@@ -97,7 +98,7 @@ describe("sandbox channel", () => {
 });
 
 /** A channel on one end of a real Unix socket (readSync needs a descriptor) and the raw other end. */
-async function socketPair(): Promise<{
+async function socketPair(onMessage?: (m: Msg, channel: Channel<Msg, Msg>) => void): Promise<{
   channel: Channel<Msg, Msg>;
   fd: number;
   peer: Socket;
@@ -118,8 +119,11 @@ async function socketPair(): Promise<{
   const peer = await accepted;
   const received: Msg[] = [];
   let ended = false;
-  const channel = new Channel<Msg, Msg>(client, {
-    message: (m) => received.push(m),
+  const channel: Channel<Msg, Msg> = new Channel<Msg, Msg>(client, {
+    message: (m) => {
+      received.push(m);
+      onMessage?.(m, channel);
+    },
     close: () => {
       ended = true;
     },
@@ -140,7 +144,7 @@ async function socketPair(): Promise<{
   };
 }
 
-function frame(message: Msg): Buffer {
+function frame(message: Msg | Msg[]): Buffer {
   const payload = Buffer.from(JSON.stringify(message), "utf8");
   const head = Buffer.allocUnsafe(4);
   head.writeUInt32LE((payload.length | 0x8000_0000) >>> 0, 0);
@@ -162,6 +166,39 @@ describe("sandbox channel: readSync (the worker waiting for an answer)", () => {
       s.peer.write(frame({ type: "a", n: 3 }));
       await settle();
       expect(s.received.map((m) => m.n)).toEqual([1, 2, 3]);
+    } finally {
+      await s.done();
+    }
+  });
+
+  it("hands out every message once and in order when a handler reads again (a wait inside an entry)", async () => {
+    let peer: Socket | null = null;
+    let fd = -1;
+    const s = await socketPair((m, channel) => {
+      if (m.n !== 1 || peer === null) return;
+      // the handler of message 1 waits for an answer: what the peer sends now comes after 2 and 3
+      peer.write(Buffer.concat([frame({ type: "a", n: 4 }), frame([{ type: "a", n: 5 }])]));
+      expect(channel.readSync(fd, 50)).toBe(true);
+      expect(s.received.map((r) => r.n)).toEqual([1, 2, 3, 4, 5]);
+    });
+    peer = s.peer;
+    fd = s.fd;
+    try {
+      // one frame holding a batch of two, then a third frame
+      s.peer.write(
+        Buffer.concat([
+          frame([
+            { type: "a", n: 1 },
+            { type: "a", n: 2 },
+          ]),
+          frame({ type: "a", n: 3 }),
+        ]),
+      );
+      expect(s.channel.readSync(s.fd, 50)).toBe(true);
+      expect(s.received.map((m) => m.n)).toEqual([1, 2, 3, 4, 5]);
+      s.peer.write(frame({ type: "a", n: 6 }));
+      await settle();
+      expect(s.received.map((m) => m.n)).toEqual([1, 2, 3, 4, 5, 6]);
     } finally {
       await s.done();
     }

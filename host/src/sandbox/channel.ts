@@ -107,6 +107,9 @@ export class Channel<Out, In> {
   #scheduled = false;
   #closed = false;
   #rest: Buffer | null = null;
+  /** Decoded messages not yet handed out, from `#next` on (#read). */
+  readonly #inbox: In[] = [];
+  #next = 0;
   /** readSync's read buffer. */
   readonly #spin = Buffer.allocUnsafe(64 * 1024);
 
@@ -237,13 +240,23 @@ export class Channel<Out, In> {
     if (this.#closed) return;
     this.#closed = true;
     this.#frames = [];
+    this.#inbox.length = 0;
+    this.#next = 0;
     if (error !== undefined) this.#stream.destroy();
     this.#events.close(error);
   }
 
+  /**
+   * Decodes the complete frames that `chunk` ends, onto the inbox, then hands the inbox's messages
+   * out in order. Re-entrant: a handler may read the channel again (readSync: a worker waiting for
+   * a ctx call's answer inside the call this message started); that read decodes onto the same
+   * inbox and hands out what is still queued first, so every message is handed out once, in
+   * stream order, whichever read reaches it.
+   */
   #read(chunk: Buffer): void {
     let buf = this.#rest === null ? chunk : Buffer.concat([this.#rest, chunk]);
     let at = 0;
+    let corrupt: unknown;
     while (buf.length - at >= HEADER) {
       const head = buf.readUInt32LE(at);
       const length = head & ~JSON_FRAME;
@@ -258,22 +271,31 @@ export class Channel<Out, In> {
             : deserialize(buf.subarray(start, at))
         ) as In | In[];
       } catch (error) {
-        // a corrupt frame: the stream cannot be trusted past it
-        this.#end(new Error("undecodable frame on the sandbox channel", { cause: error }));
-        return;
+        corrupt = error;
+        break;
       }
-      if (this.#closed) return;
-      if (!Array.isArray(message)) this.#events.message(message);
-      else
-        for (const m of message) {
-          if (this.#closed) return;
-          this.#events.message(m);
-        }
+      if (!Array.isArray(message)) this.#inbox.push(message);
+      else for (const m of message) this.#inbox.push(m);
     }
-    if (at === buf.length) this.#rest = null;
+    if (at === buf.length || corrupt !== undefined) this.#rest = null;
     else {
       if (at > 0) buf = buf.subarray(at);
       this.#rest = buf;
     }
+    const inbox = this.#inbox;
+    while (this.#next < inbox.length) {
+      if (this.#closed) return;
+      const message = inbox[this.#next]!;
+      this.#next++;
+      this.#events.message(message);
+    }
+    // everything handed out (a nested read may have emptied it first): start again at 0
+    if (this.#next === inbox.length) {
+      inbox.length = 0;
+      this.#next = 0;
+    }
+    // a corrupt frame: what came before it is handed out; the stream cannot be trusted past it
+    if (corrupt !== undefined)
+      this.#end(new Error("undecodable frame on the sandbox channel", { cause: corrupt }));
   }
 }

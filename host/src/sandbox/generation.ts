@@ -11,10 +11,19 @@ import type ivm from "isolated-vm";
 import { ContextPool } from "./contexts.ts";
 import { isSandboxCode, sandboxError } from "./errors.ts";
 import type { CallTimers } from "./runtime/index.ts";
-import { ENDED_CODE, ENDED_REPLY, type IsolateWiring } from "./wiring.ts";
+import { ENDED_CODE, ENDED_REPLY, type IsolateWiring, type PromptAnswer } from "./wiring.ts";
+
+export type { PromptAnswer };
 
 /** How plugin code reaches the host for one call: the call's token is bound by the caller. */
-export type EngineBridge = (capability: string, method: string, args: unknown[]) => Promise<unknown>;
+export interface EngineBridge {
+  (capability: string, method: string, args: unknown[]): Promise<unknown>;
+  /**
+   * Sync entry only, optional: asks the host and waits for its answer a bounded moment on this
+   * thread; the answer when it came in time, else the promise that settles with it later.
+   */
+  ask?: (capability: string, method: string, args: unknown[]) => PromptAnswer | Promise<unknown>;
+}
 
 export interface Execution {
   bridge: EngineBridge | null;
@@ -40,9 +49,14 @@ export interface AgentContext {
 
 /**
  * Sync entry: what the isolate's send(seq, capability, method, args) hands to the runtime for a
- * call still in flight; returns the number the answer will settle.
+ * call still in flight; returns the answer when it came at once, else the number it will settle.
  */
-export type SendHandler = (exec: Execution, capability: string, method: string, args: unknown[]) => number;
+export type SendHandler = (
+  exec: Execution,
+  capability: string,
+  method: string,
+  args: unknown[],
+) => number | PromptAnswer;
 
 /** Bridge calls from ended calls tolerated per isolate before it is reset (a loop left running). */
 export const MAX_ORPHAN_CALLS = 100;

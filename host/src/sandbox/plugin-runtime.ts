@@ -27,6 +27,7 @@ import {
   type Execution,
   Generation,
   messageOf,
+  type PromptAnswer,
 } from "./generation.ts";
 import { type IsolatePool, prepareContext } from "./isolate-pool.ts";
 import { limitError } from "./limit-errors.ts";
@@ -240,11 +241,23 @@ export class PluginRuntime {
     }
   }
 
-  /** Sync entry: forwards one ctx call to the host and settles it in the isolate when answered. */
-  #send(gen: Generation, exec: Execution, capability: string, method: string, args: unknown[]): number {
-    const bid = nextBid++;
+  /**
+   * Sync entry: forwards one ctx call to the host; its answer goes back as send()'s result when it
+   * came within this entry (EngineBridge.ask), else it settles in the isolate when it comes.
+   */
+  #send(
+    gen: Generation,
+    exec: Execution,
+    capability: string,
+    method: string,
+    args: unknown[],
+  ): number | PromptAnswer {
     const bridge = exec.bridge!;
-    bridge(capability, method, args).then(
+    const asked =
+      bridge.ask === undefined ? bridge(capability, method, args) : bridge.ask(capability, method, args);
+    if (isPromptAnswer(asked)) return asked;
+    const bid = nextBid++;
+    asked.then(
       (value) => this.#settle(gen, exec, [bid, true, value]),
       (error: unknown) => {
         const code =
@@ -502,6 +515,10 @@ function singleUse(gen: Generation, ctx: AgentContext): ContextLease {
       gen.releaseContext(ctx);
     },
   };
+}
+
+function isPromptAnswer(asked: PromptAnswer | Promise<unknown>): asked is PromptAnswer {
+  return Array.isArray(asked);
 }
 
 function hasStringCode(e: unknown): e is { code: string } {

@@ -17,11 +17,25 @@ export interface BridgeReply {
   message?: string;
 }
 
+/**
+ * A ctx call's answer that came back within the entry that asked it (sync entry):
+ * `[true, value]`, or `[false, code, message]`.
+ */
+export type PromptAnswer = readonly [true, unknown] | readonly [false, string, string];
+
 export interface WiringHandlers {
   /** Answers an async ctx call (seq, capability, method, args) with plain reply data. */
   bridge: (seq: unknown, capability: unknown, method: unknown, args: unknown) => Promise<BridgeReply>;
-  /** Sync entry: takes a ctx call and returns the number its answer will settle, or a refusal code. */
-  send?: (seq: unknown, capability: unknown, method: unknown, args: unknown) => number | string;
+  /**
+   * Sync entry: takes a ctx call and returns its answer when it came at once, else the number its
+   * answer will settle, or a refusal code.
+   */
+  send?: (
+    seq: unknown,
+    capability: unknown,
+    method: unknown,
+    args: unknown,
+  ) => number | string | PromptAnswer;
   /** The generation's timers (the runtime's `wake` requests go to them). */
   timers: CallTimers;
 }

@@ -33,7 +33,13 @@ export type FromWorker =
   | { type: "ready" };
 
 /** Engine knobs a worker is started with (argv[2], JSON). */
-export type WorkerEngineOptions = Omit<EngineOptions, "onWarning" | "syncEntry" | "deadlineSlackMs">;
+export type WorkerEngineOptions = Omit<EngineOptions, "onWarning" | "syncEntry" | "deadlineSlackMs"> & {
+  /**
+   * How long the worker reads its channel for the host's answer to a ctx call before it waits on
+   * its event loop instead (worker-entry.ts). Default 0.3 ms.
+   */
+  replyWaitMs?: number;
+};
 
 /** The worker's end of the channel: the file descriptor it is spawned with. */
 export const CHANNEL_FD = 3;

@@ -387,12 +387,16 @@ export class WorkerSlot {
   #serveBridge(m: Extract<FromWorker, { type: "bridge" }>): void {
     const call = this.#calls.get(m.id);
     const reply = (r: { ok: true; value?: unknown } | { ok: false; error: WireError }) => {
-      if (this.#send({ type: "bridge-reply", bid: m.bid, ...r } as ToWorker) || !r.ok) return;
-      const error = {
-        code: "AIRLOCK_BRIDGE_FAILED",
-        message: "the capability returned data that cannot be copied",
-      };
-      this.#send({ type: "bridge-reply", bid: m.bid, ok: false, error });
+      if (!this.#send({ type: "bridge-reply", bid: m.bid, ...r } as ToWorker) && r.ok) {
+        const error = {
+          code: "AIRLOCK_BRIDGE_FAILED",
+          message: "the capability returned data that cannot be copied",
+        };
+        this.#send({ type: "bridge-reply", bid: m.bid, ok: false, error });
+      }
+      // a lone call's worker reads for this answer inside the entry that asked (worker-entry.ts,
+      // ask): it leaves now, not at the end of the turn, and its next ask is read for at once
+      if (this.#calls.size === 1 && this.#inFlight.calls === 1) this.#channel?.flush();
     };
     if (!call) {
       reply({ ok: false, error: { code: "AIRLOCK_BRIDGE_TOKEN_INVALID", message: "this call has ended" } });

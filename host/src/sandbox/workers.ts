@@ -91,6 +91,7 @@ export function createWorkerSandbox(options: WorkerSandboxOptions = {}): WorkerS
   if (options.maxContextsPerIsolate !== undefined)
     engineOptions.maxContextsPerIsolate = options.maxContextsPerIsolate;
   if (options.watchIntervalMs !== undefined) engineOptions.watchIntervalMs = options.watchIntervalMs;
+  if (options.replyWaitMs !== undefined) engineOptions.replyWaitMs = options.replyWaitMs;
   /** Calls in flight on all the workers (a slot reads it for a lone call: worker-slot.ts). */
   const inFlight = { calls: 0 };
   const makeSlot = (index: number, hooks: WorkerSlotHooks) =>

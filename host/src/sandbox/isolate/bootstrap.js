@@ -13,9 +13,10 @@
 //   host primitives Reference (__airlockRuntime), and tells the runtime which call runs (its
 //   timers belong to that call and are dropped when it settles).
 // - The completion value is the frozen triple [run, settle, fire]; fire(seq) runs seq's due timers. With globalThis.__airlockSend (taken
-//   and deleted like the bridge) a ctx call leaves synchronously through send() and its promise
-//   is settled when the host enters settle(bid, ok, value | code, message); without it, it
-//   crosses the bridge Reference with async apply.
+//   and deleted like the bridge) a ctx call leaves synchronously through send(): send() returns
+//   its answer ([true, value] or [false, code, message]) when the host answered at once, else a
+//   number, and the promise is settled when the host enters settle(bid, ok, value | code,
+//   message); without it, it crosses the bridge Reference with async apply.
 
 // biome-ignore lint/suspicious/noRedundantUseStrict: a classic script (strict mode hides these frames' functions and receivers from CallSite)
 "use strict";
@@ -86,7 +87,11 @@
   const mapGet = Map.prototype.get;
   const mapSet = Map.prototype.set;
   const mapDelete = Map.prototype.delete;
-  const SEND_OPTIONS = freeze({ __proto__: null, arguments: freeze({ __proto__: null, copy: true }) });
+  const SEND_OPTIONS = freeze({
+    __proto__: null,
+    arguments: freeze({ __proto__: null, copy: true }),
+    result: freeze({ __proto__: null, copy: true }),
+  });
   const REFUSALS = freeze({
     __proto__: null,
     AIRLOCK_BRIDGE_TOKEN_INVALID: "this call has ended",
@@ -264,6 +269,7 @@
         err.code = "AIRLOCK_SANDBOX_ARGS_NOT_COPYABLE";
         return apply(promiseReject, PromiseCtor, [err]);
       }
+      if (isArray(bid)) return answered(bid);
       if (typeof bid !== "number") {
         const err = new ErrorCtor(REFUSALS[bid] ?? "the call was refused");
         err.code = StringCtor(bid);
@@ -272,6 +278,22 @@
       return new PromiseCtor((resolve, reject) => {
         apply(mapSet, waits, [bid, { resolve, reject, seq }]);
       });
+    }
+    // the host's answer came back from send() itself: settled as settle() would, the code after
+    // the await running as seq's
+    function answered(reply) {
+      const ok = reply[0] === true;
+      const value = reply[1];
+      const message = reply[2];
+      return apply(promiseThen, apply(promiseResolve, PromiseCtor, [undefined]), [
+        () => {
+          webEnter(seq);
+          if (ok) return value;
+          const err = new ErrorCtor(StringCtor(message));
+          err.code = StringCtor(value);
+          throw err;
+        },
+      ]);
     }
     async function call(capability, method, args) {
       if (send !== undefined) return callSync(capability, method, args);
