@@ -49,7 +49,7 @@ const IDLE_SPIN_MS = 0.5;
  * in it leaves the entry and is answered through settle, so what the host sent meanwhile (a
  * cancel, another call), which waits while the entry runs, waits at most this plus REPLY_SPIN_MS.
  */
-const PROMPT_ENTRY_MS = 2;
+const PROMPT_ENTRY_MS = 5;
 
 /** Records the plugin about to run, so the host can attribute a V8 abort (entry-marker.ts). */
 const mark = createEntryMarker(process.argv[3]);
@@ -87,6 +87,15 @@ const bridgeWaits = new Map<number, BridgeWait>();
  * kinds are the bootstrap's own (makeCtx names each capability and method): a bounded set.
  */
 const answerMs = new Map<string, number>();
+/**
+ * Whether each kind of ctx call has mostly been answered within REPLY_SPIN_MS (ask waits for it
+ * inside its entry while it has: a share of answers, so one late answer does not close it); a
+ * kind not yet answered is waited for. While closed, one ask in PROBE_EVERY still waits, so a
+ * host that got faster is noticed (answers that come through the event loop carry its wake-up).
+ */
+const inEntry = new Map<string, SpinGate>();
+const PROBE_EVERY = 8;
+let probes = 0;
 let nextBid = 1;
 let exiting = false;
 /** When the last call ended, if it was the host's only one (performance.now()), else -1. */
@@ -233,6 +242,12 @@ function answered(kind: string, askedAt: number): void {
   const took = performance.now() - askedAt;
   const known = answerMs.get(kind);
   answerMs.set(kind, known === undefined ? took : known + (took - known) / 8);
+  let gate = inEntry.get(kind);
+  if (gate === undefined) {
+    gate = new SpinGate(REPLY_SPIN_MS);
+    inEntry.set(kind, gate);
+  }
+  gate.record(took);
 }
 
 /** Asks the host a ctx call; its answer settles the promise when it comes (handle). */
@@ -248,9 +263,10 @@ function bridge(id: number, capability: string, method: string, args: unknown[])
  * Asks the host a ctx call from inside the entry that made it, and reads the channel for the
  * answer there, up to REPLY_SPIN_MS: when it comes, it goes back into the isolate as send()'s
  * result, with no return to the event loop and no second entry (settle). It does so only for the
- * one call running here, for a kind the host has been answering within SPIN_FOR_MS, and for the
- * first PROMPT_ENTRY_MS of an entry; otherwise, or when the answer is late, the call is answered
- * as any other (bridge). What the wait reads besides its answer is deferred (receive).
+ * one call running here, for a kind the host has mostly been answering within REPLY_SPIN_MS
+ * (inEntry), and for the first PROMPT_ENTRY_MS of an entry; otherwise, or when the answer is
+ * late, the call is answered as any other (bridge). What the wait reads besides its answer is
+ * deferred (receive).
  */
 function ask(
   id: number,
@@ -260,13 +276,14 @@ function ask(
 ): PromptAnswer | Promise<unknown> {
   const kind = `${capability}.${method}`;
   const askedAt = performance.now();
+  const gate = inEntry.get(kind);
   if (
     running.size !== 1 ||
     waitingFor !== 0 ||
     deferred.length > 0 ||
     channel.closed ||
     askedAt - entryAt > PROMPT_ENTRY_MS ||
-    (answerMs.get(kind) ?? 0) > SPIN_FOR_MS
+    (gate !== undefined && !gate.open && ++probes % PROBE_EVERY !== 0)
   )
     return bridge(id, capability, method, args);
   const bid = nextBid++;
