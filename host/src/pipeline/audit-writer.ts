@@ -4,7 +4,9 @@
 // Without a journal, append() resolves once the entry is committed (rejects when it could not
 // be, so a caller that refuses on audit failure still can).
 // With a journal (SQLite: store.openAuditJournal, store/sqlite/audit-journal.ts) append() writes
-// the entry to the journal first, one write(2) on this thread, and resolves then: the entry is as
+// the entry to the journal first, one write(2) on this thread for all the entries appended in the
+// same run of microtasks (a worker's frame of results settles many calls at once), and resolves
+// then: the entry is as
 // durable as a commit already (a killed process loses nothing; the next open replays it), so the
 // caller answers without waiting for SQLite. It commits within `laterMs` (20 ms) in a batch that
 // records the journal's mark: the window only bounds how late the table shows an entry to a
@@ -65,6 +67,8 @@ export function createAuditWriter(sink: AuditSink, options: AuditWriterOptions =
   const maxBatch = Math.max(1, options.maxBatch ?? 512);
   const maxBuffered = Math.max(maxBatch, options.maxBuffered ?? 8192);
   let buffer: Pending[] = [];
+  /** Journal mode: entries appended but not yet journaled (writeGroup), in append order. */
+  let group: Pending[] = [];
   let writing: Promise<void> | null = null;
   let inFlight = 0;
   let scheduled = false;
@@ -177,14 +181,40 @@ export function createAuditWriter(sink: AuditSink, options: AuditWriterOptions =
     }, RETRY_MS);
   }
 
-  /** Journal mode: durable once written; committed within laterMs (or retried). */
+  /**
+   * Journal mode: durable once written; committed within laterMs (or retried). The entries
+   * appended in one run of microtasks (the continuations of calls a worker answered together)
+   * share one write, made once that run is over (writeGroup); each append resolves after it.
+   */
   async function journaled(journal: AuditJournal, entry: AuditInput): Promise<void> {
-    while (buffer.length >= maxBuffered) {
+    while (buffer.length + group.length >= maxBuffered) {
       if (failed) throw new Error("the audit trail cannot be committed (its backlog is full)");
+      writeGroup();
       await drain();
     }
-    const written = journal.write(entry);
-    buffer.push({ entry: written.entry, seq: written.seq, resolve: settled, reject: settled });
+    const stamped = journal.stamp(entry); // a malformed entry is refused alone, here
+    return new Promise<void>((resolve, reject) => {
+      if (group.push({ entry: stamped, seq: 0, resolve, reject }) === 1) queueMicrotask(writeGroup);
+    });
+  }
+
+  /** Journal mode: writes the entries appended since the last group, in order, with one write. */
+  function writeGroup(): void {
+    if (group.length === 0 || journal === undefined) return;
+    const written = group;
+    group = [];
+    let first: number;
+    try {
+      first = journal.writeStamped(written.map((p) => p.entry));
+    } catch (error) {
+      for (const p of written) p.reject(error);
+      return;
+    }
+    for (let i = 0; i < written.length; i++) {
+      const p = written[i]!;
+      buffer.push({ entry: p.entry, seq: first + i, resolve: settled, reject: settled });
+      p.resolve();
+    }
     if (!failed) scheduleLater();
   }
 
@@ -197,6 +227,7 @@ export function createAuditWriter(sink: AuditSink, options: AuditWriterOptions =
       return done;
     },
     async flush() {
+      writeGroup();
       if (timer !== null && failed) {
         // a commit failed: try once more now; what still fails stays journaled
         clearTimeout(timer);
@@ -208,10 +239,11 @@ export function createAuditWriter(sink: AuditSink, options: AuditWriterOptions =
       }
     },
     close() {
+      writeGroup();
       journal?.close(buffer.length === 0 && writing === null);
     },
     get pending() {
-      return buffer.length + inFlight;
+      return group.length + buffer.length + inFlight;
     },
   };
 }

@@ -158,6 +158,14 @@ export interface AuditJournal {
    * a killed process once it returns. Throws when the write fails.
    */
   write(entry: AuditInput): { entry: AuditInput; seq: number };
+  /** The entry as the journal writes it: its time stamped and checked, its details sanitised. */
+  stamp(entry: AuditInput): AuditInput;
+  /**
+   * Appends stamped entries, in order, with one write; durable against a killed process once it
+   * returns. Returns the first one's sequence number (the rest follow by one). Throws when the
+   * write fails (then none of them is numbered).
+   */
+  writeStamped(entries: readonly AuditInput[]): number;
   /** Every entry up to `seq` is committed (and marked): what holds only those may be emptied. */
   committed(seq: number): void;
   /** Closes the file; deletes the journal when everything in it was committed, else leaves it for replay. */

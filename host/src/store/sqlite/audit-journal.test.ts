@@ -1,6 +1,7 @@
 // The SQLite audit journal and the audit writer's journal mode, over a real store: a journaled
 // entry is acknowledged before it commits and committed later with its mark (by the writer's own
-// timer, entries appended apart in one batch); a journal left
+// timer, entries appended apart in one batch); entries appended together share one journal
+// write; a journal left
 // behind is replayed past its mark only (no entry twice); a torn last line is skipped; a failed
 // batch is retried whole, in order; closing after everything committed deletes the journal.
 import { appendFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -53,6 +54,33 @@ describe("audit journal", () => {
     expect(row?.details).toEqual({ i: 0 });
     writer.close();
     expect(readdirSync(join(dir, JOURNAL_DIR))).toEqual([]);
+  });
+
+  it("journals the entries appended in one run of microtasks with one write, refusing a malformed one alone", async () => {
+    const journal = store.openAuditJournal!();
+    const writes: number[] = [];
+    const write = journal.writeStamped.bind(journal);
+    journal.writeStamped = (entries) => {
+      writes.push(entries.length);
+      return write(entries);
+    };
+    const writer = createAuditWriter(store, { journal, laterMs: 1000 });
+    const malformed: AuditInput = { ...entry(9), at: "not a time" };
+    const settled = await Promise.allSettled([
+      writer.append(entry(0)),
+      writer.append(malformed),
+      writer.append(entry(1)),
+      writer.append(entry(2)),
+    ]);
+    expect(settled.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled"]);
+    expect(writes).toEqual([3]);
+    await writer.append(entry(3));
+    expect(writes).toEqual([3, 1]);
+    expect(await actions(store)).toEqual([]); // journaled, not yet committed
+    journal.close(false); // as if the process died now: the next open replays all four, once
+    await store.close();
+    store = await openStore({ kind: "sqlite", dataDir: dir });
+    expect(await actions(store)).toEqual(["a-0", "a-1", "a-2", "a-3"]);
   });
 
   it("replays a journal left behind past its mark only, and deletes it", async () => {

@@ -1,6 +1,7 @@
 // SQLite: the audit journal, an append-only file per store handle in `<dataDir>/audit-journal/`
 // that makes an audit entry durable before its transaction commits. `write` appends one JSON line
-// with one write(2) (O_APPEND; with durability "full" followed by fdatasync): once it returns,
+// (`writeStamped` the lines of several entries) with one write(2) (O_APPEND; with durability
+// "full" followed by fdatasync): once it returns,
 // the entry survives a killed process exactly as a commit with synchronous=NORMAL does (the page
 // cache holds it). The host's audit writer then commits journaled entries in batches, each batch
 // recording in the same transaction the highest sequence number it holds (`audit_journal_marks`),
@@ -74,21 +75,34 @@ export function openAuditJournal(
   }
   openSegment();
 
+  function stamp(entry: AuditInput): AuditInput {
+    // the time canonicalised and checked now (a bad `at` is refused here, never at commit)
+    const { at } = auditRow({ ...entry, details: null });
+    return { ...entry, at, details: sanitizeDetails(entry.details) };
+  }
+
+  function writeStamped(entries: readonly AuditInput[]): number {
+    if (closed) throw new Error("the audit journal is closed");
+    const first = seq + 1;
+    let lines = "";
+    for (let i = 0; i < entries.length; i++)
+      lines += `{"s":${first + i},"e":${JSON.stringify(entries[i])}}\n`;
+    size += writeSync(fd, lines);
+    if (full) fdatasyncSync(fd);
+    seq = first + entries.length - 1;
+    current.last = seq;
+    return first;
+  }
+
   return {
     name,
     write(entry) {
       if (closed) throw new Error("the audit journal is closed");
-      // the time canonicalised and checked now (a bad `at` is refused here, never at commit)
-      const { at } = auditRow({ ...entry, details: null });
-      const stamped: AuditInput = { ...entry, at, details: sanitizeDetails(entry.details) };
-      const next = seq + 1;
-      const line = `{"s":${next},"e":${JSON.stringify(stamped)}}\n`;
-      size += writeSync(fd, line);
-      if (full) fdatasyncSync(fd);
-      seq = next;
-      current.last = next;
-      return { entry: stamped, seq: next };
+      const stamped = stamp(entry);
+      return { entry: stamped, seq: writeStamped([stamped]) };
     },
+    stamp,
+    writeStamped,
     committed(upTo) {
       if (closed) return;
       while (retired.length > 0 && retired[0]!.last <= upTo) unlinkQuietly(retired.shift()!.path);
