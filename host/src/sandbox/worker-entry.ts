@@ -90,8 +90,8 @@ const answerMs = new Map<string, number>();
 /**
  * Whether each kind of ctx call has mostly been answered within REPLY_SPIN_MS (ask waits for it
  * inside its entry while it has: a share of answers, so one late answer does not close it); a
- * kind not yet answered is waited for. While closed, one ask in PROBE_EVERY still waits, so a
- * host that got faster is noticed (answers that come through the event loop carry its wake-up).
+ * kind not yet answered is waited for. While closed, one ask in PROBE_EVERY still waits (mayProbe),
+ * so a host that got faster is noticed (answers that come through the event loop carry its wake-up).
  */
 const inEntry = new Map<string, SpinGate>();
 const PROBE_EVERY = 8;
@@ -237,6 +237,14 @@ function handle(message: ToWorker): void {
   }
 }
 
+/**
+ * Whether a closed kind may still be tried now and then: not one whose answers take more than
+ * twice the budget on average (a fetch, a code-mode inner call), which a try would only delay.
+ */
+function mayProbe(kind: string): boolean {
+  return (answerMs.get(kind) ?? 0) <= 2 * REPLY_SPIN_MS;
+}
+
 /** One more answer to a kind of ctx call, asked at `askedAt`: its moving average. */
 function answered(kind: string, askedAt: number): void {
   const took = performance.now() - askedAt;
@@ -283,7 +291,7 @@ function ask(
     deferred.length > 0 ||
     channel.closed ||
     askedAt - entryAt > PROMPT_ENTRY_MS ||
-    (gate !== undefined && !gate.open && ++probes % PROBE_EVERY !== 0)
+    (gate !== undefined && !gate.open && (!mayProbe(kind) || ++probes % PROBE_EVERY !== 0))
   )
     return bridge(id, capability, method, args);
   const bid = nextBid++;
@@ -296,7 +304,8 @@ function ask(
   try {
     const until = askedAt + REPLY_SPIN_MS;
     let left = REPLY_SPIN_MS;
-    while (prompt === undefined && left > 0 && channel.readSync(CHANNEL_FD, left))
+    // something else from the host (a call, a cancel) ends the wait: the entry lets go for it
+    while (prompt === undefined && deferred.length === 0 && left > 0 && channel.readSync(CHANNEL_FD, left))
       left = until - performance.now();
   } finally {
     waitingFor = 0;

@@ -1,9 +1,9 @@
 // A worker answers the ctx calls of its one running call inside the entry that asked them
 // (worker-entry.ts, ask): the values, refusals and bytes the host answers reach plugin code in
-// order; what the host sends meanwhile is handled once that entry is over; and a call that keeps
-// asking still ends at its cancel and still runs its timers (an entry stops taking answers within
-// itself once a message is waiting, or after PROMPT_ENTRY_MS). The test plays the host
-// (worker-harness.ts) and answers each ctx call at once.
+// order; what the host sends meanwhile ends the wait and is handled once that entry is over; and
+// a call that keeps asking still ends at its cancel and still runs its timers (an entry stops
+// taking answers within itself once a message is waiting, or after PROMPT_ENTRY_MS). The test
+// plays the host (worker-harness.ts) and answers each ctx call at once unless it says otherwise.
 import { describe, expect, it } from "vitest";
 import type { Channel } from "./channel.ts";
 import { makePlugin } from "./plugin-fixture.ts";
@@ -121,6 +121,41 @@ describe("ctx calls answered inside the entry that asked them", () => {
     // on the event loop the ping would have been answered first
     expect(pong).toBeGreaterThan(asksB);
     expect(w.received[pong]).toEqual({ type: "pong", n: 7 });
+    w.channel.close();
+    expect(await w.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it("stops waiting for an answer when another call comes, and runs that call first", async () => {
+    let answered = false;
+    const w = await loaded((m, channel) => {
+      if (m.type !== "bridge") return;
+      if (m.id === 10 && m.args[0] === "a") {
+        // another call now; this answer only 200 ms later
+        channel.post(call(11, "echo", { text: "meanwhile" }));
+        channel.flush();
+        setTimeout(() => {
+          answered = true;
+          reply(channel, m);
+        }, 200);
+        return;
+      }
+      reply(channel, m);
+    });
+    for (let id = 1; id <= 10; id++) {
+      w.channel.post(call(id, "two", {}));
+      w.channel.flush();
+      if (id < 10) await w.result(id); // warm-up (see above)
+    }
+    const echo = await w.result(11);
+    // a worker still reading for the answer would have run the call only after it
+    expect(answered).toBe(false);
+    expect(JSON.parse((echo as { json: string }).json)).toBe("meanwhile");
+    const r = await w.result(10);
+    expect(answered).toBe(true);
+    expect(JSON.parse((r as { json: string }).json)).toEqual([
+      { key: "a", n: 1 },
+      { key: "b", n: 1 },
+    ]);
     w.channel.close();
     expect(await w.exited).toEqual({ code: 0, signal: null });
   });
