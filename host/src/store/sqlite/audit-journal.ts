@@ -9,8 +9,10 @@
 // handles that are gone (their process died, or they were never closed) past their mark, then
 // deletes them: every journaled entry reaches the table once, in its journal's order.
 // Invariants: sequence numbers of one journal increase by one per entry; a segment file is
-// deleted only once everything in it is committed; a torn last line (a crash mid-write on power
-// loss) is the only line replay skips; a journal is replayed by one process (claimed by rename).
+// deleted only once everything in it is committed; a write that fails part-way is cut back to
+// the last whole line (or the journal refuses further writes), so a torn last line (a crash
+// mid-write on power loss) is the only line replay skips; a journal is replayed by one process
+// (claimed by rename).
 // The marks table is in the audit file beside the trail (audit-file.ts), so a batch and its mark
 // commit in one transaction there; `db` below is the host's connection to that file.
 import { randomBytes } from "node:crypto";
@@ -66,6 +68,8 @@ export function openAuditJournal(
   /** Older segments with entries not yet committed, oldest first. */
   const retired: Segment[] = [];
   let closed = false;
+  /** Set when a failed write left a part of a line that could not be cut back: no more writes. */
+  let broken: Error | null = null;
 
   function openSegment(): void {
     current = { path: join(dir, `${name}.${segmentNo++}.jsonl`), last: 0 };
@@ -83,15 +87,38 @@ export function openAuditJournal(
 
   function writeStamped(entries: readonly AuditInput[]): number {
     if (closed) throw new Error("the audit journal is closed");
+    if (broken !== null) throw new Error("the audit journal cannot be written", { cause: broken });
     const first = seq + 1;
     let lines = "";
     for (let i = 0; i < entries.length; i++)
       lines += `{"s":${first + i},"e":${JSON.stringify(entries[i])}}\n`;
-    size += writeSync(fd, lines);
-    if (full) fdatasyncSync(fd);
+    const bytes = Buffer.from(lines, "utf8");
+    let written = 0;
+    try {
+      // a write(2) may take part of the bytes (a full disk, a file-size limit): write on
+      while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+      if (full) fdatasyncSync(fd);
+    } catch (error) {
+      // none of these entries is acknowledged: what part of them reached the file goes, so the
+      // segment stays whole lines and the entries written after replay (a torn line amid others
+      // would make replay refuse the segment)
+      if (written > 0) cutBack(error);
+      throw error;
+    }
+    size += written;
     seq = first + entries.length - 1;
     current.last = seq;
     return first;
+  }
+
+  /** Truncates the segment back to its last whole line; a journal that cannot is written no more. */
+  function cutBack(cause: unknown): void {
+    try {
+      ftruncateSync(fd, size);
+    } catch (error) {
+      broken = new Error("a failed journal write could not be undone", { cause: error });
+      process.emitWarning(`audit journal ${name}: ${String(cause)}; ${String(error)}`, "AirlockWarning");
+    }
   }
 
   return {
