@@ -3,15 +3,60 @@
 // timer, entries appended apart in one batch); entries appended together share one journal
 // write; a journal left
 // behind is replayed past its mark only (no entry twice); a torn last line is skipped; a failed
-// batch is retried whole, in order; closing after everything committed deletes the journal.
-import { appendFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+// batch is retried whole, in order; closing after everything committed deletes the journal; a
+// journal write that fails part-way (a full disk) refuses its entries and leaves whole lines only
+// (or, when it cannot, refuses every later write). node:fs is the real one except for the one
+// write (and the one truncate) the last tests make fail.
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createAuditWriter, withAuditWriter } from "../../pipeline/audit-writer.ts";
 import { openStore } from "../index.ts";
 import type { AuditInput, AuditJournalMark, Store } from "../types.ts";
 import { JOURNAL_DIR } from "./audit-journal.ts";
+
+/** What the next journal write does: take half its bytes, then fail; and whether truncating fails. */
+const fault = vi.hoisted(() => ({ partial: false, truncateFails: false }));
+
+vi.mock("node:fs", async (importOriginal) => {
+  const fs = await importOriginal<typeof import("node:fs")>();
+  const enospc = () => Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+  let failNext = false;
+  const writeSync = ((
+    fd: number,
+    data: string | NodeJS.ArrayBufferView,
+    at?: number | null,
+    length?: number,
+  ) => {
+    if (failNext) {
+      failNext = false;
+      throw enospc();
+    }
+    if (typeof data === "string") {
+      if (!fault.partial) return fs.writeSync(fd, data);
+      data = Buffer.from(data, "utf8");
+      at = 0;
+      length = data.byteLength;
+    }
+    const offset = at ?? 0;
+    const len = length ?? data.byteLength - offset;
+    if (fault.partial && len > 1) {
+      fault.partial = false;
+      failNext = true; // the rest of this write fails
+      return fs.writeSync(fd, data, offset, Math.floor(len / 2));
+    }
+    return fs.writeSync(fd, data, offset, len);
+  }) as typeof fs.writeSync;
+  const ftruncateSync = ((fd: number, len?: number) => {
+    if (fault.truncateFails) {
+      fault.truncateFails = false;
+      throw Object.assign(new Error("EIO: i/o error, ftruncate"), { code: "EIO" });
+    }
+    return fs.ftruncateSync(fd, len);
+  }) as typeof fs.ftruncateSync;
+  return { ...fs, default: { ...fs, writeSync, ftruncateSync }, writeSync, ftruncateSync };
+});
 
 const entry = (i: number): AuditInput => ({
   agent: "ada",
@@ -39,6 +84,8 @@ describe("audit journal", () => {
     store = await openStore({ kind: "sqlite", dataDir: dir });
   });
   afterEach(async () => {
+    fault.partial = false;
+    fault.truncateFails = false;
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -167,5 +214,53 @@ describe("audit journal", () => {
     expect(await actions(wrapped)).toEqual(["a-0", "a-1", "a-2", "a-3", "a-4"]);
     expect(errors.length).toBe(2);
     expect(marks.at(-1)?.seq).toBe(5);
+  });
+
+  it("refuses an entry whose write fails part-way, leaves whole lines only, and the entries after it are replayed", async () => {
+    const journal = store.openAuditJournal!();
+    const writer = createAuditWriter(store, { journal, laterMs: 60_000 });
+    await writer.append(entry(0));
+    fault.partial = true;
+    await expect(writer.append(entry(1))).rejects.toMatchObject({ code: "ENOSPC" });
+    await writer.append(entry(2));
+    const [file] = readdirSync(join(dir, JOURNAL_DIR));
+    const text = readFileSync(join(dir, JOURNAL_DIR, file!), "utf8");
+    expect(text.endsWith("\n")).toBe(true);
+    const lines = text
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { s: number; e: AuditInput });
+    expect(lines.map((l) => [l.s, l.e.action])).toEqual([
+      [1, "a-0"],
+      [2, "a-2"],
+    ]);
+    journal.close(false); // as if the process died here, nothing committed
+    await store.close();
+    store = await openStore({ kind: "sqlite", dataDir: dir });
+    expect(await actions(store)).toEqual(["a-0", "a-2"]);
+  });
+
+  it("refuses every later write when a failed write cannot be cut back", async () => {
+    const journal = store.openAuditJournal!();
+    const writer = createAuditWriter(store, { journal, laterMs: 60_000 });
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on("warning", onWarning);
+    try {
+      await writer.append(entry(0));
+      fault.partial = true;
+      fault.truncateFails = true;
+      await expect(writer.append(entry(1))).rejects.toMatchObject({ code: "ENOSPC" });
+      await expect(writer.append(entry(2))).rejects.toThrow("the audit journal cannot be written");
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.some((w) => w.includes("EIO"))).toBe(true);
+    } finally {
+      process.off("warning", onWarning);
+    }
+    journal.close(false);
+    await store.close();
+    store = await openStore({ kind: "sqlite", dataDir: dir });
+    // the torn line is the segment's last: replay skips it and keeps the acknowledged entry
+    expect(await actions(store)).toEqual(["a-0"]);
   });
 });
