@@ -188,10 +188,13 @@ function send(message: FromWorker): void {
   if (message.type === "bridge") {
     const wait = bridgeWaits.get(message.bid);
     bridgeWaits.delete(message.bid);
-    wait?.reject(
-      Object.assign(new Error("the ctx call could not be sent"), { code: "AIRLOCK_SANDBOX_INTERNAL" }),
-    );
+    wait?.reject(unsendable());
   } else process.stderr.write(`[sandbox-worker] could not send ${message.type}\n`);
+}
+
+/** A ctx call that could not be written (not serialisable: a bug, since its args are copies). */
+function unsendable(): Error {
+  return Object.assign(new Error("the ctx call could not be sent"), { code: "AIRLOCK_SANDBOX_INTERNAL" });
 }
 
 function fromWire(error: WireError): Error {
@@ -258,13 +261,19 @@ function answered(kind: string, askedAt: number): void {
   gate.record(took);
 }
 
+/** The answer to ctx call `bid`, settled when it comes (handle). */
+function later(bid: number, kind: string, askedAt: number): Promise<unknown> {
+  return new Promise<unknown>((resolve, reject) => {
+    bridgeWaits.set(bid, { resolve, reject, kind, askedAt });
+  });
+}
+
 /** Asks the host a ctx call; its answer settles the promise when it comes (handle). */
 function bridge(id: number, capability: string, method: string, args: unknown[]): Promise<unknown> {
-  return new Promise<unknown>((resolve, reject) => {
-    const bid = nextBid++;
-    bridgeWaits.set(bid, { resolve, reject, kind: `${capability}.${method}`, askedAt: performance.now() });
-    send({ type: "bridge", id, bid, capability, method, args });
-  });
+  const bid = nextBid++;
+  const answer = later(bid, `${capability}.${method}`, performance.now());
+  send({ type: "bridge", id, bid, capability, method, args });
+  return answer;
 }
 
 /**
@@ -296,9 +305,7 @@ function ask(
     return bridge(id, capability, method, args);
   const bid = nextBid++;
   if (!channel.post({ type: "bridge", id, bid, capability, method, args }))
-    return Promise.reject(
-      Object.assign(new Error("the ctx call could not be sent"), { code: "AIRLOCK_SANDBOX_INTERNAL" }),
-    );
+    return Promise.reject(unsendable());
   channel.flush(false);
   waitingFor = bid;
   try {
@@ -312,10 +319,7 @@ function ask(
   }
   const reply = prompt;
   prompt = undefined;
-  if (reply === undefined)
-    return new Promise<unknown>((resolve, reject) => {
-      bridgeWaits.set(bid, { resolve, reject, kind, askedAt });
-    });
+  if (reply === undefined) return later(bid, kind, askedAt);
   answered(kind, askedAt);
   return reply.ok ? [true, reply.value] : [false, reply.error.code, reply.error.message];
 }

@@ -239,9 +239,14 @@ export class WorkerSlot {
     this.#send({ type: "ping", n });
   }
 
+  /** This worker's one call is the only one in flight on all the sandbox's workers. */
+  get #alone(): boolean {
+    return this.#calls.size === 1 && this.#inFlight.calls === 1;
+  }
+
   /** After a write: with one call in flight anywhere, read this worker's answer at once (SPIN_MS). */
   #awaitAnswer(channel: Channel<ToWorker, FromWorker>): void {
-    if (this.#calls.size !== 1 || this.#inFlight.calls !== 1 || this.#fd < 0) {
+    if (!this.#alone || this.#fd < 0) {
       this.#askedAt = -1;
       return;
     }
@@ -396,7 +401,7 @@ export class WorkerSlot {
       }
       // a lone call's worker reads for this answer inside the entry that asked (worker-entry.ts,
       // ask): it leaves now, not at the end of the turn, and its next ask is read for at once
-      if (this.#calls.size === 1 && this.#inFlight.calls === 1) this.#channel?.flush();
+      if (this.#alone) this.#channel?.flush();
     };
     if (!call) {
       reply({ ok: false, error: { code: "AIRLOCK_BRIDGE_TOKEN_INVALID", message: "this call has ended" } });

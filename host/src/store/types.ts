@@ -153,11 +153,6 @@ export interface AuditJournalMark {
 /** An append-only file that makes an audit entry durable before its batch commits. */
 export interface AuditJournal {
   readonly name: string;
-  /**
-   * Appends one entry (its time stamped, its details sanitised) with one write; durable against
-   * a killed process once it returns. Throws when the write fails.
-   */
-  write(entry: AuditInput): { entry: AuditInput; seq: number };
   /** The entry as the journal writes it: its time stamped and checked, its details sanitised. */
   stamp(entry: AuditInput): AuditInput;
   /**

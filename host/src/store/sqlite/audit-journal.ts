@@ -1,7 +1,7 @@
 // SQLite: the audit journal, an append-only file per store handle in `<dataDir>/audit-journal/`
-// that makes an audit entry durable before its transaction commits. `write` appends one JSON line
-// (`writeStamped` the lines of several entries) with one write(2) (O_APPEND; with durability
-// "full" followed by fdatasync): once it returns,
+// that makes an audit entry durable before its transaction commits. `writeStamped` appends the
+// entries' JSON lines with one write(2) (O_APPEND; with durability "full" followed by
+// fdatasync): once it returns,
 // the entry survives a killed process exactly as a commit with synchronous=NORMAL does (the page
 // cache holds it). The host's audit writer then commits journaled entries in batches, each batch
 // recording in the same transaction the highest sequence number it holds (`audit_journal_marks`),
@@ -123,11 +123,6 @@ export function openAuditJournal(
 
   return {
     name,
-    write(entry) {
-      if (closed) throw new Error("the audit journal is closed");
-      const stamped = stamp(entry);
-      return { entry: stamped, seq: writeStamped([stamped]) };
-    },
     stamp,
     writeStamped,
     committed(upTo) {
