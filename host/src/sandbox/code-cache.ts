@@ -9,13 +9,23 @@
 // Random nonces keep GMAC sound for far more writes than a host makes (2^32 per key); only the
 // host writes, so an attacker never chooses a nonce that is tagged.
 // Contract: `readCodeCache` returns the bytes only when the header names the same integrity and
-// V8 version and the tag verifies (constant-time compare); a file that does not verify is
-// reported as `rejected` (the caller discards it and warns), any other mismatch (an older
-// format's file among them) is a plain miss.
+// V8 version and the tag verifies (constant-time compare), in a buffer that owns its whole
+// ArrayBuffer (the caller may move it, not copy it); a file that does not verify is reported as
+// `rejected` (the caller discards it and warns), any other mismatch (an older format's file among
+// them) is a plain miss.
 // `writeCodeCache` replaces the file atomically (a temp file, then rename). A cache is an
 // optimisation: I/O failures are the caller's to report and never fail a load.
 import { createCipheriv, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname } from "node:path";
 
 const MAGIC = "airlock-code-cache v3";
@@ -48,22 +58,47 @@ function tag(key: Uint8Array, nonce: Uint8Array, head: Uint8Array, data: Uint8Ar
 export type CodeCacheRead = { bytes: Buffer } | { miss: true } | { rejected: true };
 
 export function readCodeCache(path: string, integrity: string, key: Uint8Array): CodeCacheRead {
-  let file: Buffer;
+  let fd: number;
   try {
-    file = readFileSync(path);
+    fd = openSync(path, "r");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { miss: true };
     throw error;
   }
-  const head = Buffer.from(prefix(integrity), "utf8");
-  const headerLength = head.length + MAC_HEX + 1;
-  if (file.length <= headerLength || !file.subarray(0, head.length).equals(head)) return { miss: true };
-  const given = file.subarray(head.length, head.length + MAC_HEX).toString("latin1");
-  const bytes = file.subarray(headerLength);
-  if (file[headerLength - 1] !== 0x0a || !/^[0-9a-f]+$/.test(given)) return { rejected: true };
-  const nonce = Buffer.from(given.slice(0, NONCE_BYTES * 2), "hex");
-  const ok = timingSafeEqual(Buffer.from(given.slice(NONCE_BYTES * 2), "hex"), tag(key, nonce, head, bytes));
-  return ok ? { bytes } : { rejected: true };
+  try {
+    const head = Buffer.from(prefix(integrity), "utf8");
+    const headerLength = head.length + MAC_HEX + 1;
+    const size = fstatSync(fd).size;
+    if (size <= headerLength) return { miss: true };
+    const header = Buffer.alloc(headerLength);
+    if (readFully(fd, header, 0) < headerLength || !header.subarray(0, head.length).equals(head))
+      return { miss: true };
+    const given = header.subarray(head.length, head.length + MAC_HEX).toString("latin1");
+    if (header[headerLength - 1] !== 0x0a || !/^[0-9a-f]+$/.test(given)) return { rejected: true };
+    // the bytes in a buffer of their own (offset 0, the whole ArrayBuffer): V8 is handed them
+    // without another copy (bundle-compiler.ts); a file that changed size meanwhile fails the tag
+    const bytes = Buffer.allocUnsafeSlow(size - headerLength);
+    if (readFully(fd, bytes, headerLength) < bytes.length) return { rejected: true };
+    const nonce = Buffer.from(given.slice(0, NONCE_BYTES * 2), "hex");
+    const ok = timingSafeEqual(
+      Buffer.from(given.slice(NONCE_BYTES * 2), "hex"),
+      tag(key, nonce, head, bytes),
+    );
+    return ok ? { bytes } : { rejected: true };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Reads into all of `into` from `position` on, or up to the end of the file; the bytes read. */
+function readFully(fd: number, into: Buffer, position: number): number {
+  let done = 0;
+  while (done < into.length) {
+    const n = readSync(fd, into, done, into.length - done, position + done);
+    if (n === 0) break;
+    done += n;
+  }
+  return done;
 }
 
 export function writeCodeCache(path: string, integrity: string, data: Uint8Array, key: Uint8Array): void {

@@ -189,7 +189,3 @@ export function decodeEnvelope(raw: string): string {
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
-
-export function toArrayBuffer(buf: Buffer): ArrayBuffer {
-  return buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;
-}
