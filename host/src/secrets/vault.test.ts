@@ -35,6 +35,27 @@ describe("vault", () => {
     expect(cache.equals(key(1))).toBe(false);
   });
 
+  it("opens only the text it wrote, not another spelling of the same bytes", () => {
+    const v = createVault(key(1));
+    // 17 sealed bytes (1 of value, 16 of tag) end in a character with 2 spare bits.
+    const c = v.encrypt("x");
+    const [f, id, nonce, sealed] = c.split(".") as [string, string, string, string];
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const last = alphabet.indexOf(sealed.at(-1) as string);
+    const alias = `${sealed.slice(0, -1)}${alphabet[last ^ 1]}`;
+    expect(Buffer.from(alias, "base64url").equals(Buffer.from(sealed, "base64url"))).toBe(true);
+    for (const bad of [
+      [f, id, nonce, alias].join("."),
+      [f, id, nonce, `${sealed.slice(0, 4)}!${sealed.slice(4)}`].join("."),
+      [f, id, `${nonce}=`, sealed].join("."),
+    ]) {
+      expect(() => v.decrypt(bad)).toThrow(
+        expect.objectContaining({ code: "AIRLOCK_SECRETS_DECRYPT_FAILED" }),
+      );
+    }
+    expect(v.decrypt(c)).toBe("x");
+  });
+
   it("refuses to decrypt under a different master key with AIRLOCK_SECRETS_DECRYPT_FAILED", () => {
     const c = createVault(key(1)).encrypt("value");
     expect(() => createVault(key(2)).decrypt(c)).toThrow(

@@ -91,6 +91,15 @@ export function createVault(key: Buffer): Vault {
       if (nonce.length !== NONCE_BYTES || sealed.length < TAG_BYTES) {
         throw secretsError("AIRLOCK_SECRETS_DECRYPT_FAILED", "the stored secret is truncated");
       }
+      // Base64url decoding skips stray characters and ignores a last character's spare bits, so
+      // many texts decode to the same bytes. Only the text this vault wrote opens: a sealed value
+      // (a session id, a ticket) is then one string, never an altered alias of it.
+      if (nonce.toString("base64url") !== nonceText || sealed.toString("base64url") !== sealedText) {
+        throw secretsError(
+          "AIRLOCK_SECRETS_DECRYPT_FAILED",
+          "the stored secret is not as the vault wrote it (altered)",
+        );
+      }
       try {
         const decipher = createDecipheriv("aes-256-gcm", cipherKey, nonce);
         decipher.setAAD(Buffer.from(`${FORMAT}.${keyId}`));

@@ -4,7 +4,7 @@
 // flow under the header (it takes its own space and never covers content); an error or a warning
 // that arrives while it is scrolled out of view brings it back into view.
 import { createContext } from "preact";
-import { useCallback, useContext, useEffect, useRef, useState } from "preact/hooks";
+import { useCallback, useContext, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { html } from "./html.js";
 
 const FeedbackContext = createContext(null);
@@ -39,7 +39,9 @@ export function useFeedback() {
 
 export function StatusLine({ state, onDismiss }) {
   const ref = useRef(null);
-  useEffect(() => {
+  // A layout effect: the line is scrolled to in the same task that renders it, before a paint,
+  // so no one sees (or reads) the new message out of view first.
+  useLayoutEffect(() => {
     const line = ref.current;
     if (line === null || (state?.kind !== "error" && state?.kind !== "warn")) return;
     if (line.getBoundingClientRect().top < 0) line.scrollIntoView({ block: "start" });
