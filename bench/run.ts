@@ -1,7 +1,13 @@
-// `npm run bench`: runs every benchmark row side by side with its baselines in one process
-// (heavy probes in child processes), prints one table, and writes bench/results/latest.{json,md}.
+// `npm run bench`: runs every benchmark row side by side with its baselines, each row in a process
+// of its own (heavy probes in further child processes), prints one table, and writes
+// bench/results/latest.{json,md}. A row in its own process is measured as it would be alone: run
+// one after another in one process, a row carried the heap and the threads the rows before it
+// left (row 3 read 2–5 ms higher after rows 0–2 than alone, row 5's throughput 10–40 % lower).
 // `--quick` runs tiny iteration counts (the smoke run in npm test) and writes smoke.{json,md}.
 // `--only 1,3` runs some rows and writes partial.{json,md}. Figures are medians (p50) and p90 over the samples of this run.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { machine, type Row, toMarkdown, writeReport } from "./lib/report.ts";
 import { capabilityCall } from "./scenarios/capability-call.ts";
@@ -30,19 +36,48 @@ export const SCENARIOS: Record<string, (quick: boolean) => Promise<Row[]>> = {
 
 export async function runBenchmarks(options: { quick: boolean; only?: string[] }): Promise<Row[]> {
   const rows: Row[] = [];
-  for (const [id, scenario] of Object.entries(SCENARIOS)) {
+  for (const id of Object.keys(SCENARIOS)) {
     if (options.only && !options.only.includes(id)) continue;
     const t0 = Date.now();
-    rows.push(...(await scenario(options.quick)));
+    rows.push(...(await runRowAlone(id, options.quick)));
     process.stderr.write(`[bench] row ${id} done in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
   }
   // A smoke run's iteration counts are too small to judge a target.
   return options.quick ? rows.map(({ met: _met, ...row }) => row) : rows;
 }
 
+/** Runs one row's scenario in a fresh process (`--row`), which writes its rows to a file. */
+async function runRowAlone(id: string, quick: boolean): Promise<Row[]> {
+  const dir = mkdtempSync(join(tmpdir(), "airlock-bench-row-"));
+  const out = join(dir, "rows.json");
+  try {
+    const args = [...process.execArgv, import.meta.filename, "--row", id, "--out", out];
+    const child = spawn(process.execPath, quick ? [...args, "--quick"] : args, {
+      stdio: ["ignore", "inherit", "inherit"],
+    });
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
+      child.once("error", reject);
+      child.once("exit", (c, s) => resolve([c, s]));
+    });
+    if (code !== 0) throw new Error(`bench row ${id} failed (exit ${code ?? signal})`);
+    return JSON.parse(readFileSync(out, "utf8")) as Row[];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 if (import.meta.main) {
   const args = process.argv.slice(2);
   const quick = args.includes("--quick");
+  const rowAt = args.indexOf("--row");
+  if (rowAt >= 0) {
+    // one row, in this process of its own (runRowAlone)
+    const scenario = SCENARIOS[args[rowAt + 1] ?? ""];
+    const outAt = args.indexOf("--out");
+    if (scenario === undefined || outAt < 0) throw new Error("--row needs a row id and --out <file>");
+    writeFileSync(args[outAt + 1] as string, JSON.stringify(await scenario(quick)));
+    process.exit(0);
+  }
   const onlyAt = args.indexOf("--only");
   const only = onlyAt >= 0 ? args[onlyAt + 1]?.split(",") : undefined;
   const rows = await runBenchmarks({ quick, ...(only ? { only } : {}) });
