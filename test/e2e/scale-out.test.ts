@@ -170,7 +170,8 @@ suite(
       let changed: (() => void) | undefined;
       const client = new Client(
         { name: "e2e", version: "1.0.0" },
-        { listChanged: { tools: { autoRefresh: false, onChanged: () => changed?.() } } },
+        // every notification told at once (the SDK waits 300 ms for more by default)
+        { listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => changed?.() } } },
       );
       await client.connect(
         new StreamableHTTPClientTransport(new URL(`${nginx.url}/mcp/ada`), {
@@ -178,6 +179,21 @@ suite(
         }),
       );
       expect((await client.listTools()).tools.map((t) => t.name)).not.toContain("scale__spin");
+      // The client opens its notification stream after connect, and nothing tells it when the
+      // stream is up (a change made before is told to no one): the same change (announced though
+      // nothing changes) is made until the client is told of one.
+      for (let attempt = 1; ; attempt++) {
+        const told = new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => resolve(false), 250);
+          changed = () => {
+            clearTimeout(timer);
+            resolve(true);
+          };
+        });
+        await api(nginx.url, "PATCH", "/api/instances/ada/tools", { enabled: { "scale:spin": false } });
+        if (await told) break;
+        if (attempt === 40) throw new Error("the client was told of none of 40 changes");
+      }
       // The client's notification stream landed on some replica; change the list on each replica in
       // turn, so at least two of the changes come from a replica the stream is not on.
       for (const [i, x] of replicas.entries()) {
