@@ -23,7 +23,9 @@ import { CHANNEL_FD, toWire } from "./worker-protocol.ts";
 
 /** An entry this long suggests the next may be long too: flush before it. */
 const LONG_ENTRY_MS = 1;
-const { replyWaitMs, ...engineOptions } = JSON.parse(process.argv[2] ?? "{}") as WorkerEngineOptions;
+const { replyWaitMs, promptEntryMs, ...engineOptions } = JSON.parse(
+  process.argv[2] ?? "{}",
+) as WorkerEngineOptions;
 /**
  * How long the worker reads its channel for the host's answer after sending ctx calls
  * (WorkerEngineOptions.replyWaitMs, default 0.3 ms), when every call it runs is waiting for one
@@ -48,8 +50,9 @@ const IDLE_SPIN_MS = 0.5;
  * How long one entry may go on taking its ctx answers within itself (ask): a ctx call made later
  * in it leaves the entry and is answered through settle, so what the host sent meanwhile (a
  * cancel, another call), which waits while the entry runs, waits at most this plus REPLY_SPIN_MS.
+ * WorkerEngineOptions.promptEntryMs, default 5 ms (tests that play a slow host raise it).
  */
-const PROMPT_ENTRY_MS = 5;
+const PROMPT_ENTRY_MS = promptEntryMs ?? 5;
 
 /** Records the plugin about to run, so the host can attribute a V8 abort (entry-marker.ts). */
 const mark = createEntryMarker(process.argv[3]);

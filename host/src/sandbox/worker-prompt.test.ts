@@ -69,10 +69,10 @@ function call(id: number, tool: string, input: unknown): ToWorker {
   };
 }
 
-async function loaded(answer: Parameters<typeof startWorker>[0]) {
+async function loaded(answer: Parameters<typeof startWorker>[0], options: { promptEntryMs?: number } = {}) {
   // this test's host answers on its event loop, in a process running other suites: the worker is
   // told to wait for answers long enough that it always takes them inside the entry
-  const w = startWorker(answer, { replyWaitMs: 2_000 });
+  const w = startWorker(answer, { replyWaitMs: 2_000, ...options });
   await w.next("ready");
   w.channel.post({ type: "load", rid: 1, plugin });
   expect(await w.next("reply")).toEqual({ type: "reply", rid: 1, ok: true });
@@ -99,13 +99,18 @@ describe("ctx calls answered inside the entry that asked them", () => {
   });
 
   it("handles what the host sent during the wait once the entry is over (a ping answered after the next ctx call)", async () => {
-    const w = await loaded((m, channel) => {
-      if (m.type !== "bridge") return;
-      // the ping travels in the same write as the answer, ahead of it (in the last call: the
-      // first ones warm the path up, whose first entry may pass PROMPT_ENTRY_MS compiling)
-      if (m.id === 10 && m.args[0] === "a") channel.post({ type: "ping", n: 7 });
-      reply(channel, m);
-    });
+    // the entry takes answers within itself for as long as this host may take to give them (an
+    // answer later than PROMPT_ENTRY_MS into the entry would send the next ask the event loop's way)
+    const w = await loaded(
+      (m, channel) => {
+        if (m.type !== "bridge") return;
+        // the ping travels in the same write as the answer, ahead of it (in the last call: the
+        // first ones warm the path up)
+        if (m.id === 10 && m.args[0] === "a") channel.post({ type: "ping", n: 7 });
+        reply(channel, m);
+      },
+      { promptEntryMs: 2_000 },
+    );
     for (let id = 1; id <= 10; id++) {
       w.channel.post(call(id, "two", {}));
       w.channel.flush();
@@ -127,26 +132,35 @@ describe("ctx calls answered inside the entry that asked them", () => {
 
   it("stops waiting for an answer when another call comes, and runs that call first", async () => {
     let answered = false;
+    let echoed: Promise<unknown> | undefined;
     const w = await loaded((m, channel) => {
       if (m.type !== "bridge") return;
       if (m.id === 10 && m.args[0] === "a") {
-        // another call now; this answer only 200 ms later
+        // another call now; this answer only once that call's result is in (or after 5 s, so a
+        // worker that kept reading for it fails the assertion below rather than the test's time)
         channel.post(call(11, "echo", { text: "meanwhile" }));
         channel.flush();
-        setTimeout(() => {
+        const late = () => {
+          if (answered) return;
           answered = true;
           reply(channel, m);
-        }, 200);
+        };
+        const timer = setTimeout(late, 5_000);
+        void echoed?.then(() => {
+          clearTimeout(timer);
+          setImmediate(late);
+        });
         return;
       }
       reply(channel, m);
     });
+    echoed = w.result(11);
     for (let id = 1; id <= 10; id++) {
       w.channel.post(call(id, "two", {}));
       w.channel.flush();
       if (id < 10) await w.result(id); // warm-up (see above)
     }
-    const echo = await w.result(11);
+    const echo = await echoed;
     // a worker still reading for the answer would have run the call only after it
     expect(answered).toBe(false);
     expect(JSON.parse((echo as { json: string }).json)).toBe("meanwhile");

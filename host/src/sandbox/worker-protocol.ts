@@ -39,6 +39,11 @@ export type WorkerEngineOptions = Omit<EngineOptions, "onWarning" | "syncEntry" 
    * its event loop instead (worker-entry.ts). Default 0.3 ms.
    */
   replyWaitMs?: number;
+  /**
+   * How long into one entry the worker goes on taking ctx answers inside it (worker-entry.ts,
+   * PROMPT_ENTRY_MS). Default 5 ms.
+   */
+  promptEntryMs?: number;
 };
 
 /** The worker's end of the channel: the file descriptor it is spawned with. */
