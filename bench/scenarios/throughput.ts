@@ -10,7 +10,7 @@
 // calls (V8 tiering up and its heaps growing, in the host and in each worker). In 500-call steps
 // from a fresh host (SQLite, 2026-12-05): 785–903 calls/s, then 2.7–3.5 k, then 4–10 k up to
 // 8,000 calls; 4,000-call steps after that read 8–16 k, and 15–19 k past 20,000. So the row
-// measures the fresh host's first TRIVIAL_TOTAL calls (reported in its note), goes on for
+// measures the fresh host's first TRIVIAL_TOTAL calls (a row of its own, no target), goes on for
 // SETTLE_CALLS more, then measures TRIVIAL_TOTAL calls and the event-loop lag meanwhile.
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
