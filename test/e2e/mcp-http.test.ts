@@ -12,6 +12,7 @@ import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/typ
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type AdminServer, startAdminServer } from "../../host/src/api/server.ts";
 import { createSurfaceFixture, type SurfaceFixture } from "../../host/src/api/test-support.ts";
+import { repeatUntilTold } from "../support/list-changes.ts";
 
 let f: SurfaceFixture;
 let server: AdminServer;
@@ -44,20 +45,6 @@ interface Connected {
   /** Resolves on the next tools list_changed notification. */
   nextListChange(): Promise<void>;
   close(): Promise<void>;
-}
-
-/**
- * Makes `change` and waits for the client to be told. The client opens its notification stream
- * after connect and nothing tells it when the server has it (a change made before is told to no
- * one), so an untold change is made again (setToolsEnabled announces even when nothing changed).
- */
-async function changeUntilTold(c: Connected, change: () => Promise<unknown>): Promise<void> {
-  const told = c.nextListChange().then(() => true);
-  for (let attempt = 1; ; attempt++) {
-    await change();
-    if (await Promise.race([told, new Promise<false>((r) => setTimeout(() => r(false), 250))])) return;
-    if (attempt === 40) throw new Error("the client was told of none of 40 changes");
-  }
 }
 
 type Kind = "sdk v1, 2025-era" | "sdk v2, 2025-11-25" | "sdk v2, 2026-07-28";
@@ -167,9 +154,12 @@ describe.each(KINDS)("%s", (kind) => {
 
   test("tells a connected client when an operator changes the agent's tools", async () => {
     const c = await connect(kind, "alpha", f.agentToken);
-    await changeUntilTold(c, () => f.host.setToolsEnabled("alpha", { "kit:picture": false }));
+    await repeatUntilTold(
+      () => f.host.setToolsEnabled("alpha", { "kit:picture": false }),
+      c.nextListChange(),
+    );
     expect(await c.names()).not.toContain("kit__picture");
-    await changeUntilTold(c, () => f.host.setToolsEnabled("alpha", { "kit:picture": true }));
+    await repeatUntilTold(() => f.host.setToolsEnabled("alpha", { "kit:picture": true }), c.nextListChange());
     expect(await c.names()).toContain("kit__picture");
     await c.close();
   });

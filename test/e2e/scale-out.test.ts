@@ -13,6 +13,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createHost } from "../../host/src/host.ts";
 import { dropSchemas, freshSchemaName } from "../../host/src/store/postgres/test-schema.ts";
+import { repeatUntilTold } from "../support/list-changes.ts";
 import { PG_URL, probePostgres } from "../support/postgres.ts";
 import {
   freePort,
@@ -179,21 +180,13 @@ suite(
         }),
       );
       expect((await client.listTools()).tools.map((t) => t.name)).not.toContain("scale__spin");
-      // The client opens its notification stream after connect, and nothing tells it when the
-      // stream is up (a change made before is told to no one): the same change (announced though
-      // nothing changes) is made until the client is told of one.
-      for (let attempt = 1; ; attempt++) {
-        const told = new Promise<boolean>((resolve) => {
-          const timer = setTimeout(() => resolve(false), 250);
-          changed = () => {
-            clearTimeout(timer);
-            resolve(true);
-          };
-        });
-        await api(nginx.url, "PATCH", "/api/instances/ada/tools", { enabled: { "scale:spin": false } });
-        if (await told) break;
-        if (attempt === 40) throw new Error("the client was told of none of 40 changes");
-      }
+      // until the client's notification stream is up, a change is told to no one
+      await repeatUntilTold(
+        () => api(nginx.url, "PATCH", "/api/instances/ada/tools", { enabled: { "scale:spin": false } }),
+        new Promise<void>((resolve) => {
+          changed = resolve;
+        }),
+      );
       // The client's notification stream landed on some replica; change the list on each replica in
       // turn, so at least two of the changes come from a replica the stream is not on.
       for (const [i, x] of replicas.entries()) {

@@ -148,7 +148,7 @@ describe("ctx calls answered inside the entry that asked them", () => {
         const timer = setTimeout(late, 5_000);
         void echoed?.then(() => {
           clearTimeout(timer);
-          setImmediate(late);
+          setImmediate(late); // after the test has read `answered` (its continuation is a microtask)
         });
         return;
       }
