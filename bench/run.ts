@@ -4,7 +4,8 @@
 // one after another in one process, a row carried the heap and the threads the rows before it
 // left (row 3 read 2–5 ms higher after rows 0–2 than alone, row 5's throughput 10–40 % lower).
 // `--quick` runs tiny iteration counts (the smoke run in npm test) and writes smoke.{json,md}.
-// `--only 1,3` runs some rows and writes partial.{json,md}. Figures are medians (p50) and p90 over the samples of this run.
+// `--only 1,3` runs some rows and writes partial.{json,md}. Figures are medians (p50) and p90
+// over the samples of this run.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -7,10 +7,11 @@
 // the entry to the journal first, one write(2) on this thread for all the entries appended in the
 // same run of microtasks (a worker's frame of results settles many calls at once), and resolves
 // then: the entry is as durable as a commit already (a killed process loses nothing; the next
-// open replays it), so the caller answers without waiting for SQLite. It commits within `laterMs` (20 ms) in a batch that
-// records the journal's mark: the window only bounds how late the table shows an entry to a
-// reader that does not flush (queryAudit does), so it is long enough for a batch to gather the
-// entries of many calls (a commit costs the writer thread ≈ 0.4 ms however few rows it holds).
+// open replays it), so the caller answers without waiting for SQLite. It commits within
+// `laterMs` (20 ms) in a batch that records the journal's mark: the window only bounds how late
+// the table shows an entry to a reader that does not flush (queryAudit does), so it is long
+// enough for a batch to gather the entries of many calls (a commit costs the writer thread
+// ≈ 0.4 ms however few rows it holds).
 // A batch that fails is retried whole (after RETRY_MS), never split or skipped, so the table
 // receives every journaled entry once and in order.
 // Invariants: nothing is dropped; entries are written in append order, one batch at a time; a

@@ -2,11 +2,12 @@
 // that makes an audit entry durable before its transaction commits. `writeStamped` appends the
 // entries' JSON lines with one write(2) (O_APPEND; with durability "full" followed by
 // fdatasync): once it returns, the entry survives a killed process exactly as a commit with
-// synchronous=NORMAL does (the page cache holds it). The host's audit writer then commits journaled entries in batches, each batch
-// recording in the same transaction the highest sequence number it holds (`audit_journal_marks`),
-// so a batch is in the table and marked, or neither. Opening the store replays the journals of
-// handles that are gone (their process died, or they were never closed) past their mark, then
-// deletes them: every journaled entry reaches the table once, in its journal's order.
+// synchronous=NORMAL does (the page cache holds it). The host's audit writer then commits
+// journaled entries in batches, each batch recording in the same transaction the highest sequence
+// number it holds (`audit_journal_marks`), so a batch is in the table and marked, or neither.
+// Opening the store replays the journals of handles that are gone (their process died, or they
+// were never closed) past their mark, then deletes them: every journaled entry reaches the table
+// once, in its journal's order.
 // Invariants: sequence numbers of one journal increase by one per entry; a segment file is
 // deleted only once everything in it is committed; a write that fails part-way is cut back to
 // the last whole line (or the journal refuses further writes), so a torn last line (a crash
