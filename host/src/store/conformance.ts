@@ -350,10 +350,13 @@ export function storeConformance(factory: StoreFactory): void {
       durationMs: i === 0 ? null : i + 0.25,
       details: i === 1 ? null : { i, text: tricky, list: [null, "NULL", { deep: "}" }] },
     }));
+    // a small batch, one row, and a wide one (PostgreSQL writes batches past 16 rows another way)
+    const wide = Array.from({ length: 40 }, (_, i) => ({ ...entries[i % 7]!, action: `wide-${i}` }));
     await batch.call(s(), entries);
     await batch.call(s(), [entries[0]!]);
+    await batch.call(s(), wide);
     const rows = (await s().queryAudit({ since: "2026-02-01T00:00:00Z" })).reverse();
-    expect(rows.map(({ id: _id, ...rest }) => rest)).toEqual([...entries, entries[0]]);
+    expect(rows.map(({ id: _id, ...rest }) => rest)).toEqual([...entries, entries[0], ...wide]);
     // ids follow the batch's order
     const ids = rows.map((r) => r.id);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));

@@ -21,7 +21,47 @@ const record = (r: Row): AuditRecord => ({
   details: (r.details ?? null) as Record<string, unknown> | null,
 });
 
-const COLUMNS = 12;
+const INSERT =
+  "INSERT INTO audit (at, agent, plugin, tool, conversation_id, kind, action, allowed, success, error, duration_ms, details)";
+/** The columns' types, in INSERT order (the unnest statement's arrays). */
+const TYPES = [
+  "text",
+  "text",
+  "text",
+  "text",
+  "text",
+  "text",
+  "text",
+  "boolean",
+  "boolean",
+  "text",
+  "float8",
+  "jsonb",
+];
+const COLUMNS = TYPES.length;
+/**
+ * A batch of up to this many rows runs a prepared multi-row VALUES statement of its size, a
+ * bigger one a prepared statement over one array per column. Prepared, the server neither parses
+ * nor plans a batch again. Measured on the audit table, 8 rows a batch, one connection, µs per
+ * batch: today's unprepared VALUES 185–215 of the server's CPU and 97–122 of the host's;
+ * prepared VALUES 115–125 and 70–90; prepared unnest 135–165 and 84–99. 16 callers make
+ * batches of 4–8 rows.
+ */
+const VALUES_MAX = 16;
+
+const VALUES_SQL = Array.from(
+  { length: VALUES_MAX + 1 },
+  (_, rows) =>
+    `${INSERT} VALUES ${Array.from(
+      { length: rows },
+      (_, r) => `(${Array.from({ length: COLUMNS }, (_, c) => `$${r * COLUMNS + c + 1}`).join(", ")})`,
+    ).join(", ")}`,
+);
+
+// WITH ORDINALITY and ORDER BY: the ids follow the arrays' order, as VALUES' follow its rows
+const names = TYPES.map((_, c) => `c${c}`).join(", ");
+const UNNEST_SQL = `${INSERT} SELECT ${names} FROM unnest(${TYPES.map((t, c) => `$${c + 1}::${t}[]`).join(", ")})
+  WITH ORDINALITY AS u(${names}, n) ORDER BY n`;
 
 function values(e: AuditInput): unknown[] {
   const { at, details } = auditRow(e);
@@ -44,18 +84,16 @@ function values(e: AuditInput): unknown[] {
 export function postgresAudit(
   db: Db,
 ): Pick<Store, "appendAudit" | "queryAudit"> & Required<Pick<Store, "appendAuditBatch">> {
-  // One multi-row INSERT: one round trip, atomic (all rows or none).
+  // One statement: one round trip, atomic (all rows or none).
   const appendAuditBatch = async (entries: readonly AuditInput[]): Promise<void> => {
     if (entries.length === 0) return;
-    const params = entries.flatMap(values);
-    const rows = entries.map(
-      (_, r) => `(${Array.from({ length: COLUMNS }, (_, c) => `$${r * COLUMNS + c + 1}`).join(", ")})`,
-    );
-    await db.exec(
-      `INSERT INTO audit (at, agent, plugin, tool, conversation_id, kind, action, allowed, success, error, duration_ms, details)
-         VALUES ${rows.join(", ")}`,
-      params,
-    );
+    const rows = entries.map(values);
+    if (rows.length <= VALUES_MAX) {
+      await db.execPrepared(`airlock_audit_values_${rows.length}`, VALUES_SQL[rows.length]!, rows.flat());
+      return;
+    }
+    const columns = TYPES.map((_, c) => rows.map((row) => row[c]));
+    await db.execPrepared("airlock_audit_unnest", UNNEST_SQL, columns);
   };
   return {
     appendAuditBatch,

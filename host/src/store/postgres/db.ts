@@ -14,6 +14,11 @@ export interface Db {
   ): Promise<T>;
   /** Rows affected by a single statement. */
   exec(sql: string, params?: readonly unknown[]): Promise<number>;
+  /**
+   * Rows affected by a single statement prepared once per connection under `name` (one name per
+   * text): a hot statement skips the server's parse and plan on every later run.
+   */
+  execPrepared(name: string, sql: string, params: readonly unknown[]): Promise<number>;
 }
 
 export function createDb(pool: pg.Pool): Db {
@@ -23,6 +28,9 @@ export function createDb(pool: pg.Pool): Db {
     },
     async exec(sql, params = []) {
       return (await pool.query(sql, params as unknown[])).rowCount ?? 0;
+    },
+    async execPrepared(name, sql, params) {
+      return (await pool.query({ name, text: sql, values: params as unknown[] })).rowCount ?? 0;
     },
     async tx(fn) {
       const client = await pool.connect();
