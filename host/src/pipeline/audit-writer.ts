@@ -1,6 +1,6 @@
 // Group commit for the audit trail: entries appended while the event loop is busy (the same
 // tick, or while a previous batch is being written) are written together in one transaction
-// (SQLite) or one multi-row INSERT (PostgreSQL) through the store's optional appendAuditBatch.
+// (SQLite) or one prepared INSERT (PostgreSQL) through the store's optional appendAuditBatch.
 // Without a journal, append() resolves once the entry is committed (rejects when it could not
 // be, so a caller that refuses on audit failure still can).
 // With a journal (SQLite: store.openAuditJournal, store/sqlite/audit-journal.ts) append() writes
