@@ -6,10 +6,11 @@
 // errors whose messages name the host, never a header value.
 import type { IncomingHttpHeaders } from "node:http";
 import { hasCode } from "@airlock/sdk/errors";
-import { Agent, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import type { Destination } from "./destination.ts";
 import { fetchError } from "./errors.ts";
 import { type CheckedAddress, pinnedLookup } from "./resolve.ts";
+import { loadUndici } from "./undici.ts";
 
 export interface HopRequest {
   readonly dest: Destination;
@@ -36,6 +37,7 @@ export interface Hop {
 
 export async function openHop(req: HopRequest): Promise<Hop> {
   const { dest } = req;
+  const { Agent } = await loadUndici();
   const agent = new Agent({
     connect: {
       lookup: pinnedLookup(dest.hostname, req.addresses),

@@ -4,7 +4,8 @@
 // AIRLOCK_INSTALL_{REGISTRY_UNREACHABLE, NOT_FOUND, REGISTRY_ERROR}. `searchRegistry(base, text,
 // size)` reads the registry's npm-style search for the console.
 import type { IntegritySignature } from "@airlock/sdk/signing";
-import { request } from "undici";
+import type { request } from "undici";
+import { loadUndici } from "../egress/undici.ts";
 import { installError } from "./errors.ts";
 
 export interface ResolvedDist {
@@ -30,6 +31,7 @@ async function get(
 ): Promise<{ status: number; bytes: Uint8Array }> {
   let res: Awaited<ReturnType<typeof request>>;
   try {
+    const { request } = await loadUndici();
     res = await request(url, { method: "GET", headersTimeout: 30_000, bodyTimeout: 60_000 });
   } catch (err) {
     throw installError(

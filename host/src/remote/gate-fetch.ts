@@ -14,11 +14,12 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { AirlockError, hasCode } from "@airlock/sdk/errors";
 import type { EgressRule } from "@airlock/sdk/manifest";
-import { Agent, type Dispatcher } from "undici";
+import type { Agent, Dispatcher } from "undici";
 import type { PrivateAllowance } from "../egress/address.ts";
 import { checkDestination, parseUrl } from "../egress/destination.ts";
 import { pinnedLookup, resolveChecked } from "../egress/resolve.ts";
 import type { HostPolicy, Resolver } from "../egress/types.ts";
+import { loadUndici } from "../egress/undici.ts";
 import { remoteError } from "./errors.ts";
 
 export interface GateOptions {
@@ -85,11 +86,15 @@ export function createGatedFetch(options: GateOptions): GatedFetch {
   let gone = false;
   const agents = new Map<string, Agent>();
 
-  function agentFor(hostname: string, addresses: Parameters<typeof pinnedLookup>[1]): Agent {
+  function agentFor(
+    AgentClass: typeof import("undici").Agent,
+    hostname: string,
+    addresses: Parameters<typeof pinnedLookup>[1],
+  ): Agent {
     const key = `${hostname}|${JSON.stringify(addresses)}`;
     let agent = agents.get(key);
     if (agent === undefined) {
-      agent = new Agent({
+      agent = new AgentClass({
         connect: {
           lookup: pinnedLookup(hostname, addresses),
           timeout: options.connectTimeoutMs,
@@ -134,7 +139,7 @@ export function createGatedFetch(options: GateOptions): GatedFetch {
         allowance: options.allowance,
       });
       const addresses = await resolveChecked(dest, options.resolver, options.allowance);
-      const agent = agentFor(dest.hostname, addresses);
+      const agent = agentFor((await loadUndici()).Agent, dest.hostname, addresses);
       const { signal } = options.limits();
       const signals = [signal, ...(init?.signal ? [init.signal] : [])];
       const headers = requestHeaders(init, options.header);

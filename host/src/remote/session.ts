@@ -12,15 +12,11 @@
 // AIRLOCK_REMOTE_* (or the gate's AIRLOCK_FETCH_*) codes.
 import { AirlockError, hasCode } from "@airlock/sdk/errors";
 import { SDK_VERSION } from "@airlock/sdk/manifest";
-import {
-  Client,
-  ProtocolError,
-  StreamableHTTPClientTransport,
-  type Transport,
-} from "@modelcontextprotocol/client";
+import type { Transport } from "@modelcontextprotocol/client";
 import type { RemoteTool } from "./definitions.ts";
 import { remoteError } from "./errors.ts";
 import { createGatedFetch, type GateOptions } from "./gate-fetch.ts";
+import { loadMcpClient, type McpClientSdk } from "./mcp-client.ts";
 
 /** Pages of tools/list read at most (a server that pages forever is cut off here). */
 const MAX_PAGES = 20;
@@ -76,6 +72,8 @@ export interface Channel {
 export type ChannelFactory = (hooks: {
   limits(): { signal: AbortSignal; maxBytes: number };
   onFailure(error: Error & { code: string }): void;
+  /** The client SDK's classes (loaded with the first session: mcp-client.ts). */
+  sdk: McpClientSdk;
 }) => Channel;
 
 export interface SessionOptions extends OperationLimits {
@@ -88,7 +86,7 @@ export function httpChannel(
 ): ChannelFactory {
   return (hooks) => {
     const gate = createGatedFetch({ ...options, limits: hooks.limits, onFailure: hooks.onFailure });
-    const transport = new StreamableHTTPClientTransport(new URL(options.url), {
+    const transport = new hooks.sdk.StreamableHTTPClientTransport(new URL(options.url), {
       fetch: gate.fetch,
       reconnectionOptions: {
         maxRetries: 0,
@@ -112,6 +110,7 @@ export function httpChannel(
 const NOTHING_TO_DETACH = (): void => undefined;
 
 export async function openSession(options: SessionOptions): Promise<Session> {
+  const sdk = await loadMcpClient();
   let closed = false;
   let broken = false;
   let op = { controller: new AbortController(), maxBytes: options.maxBytes, off: NOTHING_TO_DETACH };
@@ -138,12 +137,13 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const gate = options.channel({
     limits: () => ({ signal: op.controller.signal, maxBytes: op.maxBytes }),
     onFailure: abortOp,
+    sdk,
   });
   const transport = gate.transport;
   use(options);
   let refused: (Error & { code: string }) | undefined;
 
-  const client = new Client({ name: "airlock", version: SDK_VERSION }, { capabilities: {} });
+  const client = new sdk.Client({ name: "airlock", version: SDK_VERSION }, { capabilities: {} });
   client.fallbackRequestHandler = async (request) => {
     refused ??= remoteError(
       "AIRLOCK_REMOTE_SERVER_REQUEST_REFUSED",
@@ -155,7 +155,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     const current = op.controller;
     const reason = refused;
     queueMicrotask(() => current.abort(reason));
-    throw new ProtocolError(METHOD_NOT_FOUND, "Airlock does not serve this request");
+    throw new sdk.ProtocolError(METHOD_NOT_FOUND, "Airlock does not serve this request");
   };
   /** The code this session's failure is reported with: refusal > gate > abort reason > the error. */
   function explain(error: unknown): Error & { code: string } {

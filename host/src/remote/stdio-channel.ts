@@ -12,7 +12,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { remoteError } from "./errors.ts";
 import type { ChannelFactory } from "./session.ts";
 
@@ -25,11 +24,11 @@ export interface StdioCommand {
 export const STDIO_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
 export function stdioChannel(spec: StdioCommand): ChannelFactory {
-  return () => {
+  return ({ sdk }) => {
     let failure: (Error & { code: string }) | undefined;
     let exited = false;
     const cwd = mkdtempSync(join(tmpdir(), "airlock-mcp-stdio-"));
-    class ScrubbedStdio extends StdioClientTransport {
+    class ScrubbedStdio extends sdk.StdioClientTransport {
       override async start(): Promise<void> {
         try {
           await super.start();
