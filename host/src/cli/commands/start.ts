@@ -9,7 +9,6 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { hasCode } from "@airlock/sdk/errors";
 import type { AdminServer } from "../../api/server.ts";
-import { startAdminServer } from "../../api/server.ts";
 import type { HostOptions } from "../../config.ts";
 import type { AirlockHost } from "../../host-types.ts";
 import { listOption, type Parsed, parseOptions, portOption, stringOption } from "../args.ts";
@@ -194,9 +193,14 @@ export async function runServer(
   let server: AdminServer | undefined;
   // Refuse a busy port before anything starts (workers, a registry child): one line, a hint.
   await ensurePortFree(hostname, port);
+  // The admin server's modules (the API, the console, the MCP endpoint) load only here, while the
+  // host opens: every other command, `airlock mcp` among them, starts ≈ 60 ms sooner without them.
+  const adminModules = import("../../api/server.ts");
+  adminModules.catch(() => undefined); // awaited below; a failure surfaces there
   try {
     for (const step of steps) await step.beforeHost?.(ctx);
     host = await openHost(ctx.hostOptions);
+    const { startAdminServer } = await adminModules;
     server = await startAdminServer(host, {
       hostname,
       port,
