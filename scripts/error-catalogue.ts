@@ -7,27 +7,27 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ErrorCatalogue } from "@airlock/sdk/errors";
-import { API_ERRORS } from "../host/src/api/errors.ts";
-import { AUTH_ERRORS } from "../host/src/auth/errors.ts";
-import { AUTHZ_ERRORS } from "../host/src/authz/errors.ts";
-import { BRIDGE_ERRORS } from "../host/src/bridge/errors.ts";
-import { CATALOGUE_ERRORS } from "../host/src/catalogue/errors.ts";
-import { BOOTSTRAP_ERRORS } from "../host/src/cli/bootstrap/errors.ts";
-import { CLI_ERRORS } from "../host/src/cli/errors.ts";
-import { CODE_MODE_ERRORS } from "../host/src/code-mode/errors.ts";
-import { CONSOLE_ERRORS } from "../host/src/console/errors.ts";
-import { FETCH_ERRORS } from "../host/src/egress/errors.ts";
-import { INSTALL_ERRORS } from "../host/src/install/errors.ts";
-import { MCP_ERRORS } from "../host/src/mcp/errors.ts";
-import { BROKER_ERRORS } from "../host/src/oauth/errors.ts";
-import { PEOPLE_ERRORS } from "../host/src/people/errors.ts";
-import { PIPELINE_ERRORS } from "../host/src/pipeline/errors.ts";
-import { REMOTE_ERRORS } from "../host/src/remote/errors.ts";
-import { SANDBOX_ERRORS } from "../host/src/sandbox/errors.ts";
-import { SECRETS_ERRORS } from "../host/src/secrets/errors.ts";
-import { SKILL_ERRORS } from "../host/src/skills/errors.ts";
-import { STORE_ERRORS } from "../host/src/store/errors.ts";
-import { TASK_ERRORS } from "../host/src/tasks/errors.ts";
+import { CATALOGUE_ERRORS } from "../host/src/engine/catalogue/errors.ts";
+import { CODE_MODE_ERRORS } from "../host/src/engine/code-mode/errors.ts";
+import { INSTALL_ERRORS } from "../host/src/engine/install/errors.ts";
+import { BROKER_ERRORS } from "../host/src/engine/oauth/errors.ts";
+import { PEOPLE_ERRORS } from "../host/src/engine/people/errors.ts";
+import { PIPELINE_ERRORS } from "../host/src/engine/pipeline/errors.ts";
+import { REMOTE_ERRORS } from "../host/src/engine/remote/errors.ts";
+import { SKILL_ERRORS } from "../host/src/engine/skills/errors.ts";
+import { TASK_ERRORS } from "../host/src/engine/tasks/errors.ts";
+import { BRIDGE_ERRORS } from "../host/src/isolation/bridge/errors.ts";
+import { FETCH_ERRORS } from "../host/src/isolation/egress/errors.ts";
+import { SANDBOX_ERRORS } from "../host/src/isolation/sandbox/errors.ts";
+import { AUTH_ERRORS } from "../host/src/state/auth/errors.ts";
+import { SECRETS_ERRORS } from "../host/src/state/secrets/errors.ts";
+import { STORE_ERRORS } from "../host/src/state/store/errors.ts";
+import { BOOTSTRAP_ERRORS } from "../host/src/surfaces/cli/bootstrap/errors.ts";
+import { CLI_ERRORS } from "../host/src/surfaces/cli/errors.ts";
+import { AUTHZ_ERRORS } from "../host/src/surfaces/http/authz/errors.ts";
+import { CONSOLE_ERRORS } from "../host/src/surfaces/http/console/errors.ts";
+import { API_ERRORS } from "../host/src/surfaces/http/errors.ts";
+import { MCP_ERRORS } from "../host/src/surfaces/mcp/errors.ts";
 import { REGISTRY_ERRORS } from "../registry/src/errors.ts";
 import { DEV_ERRORS } from "../sdk/src/cli/dev.ts";
 import { SDK_ERROR_CODES } from "../sdk/src/error-codes.ts";
@@ -43,31 +43,35 @@ export const AREAS: ReadonlyArray<{ area: string; file: string; codes: ErrorCata
   { area: "Plugin tarballs", file: "sdk/src/package/errors.ts", codes: PACKAGE_ERRORS },
   { area: "airlock-plugin dev", file: "sdk/src/cli/dev.ts", codes: DEV_ERRORS },
   { area: "Registry", file: "registry/src/errors.ts", codes: REGISTRY_ERRORS },
-  { area: "Install lifecycle", file: "host/src/install/errors.ts", codes: INSTALL_ERRORS },
-  { area: "Sandbox", file: "host/src/sandbox/errors.ts", codes: SANDBOX_ERRORS },
-  { area: "Bridge", file: "host/src/bridge/errors.ts", codes: BRIDGE_ERRORS },
-  { area: "Store, artifacts, knowledge", file: "host/src/store/errors.ts", codes: STORE_ERRORS },
-  { area: "Secrets", file: "host/src/secrets/errors.ts", codes: SECRETS_ERRORS },
-  { area: "Outbound HTTP (ctx.fetch)", file: "host/src/egress/errors.ts", codes: FETCH_ERRORS },
-  { area: "OAuth broker and model access", file: "host/src/oauth/errors.ts", codes: BROKER_ERRORS },
-  { area: "Catalogue", file: "host/src/catalogue/errors.ts", codes: CATALOGUE_ERRORS },
-  { area: "Remote MCP servers", file: "host/src/remote/errors.ts", codes: REMOTE_ERRORS },
-  { area: "Skills", file: "host/src/skills/errors.ts", codes: SKILL_ERRORS },
-  { area: "Invocation pipeline", file: "host/src/pipeline/errors.ts", codes: PIPELINE_ERRORS },
-  { area: "Code mode", file: "host/src/code-mode/errors.ts", codes: CODE_MODE_ERRORS },
-  { area: "People in the loop", file: "host/src/people/errors.ts", codes: PEOPLE_ERRORS },
-  { area: "Tokens", file: "host/src/auth/errors.ts", codes: AUTH_ERRORS },
+  { area: "Install lifecycle", file: "host/src/engine/install/errors.ts", codes: INSTALL_ERRORS },
+  { area: "Sandbox", file: "host/src/isolation/sandbox/errors.ts", codes: SANDBOX_ERRORS },
+  { area: "Bridge", file: "host/src/isolation/bridge/errors.ts", codes: BRIDGE_ERRORS },
+  { area: "Store, artifacts, knowledge", file: "host/src/state/store/errors.ts", codes: STORE_ERRORS },
+  { area: "Secrets", file: "host/src/state/secrets/errors.ts", codes: SECRETS_ERRORS },
+  { area: "Outbound HTTP (ctx.fetch)", file: "host/src/isolation/egress/errors.ts", codes: FETCH_ERRORS },
+  { area: "OAuth broker and model access", file: "host/src/engine/oauth/errors.ts", codes: BROKER_ERRORS },
+  { area: "Catalogue", file: "host/src/engine/catalogue/errors.ts", codes: CATALOGUE_ERRORS },
+  { area: "Remote MCP servers", file: "host/src/engine/remote/errors.ts", codes: REMOTE_ERRORS },
+  { area: "Skills", file: "host/src/engine/skills/errors.ts", codes: SKILL_ERRORS },
+  { area: "Invocation pipeline", file: "host/src/engine/pipeline/errors.ts", codes: PIPELINE_ERRORS },
+  { area: "Code mode", file: "host/src/engine/code-mode/errors.ts", codes: CODE_MODE_ERRORS },
+  { area: "People in the loop", file: "host/src/engine/people/errors.ts", codes: PEOPLE_ERRORS },
+  { area: "Tokens", file: "host/src/state/auth/errors.ts", codes: AUTH_ERRORS },
   {
     area: "OAuth authorization server (MCP clients)",
-    file: "host/src/authz/errors.ts",
+    file: "host/src/surfaces/http/authz/errors.ts",
     codes: AUTHZ_ERRORS,
   },
-  { area: "HTTP admin API", file: "host/src/api/errors.ts", codes: API_ERRORS },
-  { area: "MCP server", file: "host/src/mcp/errors.ts", codes: MCP_ERRORS },
-  { area: "Operator console", file: "host/src/console/errors.ts", codes: CONSOLE_ERRORS },
-  { area: "Tasks (long-running calls)", file: "host/src/tasks/errors.ts", codes: TASK_ERRORS },
-  { area: "airlock CLI", file: "host/src/cli/errors.ts", codes: CLI_ERRORS },
-  { area: "airlock start bootstrap", file: "host/src/cli/bootstrap/errors.ts", codes: BOOTSTRAP_ERRORS },
+  { area: "HTTP admin API", file: "host/src/surfaces/http/errors.ts", codes: API_ERRORS },
+  { area: "MCP server", file: "host/src/surfaces/mcp/errors.ts", codes: MCP_ERRORS },
+  { area: "Operator console", file: "host/src/surfaces/http/console/errors.ts", codes: CONSOLE_ERRORS },
+  { area: "Tasks (long-running calls)", file: "host/src/engine/tasks/errors.ts", codes: TASK_ERRORS },
+  { area: "airlock CLI", file: "host/src/surfaces/cli/errors.ts", codes: CLI_ERRORS },
+  {
+    area: "airlock start bootstrap",
+    file: "host/src/surfaces/cli/bootstrap/errors.ts",
+    codes: BOOTSTRAP_ERRORS,
+  },
 ];
 
 /** Codes defined in more than one place (must be empty: a code is never reused). */

@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateKeyPair, integrityOf, signIntegrity } from "@airlock/sdk/signing";
 import type { HostOptions } from "../../host/src/config.ts";
+import type { AirlockHost, Run } from "../../host/src/contracts/host.ts";
 import { createHost } from "../../host/src/host.ts";
-import type { AirlockHost, Run } from "../../host/src/host-types.ts";
 import type { BenchPlugin } from "./plugin.ts";
 
 export interface BenchHost {

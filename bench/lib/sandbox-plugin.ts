@@ -2,8 +2,8 @@
 // and a minimal call for it, so sandbox-level rows measure the sandbox alone.
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { resolveLimits } from "../../host/src/sandbox/limits.ts";
-import type { SandboxCall, SandboxPlugin } from "../../host/src/sandbox/types.ts";
+import { resolveLimits } from "../../host/src/isolation/sandbox/limits.ts";
+import type { SandboxCall, SandboxPlugin } from "../../host/src/isolation/sandbox/types.ts";
 import type { BenchPlugin } from "./plugin.ts";
 
 /** The key that authenticates the run's code cache files (a host keeps one of its own). */

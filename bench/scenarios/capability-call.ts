@@ -5,7 +5,7 @@
 // none is sampled after WARM_CALLS calls (warm-call.ts: V8 tiers the call path up over the first
 // 1,000–1,500 calls; sampled cold, it read 235–459 µs p50 against 69–149 warm, which made the
 // slope look smaller than it is); each tool making N is sampled after 50 calls (50 × N ctx calls).
-import { createSecretSource, openVault } from "../../host/src/secrets/index.ts";
+import { createSecretSource, openVault } from "../../host/src/state/secrets/index.ts";
 import { startBenchHost } from "../lib/bench-host.ts";
 import { buildBenchPlugin } from "../lib/plugin.ts";
 import type { Row } from "../lib/report.ts";

@@ -9,8 +9,8 @@
 // directly through the pipeline in the same run (interleaved samples; inner cost = (run_code with
 // N calls − run_code with none) / N).
 import { createServer, type Server } from "node:http";
-import type { AirlockHost, Run } from "../../host/src/host-types.ts";
-import { toCallToolResult, toMcpTool } from "../../host/src/mcp/mapping.ts";
+import type { AirlockHost, Run } from "../../host/src/contracts/host.ts";
+import { toCallToolResult, toMcpTool } from "../../host/src/surfaces/mcp/mapping.ts";
 import { startCodeModeHost } from "../../test/support/code-mode-host.ts";
 import type { Row } from "../lib/report.ts";
 import { summarize } from "../lib/stats.ts";

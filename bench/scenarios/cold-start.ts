@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createInProcessSandbox } from "../../host/src/sandbox/index.ts";
+import { createInProcessSandbox } from "../../host/src/isolation/sandbox/index.ts";
 import { startStdioToolServer } from "../lib/baselines.ts";
 import { buildBenchPlugin } from "../lib/plugin.ts";
 import type { Row } from "../lib/report.ts";

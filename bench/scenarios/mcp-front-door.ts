@@ -8,7 +8,7 @@
 import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { startAdminServer } from "../../host/src/api/server.ts";
+import { startAdminServer } from "../../host/src/surfaces/http/server.ts";
 import { startBenchHost } from "../lib/bench-host.ts";
 import { startBareHttp } from "../lib/mcp-bare.ts";
 import { buildBenchPlugin } from "../lib/plugin.ts";

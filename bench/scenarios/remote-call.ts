@@ -3,7 +3,7 @@
 // call did before the session pool). Two real hosts (in-process sandbox, SQLite) on one remote
 // server (the SDK v2 fixture, stateful: session ids), samples interleaved. Figures: the call's
 // latency (µs) and the HTTP requests the server received per call.
-import type { Run } from "../../host/src/host-types.ts";
+import type { Run } from "../../host/src/contracts/host.ts";
 import { type RemoteHost, startRemoteHost } from "../../test/support/remote-host.ts";
 import { startRemoteFixture } from "../../test/support/remote-mcp-fixture.ts";
 import type { Row } from "../lib/report.ts";

@@ -6,8 +6,8 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { compileCacheDirectory, compileCacheEnv } from "@airlock/sdk/compile-cache";
 import { afterAll, describe, expect, it } from "vitest";
-import { makePlugin } from "./sandbox/plugin-fixture.ts";
-import { createWorkerSandbox } from "./sandbox/workers.ts";
+import { makePlugin } from "./isolation/sandbox/plugin-fixture.ts";
+import { createWorkerSandbox } from "./isolation/sandbox/workers.ts";
 
 const CLI = join(import.meta.dirname, "..", "bin", "airlock.ts");
 const dirs: string[] = [];

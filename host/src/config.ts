@@ -6,13 +6,13 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { SDK_VERSION } from "@airlock/sdk/manifest";
-import type { ReplicaSettings } from "./cluster/membership.ts";
-import type { EgressPolicy, Resolver } from "./egress/types.ts";
-import type { TrustConfig } from "./install/index.ts";
-import type { EffectiveLimits, Sandbox } from "./sandbox/types.ts";
-import type { Store } from "./store/types.ts";
-import { resolveTaskSettings } from "./tasks/settings.ts";
-import type { TaskSettings } from "./tasks/types.ts";
+import type { TrustConfig } from "./engine/install/index.ts";
+import { resolveTaskSettings } from "./engine/tasks/settings.ts";
+import type { TaskSettings } from "./engine/tasks/types.ts";
+import type { EgressPolicy, Resolver } from "./isolation/egress/types.ts";
+import type { EffectiveLimits, Sandbox } from "./isolation/sandbox/types.ts";
+import type { ReplicaSettings } from "./state/cluster/membership.ts";
+import type { Store } from "./state/store/types.ts";
 
 export type StoreOption =
   /**

@@ -6,46 +6,46 @@
 // close() denies pending approvals, then closes the sandbox, then the store it owns.
 import { AirlockError } from "@airlock/sdk";
 import type { Presentation } from "@airlock/sdk/manifest";
-import { authenticate, issueToken } from "./auth/tokens.ts";
-import { type AdminAudit, audited, createAdminAudit } from "./catalogue/admin-audit.ts";
+import type { ResolvedHostOptions } from "./config.ts";
+import type { AirlockHost, PluginLifecycle, RunOptions, ToolsChangeReason } from "./contracts/host.ts";
+import { type AdminAudit, audited, createAdminAudit } from "./engine/catalogue/admin-audit.ts";
 import {
   catalogueError,
   listAgentTools,
   requireAgent,
   setToolsEnabled,
   toCatalogueTool,
-} from "./catalogue/agent-tools.ts";
-import { type CatalogueProblem, createCatalogue } from "./catalogue/catalogue.ts";
-import { deleteSecret, listSecrets, type SecretCodec, setSecrets } from "./catalogue/secrets-api.ts";
-import { joinCluster } from "./cluster/membership.ts";
-import { createCodeMode } from "./code-mode/index.ts";
-import { withSnippetSkills } from "./code-mode/snippet-skills.ts";
-import { createSnippetsAdmin } from "./code-mode/snippets-admin.ts";
-import type { ResolvedHostOptions } from "./config.ts";
-import type { AirlockHost, PluginLifecycle, RunOptions, ToolsChangeReason } from "./host-types.ts";
-import type { ModelsAdmin, OAuthAdmin } from "./oauth/admin.ts";
-import type { RemoteBearer } from "./oauth/wiring.ts";
-import { tracedRun } from "./observability/tracing.ts";
-import { checkPatch, readPolicy, writePolicy } from "./people/policy.ts";
-import { createAgentStateCache, trackAgentWrites } from "./pipeline/agent-states.ts";
-import type { GrantIssuer, PipelineDeps } from "./pipeline/deps.ts";
-import { PIPELINE_ERRORS } from "./pipeline/errors.ts";
-import { createEventBus } from "./pipeline/events.ts";
-import { createHookRegistry } from "./pipeline/hooks.ts";
-import { createPluginLoader, pluginKey } from "./pipeline/plugin-loader.ts";
-import { startRun } from "./pipeline/run.ts";
-import { createSchemaValidator } from "./pipeline/schema-validation.ts";
-import { createWorkerTiers } from "./pipeline/worker-tiers.ts";
-import { createRemoteContext } from "./remote/context.ts";
-import { createRemoteExecutor } from "./remote/execute.ts";
-import { createRemoteServers } from "./remote/servers.ts";
-import { resolveLimits } from "./sandbox/limits.ts";
-import type { Sandbox } from "./sandbox/types.ts";
-import type { QuarantineNotice } from "./sandbox/worker-tiers.ts";
-import { withSkillTools } from "./skills/skill-tools.ts";
-import { listSkills, readSkill, setSkillsEnabled } from "./skills/skills.ts";
-import type { AgentKnowledgeLevel, AuditInput, InstalledPluginRecord, Store } from "./store/types.ts";
-import { openHostTasks } from "./tasks/open.ts";
+} from "./engine/catalogue/agent-tools.ts";
+import { type CatalogueProblem, createCatalogue } from "./engine/catalogue/catalogue.ts";
+import { deleteSecret, listSecrets, type SecretCodec, setSecrets } from "./engine/catalogue/secrets-api.ts";
+import { createCodeMode } from "./engine/code-mode/index.ts";
+import { withSnippetSkills } from "./engine/code-mode/snippet-skills.ts";
+import { createSnippetsAdmin } from "./engine/code-mode/snippets-admin.ts";
+import type { ModelsAdmin, OAuthAdmin } from "./engine/oauth/admin.ts";
+import type { RemoteBearer } from "./engine/oauth/wiring.ts";
+import { tracedRun } from "./engine/observability/tracing.ts";
+import { checkPatch, readPolicy, writePolicy } from "./engine/people/policy.ts";
+import { createAgentStateCache, trackAgentWrites } from "./engine/pipeline/agent-states.ts";
+import type { GrantIssuer, PipelineDeps } from "./engine/pipeline/deps.ts";
+import { PIPELINE_ERRORS } from "./engine/pipeline/errors.ts";
+import { createEventBus } from "./engine/pipeline/events.ts";
+import { createHookRegistry } from "./engine/pipeline/hooks.ts";
+import { createPluginLoader, pluginKey } from "./engine/pipeline/plugin-loader.ts";
+import { startRun } from "./engine/pipeline/run.ts";
+import { createSchemaValidator } from "./engine/pipeline/schema-validation.ts";
+import { createWorkerTiers } from "./engine/pipeline/worker-tiers.ts";
+import { createRemoteContext } from "./engine/remote/context.ts";
+import { createRemoteExecutor } from "./engine/remote/execute.ts";
+import { createRemoteServers } from "./engine/remote/servers.ts";
+import { withSkillTools } from "./engine/skills/skill-tools.ts";
+import { listSkills, readSkill, setSkillsEnabled } from "./engine/skills/skills.ts";
+import { openHostTasks } from "./engine/tasks/open.ts";
+import { resolveLimits } from "./isolation/sandbox/limits.ts";
+import type { Sandbox } from "./isolation/sandbox/types.ts";
+import type { QuarantineNotice } from "./isolation/sandbox/worker-tiers.ts";
+import { authenticate, issueToken } from "./state/auth/tokens.ts";
+import { joinCluster } from "./state/cluster/membership.ts";
+import type { AgentKnowledgeLevel, AuditInput, InstalledPluginRecord, Store } from "./state/store/types.ts";
 
 export interface HostParts {
   options: ResolvedHostOptions;
@@ -65,7 +65,7 @@ export interface HostParts {
   onQuarantine?: (listener: (notice: QuarantineNotice) => void) => void;
   /** Closes what the parts opened besides the sandbox and the store (bridge sweepers, pools). */
   closeExtras?: () => Promise<void>;
-  /** OAuth connections and model access (host/src/oauth/wiring.ts). */
+  /** OAuth connections and model access (host/src/engine/oauth/wiring.ts). */
   brokered: { oauth: OAuthAdmin; models: ModelsAdmin; remoteBearer?: RemoteBearer };
   /** Hands the bridge's refusal listener in: each refusal becomes a `capability.refused` event. */
   refusals?: (listener: (refusal: { capability: string; code: string }) => void) => void;

@@ -8,28 +8,28 @@
 // before any audit query and on close.
 
 import { join } from "node:path";
-import { createBridge } from "./bridge/bridge.ts";
-import { createArtifactsCapability, startArtifactSweeper } from "./capabilities/artifacts.ts";
-import { createAuditCapability } from "./capabilities/audit.ts";
-import { createFetchCapability } from "./capabilities/fetch.ts";
-import { createKnowledgeCapability } from "./capabilities/knowledge.ts";
-import { createNotifyCapabilities } from "./capabilities/notify.ts";
-import { createSecretsCapability } from "./capabilities/secrets.ts";
-import { createStateCapability } from "./capabilities/state.ts";
 import { type HostOptions, type ResolvedHostOptions, resolveHostOptions } from "./config.ts";
+import type { AirlockHost } from "./contracts/host.ts";
+import { localPluginDir } from "./engine/install/packages.ts";
+import { createBrokered } from "./engine/oauth/wiring.ts";
+import { createAuditWriter, withAuditWriter } from "./engine/pipeline/audit-writer.ts";
+import { bridgeGrantIssuer } from "./engine/pipeline/grants.ts";
 import { assembleHost } from "./host-api.ts";
-import type { AirlockHost } from "./host-types.ts";
-import { localPluginDir } from "./install/packages.ts";
+import { createBridge } from "./isolation/bridge/bridge.ts";
+import { createArtifactsCapability, startArtifactSweeper } from "./isolation/capabilities/artifacts.ts";
+import { createAuditCapability } from "./isolation/capabilities/audit.ts";
+import { createElicitCapability } from "./isolation/capabilities/elicit.ts";
+import { createFetchCapability } from "./isolation/capabilities/fetch.ts";
+import { createKnowledgeCapability } from "./isolation/capabilities/knowledge.ts";
+import { createNotifyCapabilities } from "./isolation/capabilities/notify.ts";
+import { createSecretsCapability } from "./isolation/capabilities/secrets.ts";
+import { createStateCapability } from "./isolation/capabilities/state.ts";
+import { createSandbox, type Sandbox } from "./isolation/sandbox/index.ts";
+import type { QuarantineNotice } from "./isolation/sandbox/worker-tiers.ts";
 import { createPluginLifecycleFor } from "./lifecycle-wiring.ts";
-import { createBrokered } from "./oauth/wiring.ts";
-import { createElicitCapability } from "./people/elicit-capability.ts";
-import { createAuditWriter, withAuditWriter } from "./pipeline/audit-writer.ts";
-import { bridgeGrantIssuer } from "./pipeline/grants.ts";
-import { createSandbox, type Sandbox } from "./sandbox/index.ts";
-import type { QuarantineNotice } from "./sandbox/worker-tiers.ts";
-import { createSecretSource, createVault, openVault, type Vault } from "./secrets/index.ts";
-import { openStore } from "./store/index.ts";
-import type { AuditInput, Store } from "./store/types.ts";
+import { createSecretSource, createVault, openVault, type Vault } from "./state/secrets/index.ts";
+import { openStore } from "./state/store/index.ts";
+import type { AuditInput, Store } from "./state/store/types.ts";
 
 async function openHostStore(options: ResolvedHostOptions): Promise<{ store: Store; owned: boolean }> {
   const s = options.store;

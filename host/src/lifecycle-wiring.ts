@@ -1,11 +1,11 @@
 // Builds the PluginLifecycle the host exposes as `host.plugins` from the installer
-// (host/src/install, createPluginLifecycle) with this host's store, data dir, registry, trust
+// (host/src/engine/install/, createPluginLifecycle) with this host's store, data dir, registry, trust
 // roots and version. host-api.ts wraps it: after every lifecycle call the catalogue is reloaded
 // and sandbox isolates of versions no longer active are unloaded.
 import { SDK_VERSION } from "@airlock/sdk/manifest";
 import type { ResolvedHostOptions } from "./config.ts";
-import { createPluginLifecycle, type ManagedPluginLifecycle } from "./install/index.ts";
-import type { Store } from "./store/types.ts";
+import { createPluginLifecycle, type ManagedPluginLifecycle } from "./engine/install/index.ts";
+import type { Store } from "./state/store/types.ts";
 
 export interface LifecycleWiring {
   store: Store;

@@ -3,7 +3,7 @@
 // IPv4 literals in a non-canonical spelling (`2852039166`, `0xa9.254.169.254`, `0251.…`), which
 // URL parsers turn into another address than the text shows. Pure data and predicates, no
 // node:* imports: the SDK's build, the registry and the host's installer (through
-// parseManifest) refuse the same hosts, and host/src/egress/address.ts takes its metadata names
+// parseManifest) refuse the same hosts, and host/src/isolation/egress/address.ts takes its metadata names
 // and addresses from here, so the run-time gate and the manifest agree.
 // Loopback and private literals stay declarable: the operator's allowPrivate decides at run time.
 

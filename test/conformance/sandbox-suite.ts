@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { composePlugin } from "@airlock/sdk/build";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveLimits } from "../../host/src/sandbox/limits.ts";
+import { resolveLimits } from "../../host/src/isolation/sandbox/limits.ts";
 import { fixtureBundle, makePlugin } from "../support/sandbox-fixtures.ts";
 import { createHarness, type Harness, type SandboxMode } from "../support/sandbox-harness.ts";
 

@@ -2,11 +2,15 @@
 // before each test, dropped after the run); then the multi-replica behaviour: stores sharing
 // one schema.
 import { afterAll, describe, expect, it } from "vitest";
-import { storeConformance } from "../../host/src/store/conformance.ts";
-import { artifact, roomyCaps } from "../../host/src/store/conformance-artifacts.ts";
-import { openStore } from "../../host/src/store/index.ts";
-import { dropSchemas, freshSchemaName, truncateSchema } from "../../host/src/store/postgres/test-schema.ts";
-import type { Store } from "../../host/src/store/types.ts";
+import { storeConformance } from "../../host/src/state/store/conformance.ts";
+import { artifact, roomyCaps } from "../../host/src/state/store/conformance-artifacts.ts";
+import { openStore } from "../../host/src/state/store/index.ts";
+import {
+  dropSchemas,
+  freshSchemaName,
+  truncateSchema,
+} from "../../host/src/state/store/postgres/test-schema.ts";
+import type { Store } from "../../host/src/state/store/types.ts";
 import { describePg, PG_URL } from "../support/postgres.ts";
 
 const schemas: string[] = [];

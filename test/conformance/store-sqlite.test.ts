@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe } from "vitest";
-import { storeConformance } from "../../host/src/store/conformance.ts";
-import { openStore } from "../../host/src/store/index.ts";
+import { storeConformance } from "../../host/src/state/store/conformance.ts";
+import { openStore } from "../../host/src/state/store/index.ts";
 
 const root = mkdtempSync(join(tmpdir(), "airlock-store-sqlite-"));
 let n = 0;

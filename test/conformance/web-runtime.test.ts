@@ -3,7 +3,7 @@
 // their call (they fire while it runs, the call waits for them like any await, and a throw in a
 // callback fails the call that set it).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SandboxPlugin } from "../../host/src/sandbox/types.ts";
+import type { SandboxPlugin } from "../../host/src/isolation/sandbox/types.ts";
 import { makePlugin } from "../support/sandbox-fixtures.ts";
 import { createHarness, type Harness, MODES } from "../support/sandbox-harness.ts";
 

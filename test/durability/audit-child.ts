@@ -6,8 +6,8 @@
 // it stops yielding to its timers, so no batch commits after it: whenever the kill lands, the
 // entries acknowledged since the last commit are in the journal only.
 import { writeSync } from "node:fs";
-import { createAuditWriter } from "../../host/src/pipeline/audit-writer.ts";
-import { openStore } from "../../host/src/store/index.ts";
+import { createAuditWriter } from "../../host/src/engine/pipeline/audit-writer.ts";
+import { openStore } from "../../host/src/state/store/index.ts";
 
 const dataDir = process.argv[2];
 const lastYield = Number(process.argv[3]);

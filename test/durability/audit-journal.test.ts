@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, describe, expect, it } from "vitest";
-import { openStore } from "../../host/src/store/index.ts";
-import { JOURNAL_DIR } from "../../host/src/store/sqlite/audit-journal.ts";
+import { openStore } from "../../host/src/state/store/index.ts";
+import { JOURNAL_DIR } from "../../host/src/state/store/sqlite/audit-journal.ts";
 
 const root = mkdtempSync(join(tmpdir(), "airlock-audit-journal-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -4,10 +4,10 @@
 // item (`K <id> <sha256>` / `A <handle> <index> <sha256>`) only after the call resolved. It runs
 // until it is killed. stdout to a pipe is synchronous on Linux, so a printed line means the
 // acknowledgement left the process.
-import type { CallGrant } from "../../host/src/bridge/types.ts";
-import { createArtifactsCapability } from "../../host/src/capabilities/artifacts.ts";
-import { createKnowledgeCapability } from "../../host/src/capabilities/knowledge.ts";
-import { openStore } from "../../host/src/store/index.ts";
+import type { CallGrant } from "../../host/src/isolation/bridge/types.ts";
+import { createArtifactsCapability } from "../../host/src/isolation/capabilities/artifacts.ts";
+import { createKnowledgeCapability } from "../../host/src/isolation/capabilities/knowledge.ts";
+import { openStore } from "../../host/src/state/store/index.ts";
 import { AGENT, artifactBytes, CONVERSATION, docContent, docId, sha256 } from "./burst-fixtures.ts";
 
 const dataDir = process.argv[2];

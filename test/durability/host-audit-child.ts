@@ -4,7 +4,7 @@
 // its timers (a busy loop until it is killed), so no audit batch commits after it: the entries
 // of the calls since the last commit, tool calls' own entries among them, are in the journal only.
 import { writeSync } from "node:fs";
-import { openTestHost } from "../../host/src/pipeline/test-host.ts";
+import { openTestHost } from "../../host/src/engine/pipeline/test-host.ts";
 
 const CALLS = Number(process.argv[2]);
 if (!Number.isInteger(CALLS) || CALLS < 1) throw new Error("usage: host-audit-child.ts <calls>");

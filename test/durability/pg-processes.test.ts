@@ -5,8 +5,8 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, expect, it } from "vitest";
-import { openStore } from "../../host/src/store/index.ts";
-import { dropSchemas, freshSchemaName } from "../../host/src/store/postgres/test-schema.ts";
+import { openStore } from "../../host/src/state/store/index.ts";
+import { dropSchemas, freshSchemaName } from "../../host/src/state/store/postgres/test-schema.ts";
 import { describePg, PG_URL } from "../support/postgres.ts";
 import { artifactBytes, sha256 } from "./burst-fixtures.ts";
 

@@ -2,7 +2,7 @@
 // schema in argv[3], says READY, reads one line of JSON handles from stdin, tries to take every one of
 // them, and prints `TOOK <handle> <sha256>` for each it got, then DONE.
 import { createInterface } from "node:readline";
-import { openStore } from "../../host/src/store/index.ts";
+import { openStore } from "../../host/src/state/store/index.ts";
 import { sha256 } from "./burst-fixtures.ts";
 
 const [url, schema] = process.argv.slice(2);

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, describe, expect, it } from "vitest";
-import { openStore } from "../../host/src/store/index.ts";
+import { openStore } from "../../host/src/state/store/index.ts";
 import { AGENT, artifactBytes, CONVERSATION, docContent, sha256 } from "./burst-fixtures.ts";
 
 const root = mkdtempSync(join(tmpdir(), "airlock-durability-"));

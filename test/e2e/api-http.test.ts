@@ -2,8 +2,8 @@
 // fetch for the ordinary routes, node:http where a test must forge Host or Origin headers.
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { type AdminServer, startAdminServer } from "../../host/src/api/server.ts";
-import { createSurfaceFixture, type SurfaceFixture } from "../../host/src/api/test-support.ts";
+import { type AdminServer, startAdminServer } from "../../host/src/surfaces/http/server.ts";
+import { createSurfaceFixture, type SurfaceFixture } from "../../host/src/surfaces/http/test-support.ts";
 
 let f: SurfaceFixture;
 let server: AdminServer;

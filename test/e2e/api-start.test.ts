@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { runCli } from "../../host/src/cli/main.ts";
+import { runCli } from "../../host/src/surfaces/cli/main.ts";
 
 const BIN = fileURLToPath(new URL("../../host/bin/airlock.ts", import.meta.url));
 let dataDir: string;

@@ -2,7 +2,7 @@
 // hostile suite runs the worker mode): settings, listing, search_tools, run_code chaining tools,
 // inner calls audited under their run_code call, errors the model can act on, limits.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AirlockHost, Run } from "../../host/src/host-types.ts";
+import type { AirlockHost, Run } from "../../host/src/contracts/host.ts";
 import { type CodeModeHost, startCodeModeHost } from "../support/code-mode-host.ts";
 
 let fx: CodeModeHost;

@@ -10,9 +10,9 @@
 // client secret, provider key or issued token reaches a page, a response or storage (canary).
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { type AdminServer, startAdminServer } from "../../host/src/api/server.ts";
-import type { FixturePlugin } from "../../host/src/pipeline/test-fixtures.ts";
-import { openTestHost, type TestHost } from "../../host/src/pipeline/test-host.ts";
+import type { FixturePlugin } from "../../host/src/engine/pipeline/test-fixtures.ts";
+import { openTestHost, type TestHost } from "../../host/src/engine/pipeline/test-host.ts";
+import { type AdminServer, startAdminServer } from "../../host/src/surfaces/http/server.ts";
 import {
   CLIENT_ID,
   CLIENT_SECRET,

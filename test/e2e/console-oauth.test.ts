@@ -9,8 +9,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { auth, Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { type AdminServer, startAdminServer } from "../../host/src/api/server.ts";
-import { createSurfaceFixture, type SurfaceFixture } from "../../host/src/api/test-support.ts";
+import { type AdminServer, startAdminServer } from "../../host/src/surfaces/http/server.ts";
+import { createSurfaceFixture, type SurfaceFixture } from "../../host/src/surfaces/http/test-support.ts";
 import { type Callback, MemoryOAuthProvider, startCallback } from "./console-oauth-support.ts";
 import { hasChromium, launch, shot } from "./console-support.ts";
 

@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createAdminApi } from "../../host/src/api/app.ts";
+import type { AirlockHost } from "../../host/src/contracts/host.ts";
 import { createHost } from "../../host/src/host.ts";
-import type { AirlockHost } from "../../host/src/host-types.ts";
+import { createAdminApi } from "../../host/src/surfaces/http/app.ts";
 import {
   startTestRegistry,
   type TestRegistry,

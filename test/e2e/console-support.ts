@@ -6,8 +6,12 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { writePluginTarball } from "@airlock/sdk/package";
 import { type Browser, chromium, type Page } from "playwright-core";
-import { KIT } from "../../host/src/api/test-support.ts";
-import { bundleSource, type FixturePlugin, fixtureManifest } from "../../host/src/pipeline/test-fixtures.ts";
+import {
+  bundleSource,
+  type FixturePlugin,
+  fixtureManifest,
+} from "../../host/src/engine/pipeline/test-fixtures.ts";
+import { KIT } from "../../host/src/surfaces/http/test-support.ts";
 
 export const CHROMIUM = "/usr/bin/chromium";
 export const ARTIFACTS = join(import.meta.dirname, "..", "artifacts", "console");

@@ -9,8 +9,8 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { type AdminServer, startAdminServer } from "../../host/src/api/server.ts";
-import { createSurfaceFixture, type SurfaceFixture } from "../../host/src/api/test-support.ts";
+import { type AdminServer, startAdminServer } from "../../host/src/surfaces/http/server.ts";
+import { createSurfaceFixture, type SurfaceFixture } from "../../host/src/surfaces/http/test-support.ts";
 import {
   ARTIFACTS,
   hasChromium,

@@ -3,8 +3,8 @@
 // for an operator's approval (approved, then denied), and an error inside the code.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type AdminServer, startAdminServer } from "../../host/src/api/server.ts";
-import type { AirlockHost } from "../../host/src/host-types.ts";
+import type { AirlockHost } from "../../host/src/contracts/host.ts";
+import { type AdminServer, startAdminServer } from "../../host/src/surfaces/http/server.ts";
 import { type CodeModeHost, startCodeModeHost } from "../support/code-mode-host.ts";
 
 let fx: CodeModeHost;

@@ -10,8 +10,8 @@ import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type AdminServer, startAdminServer } from "../../host/src/api/server.ts";
-import { createSurfaceFixture, type SurfaceFixture } from "../../host/src/api/test-support.ts";
+import { type AdminServer, startAdminServer } from "../../host/src/surfaces/http/server.ts";
+import { createSurfaceFixture, type SurfaceFixture } from "../../host/src/surfaces/http/test-support.ts";
 import { repeatUntilTold } from "../support/list-changes.ts";
 
 let f: SurfaceFixture;

@@ -11,8 +11,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { kitTarball } from "../../host/src/api/test-support.ts";
-import { servePluginDev } from "../../host/src/mcp/dev.ts";
+import { kitTarball } from "../../host/src/surfaces/http/test-support.ts";
+import { servePluginDev } from "../../host/src/surfaces/mcp/dev.ts";
 import { copyFixture, type FixtureCopy } from "../../sdk/test/support/fixtures.ts";
 
 const BIN = fileURLToPath(new URL("../../sdk/bin/airlock-plugin.ts", import.meta.url));

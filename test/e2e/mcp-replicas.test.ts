@@ -17,10 +17,10 @@ import {
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { type AdminServer, startAdminServer } from "../../host/src/api/server.ts";
+import type { AirlockHost } from "../../host/src/contracts/host.ts";
 import { createHost } from "../../host/src/host.ts";
-import type { AirlockHost } from "../../host/src/host-types.ts";
-import { dropSchemas, freshSchemaName } from "../../host/src/store/postgres/test-schema.ts";
+import { dropSchemas, freshSchemaName } from "../../host/src/state/store/postgres/test-schema.ts";
+import { type AdminServer, startAdminServer } from "../../host/src/surfaces/http/server.ts";
 import { describePg, PG_URL } from "../support/postgres.ts";
 
 /** Alternates every request between the upstreams, streaming both ways; counts who served what. */

@@ -7,9 +7,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createSurfaceFixture, type SurfaceFixture } from "../../host/src/api/test-support.ts";
+import type { AirlockHost } from "../../host/src/contracts/host.ts";
 import { createHost } from "../../host/src/host.ts";
-import type { AirlockHost } from "../../host/src/host-types.ts";
+import { createSurfaceFixture, type SurfaceFixture } from "../../host/src/surfaces/http/test-support.ts";
 
 const BIN = fileURLToPath(new URL("../../host/bin/airlock.ts", import.meta.url));
 let f: SurfaceFixture;

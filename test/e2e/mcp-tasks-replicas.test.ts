@@ -3,7 +3,7 @@
 // in both eras (SDK v1 client for 2025-11-25; raw JSON-RPC for the 2026-07-28 extension, which
 // SDK v2 2.4.0's client cannot read); and a replica SIGKILLed in the middle of a task leaves it
 // `failed` with AIRLOCK_TASK_REPLICA_LOST, read through the surviving host. The slow tool
-// busy-waits in slices (host/src/tasks/test-support.ts).
+// busy-waits in slices (host/src/engine/tasks/test-support.ts).
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -19,13 +19,13 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { type AdminServer, startAdminServer } from "../../host/src/api/server.ts";
-import { kitTarball } from "../../host/src/api/test-support.ts";
 import type { HostOptions } from "../../host/src/config.ts";
+import type { AirlockHost } from "../../host/src/contracts/host.ts";
+import { JOBS } from "../../host/src/engine/tasks/test-support.ts";
 import { createHost } from "../../host/src/host.ts";
-import type { AirlockHost } from "../../host/src/host-types.ts";
-import { dropSchemas, freshSchemaName } from "../../host/src/store/postgres/test-schema.ts";
-import { JOBS } from "../../host/src/tasks/test-support.ts";
+import { dropSchemas, freshSchemaName } from "../../host/src/state/store/postgres/test-schema.ts";
+import { type AdminServer, startAdminServer } from "../../host/src/surfaces/http/server.ts";
+import { kitTarball } from "../../host/src/surfaces/http/test-support.ts";
 import { modern } from "../support/mcp-modern.ts";
 import { describePg, PG_URL } from "../support/postgres.ts";
 

@@ -3,7 +3,7 @@
 // client's request timeout, is listed, cancelled, bound to its agent), and the 2026-07-28 tasks
 // extension over raw JSON-RPC (SDK v2 2.4.0's client has no task runtime: it rejects a
 // `resultType: "task"` answer as an unsupported result type). The slow tool busy-waits in slices
-// (host/src/tasks/test-support.ts).
+// (host/src/engine/tasks/test-support.ts).
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,11 +15,11 @@ import {
   TaskStatusNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type AdminServer, startAdminServer } from "../../host/src/api/server.ts";
-import { kitTarball } from "../../host/src/api/test-support.ts";
+import type { AirlockHost } from "../../host/src/contracts/host.ts";
+import { JOBS } from "../../host/src/engine/tasks/test-support.ts";
 import { createHost } from "../../host/src/host.ts";
-import type { AirlockHost } from "../../host/src/host-types.ts";
-import { JOBS } from "../../host/src/tasks/test-support.ts";
+import { type AdminServer, startAdminServer } from "../../host/src/surfaces/http/server.ts";
+import { kitTarball } from "../../host/src/surfaces/http/test-support.ts";
 import { modern } from "../support/mcp-modern.ts";
 
 let dir: string;

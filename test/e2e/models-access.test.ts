@@ -6,9 +6,9 @@
 // provider name differently — the second install is refused with its code.
 import { samplePluginTarball } from "@airlock/sdk/package";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AdminServer, startAdminServer } from "../../host/src/api/server.ts";
-import type { FixturePlugin } from "../../host/src/pipeline/test-fixtures.ts";
-import { openTestHost, type TestHost } from "../../host/src/pipeline/test-host.ts";
+import type { FixturePlugin } from "../../host/src/engine/pipeline/test-fixtures.ts";
+import { openTestHost, type TestHost } from "../../host/src/engine/pipeline/test-host.ts";
+import { type AdminServer, startAdminServer } from "../../host/src/surfaces/http/server.ts";
 import { type ModelStub, startModelStub } from "../support/oauth-server.ts";
 
 const PROVIDER_KEY = "sk-provider-canary-71d0a9e4c3b2";

@@ -8,9 +8,9 @@
 // token. Workers sandbox, SQLite, the host's real admin server. Canary: nothing the provider
 // issued, nor the client secret, appears in any tool output, audit entry, API response or log.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type AdminServer, startAdminServer } from "../../host/src/api/server.ts";
-import type { FixturePlugin } from "../../host/src/pipeline/test-fixtures.ts";
-import { openTestHost, type TestHost } from "../../host/src/pipeline/test-host.ts";
+import type { FixturePlugin } from "../../host/src/engine/pipeline/test-fixtures.ts";
+import { openTestHost, type TestHost } from "../../host/src/engine/pipeline/test-host.ts";
+import { type AdminServer, startAdminServer } from "../../host/src/surfaces/http/server.ts";
 import { CLIENT_ID, CLIENT_SECRET, type OAuthServer, startOAuthServer } from "../support/oauth-server.ts";
 
 let oauth: OAuthServer;

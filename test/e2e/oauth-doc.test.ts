@@ -10,10 +10,10 @@ import { join, resolve } from "node:path";
 import { buildPlugin } from "@airlock/sdk/build";
 import { samplePluginTarball } from "@airlock/sdk/package";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { COMMANDS } from "../../host/src/cli/commands/index.ts";
-import { runCli } from "../../host/src/cli/main.ts";
-import { withHost } from "../../host/src/cli/open-host.ts";
-import type { CliIO } from "../../host/src/cli/types.ts";
+import { COMMANDS } from "../../host/src/surfaces/cli/commands/index.ts";
+import { runCli } from "../../host/src/surfaces/cli/main.ts";
+import { withHost } from "../../host/src/surfaces/cli/open-host.ts";
+import type { CliIO } from "../../host/src/surfaces/cli/types.ts";
 
 const doc = readFileSync(resolve(import.meta.dirname, "../../docs/oauth.md"), "utf8");
 const lines = [...doc.matchAll(/```sh\n([\s\S]*?)```/g)]

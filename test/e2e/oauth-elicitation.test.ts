@@ -6,8 +6,8 @@
 // declines, gets today's result carrying the link. Canary: no token the provider issued, nor
 // the client secret, crosses the MCP wire.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type AdminServer, startAdminServer } from "../../host/src/api/server.ts";
-import { openTestHost, type TestHost } from "../../host/src/pipeline/test-host.ts";
+import { openTestHost, type TestHost } from "../../host/src/engine/pipeline/test-host.ts";
+import { type AdminServer, startAdminServer } from "../../host/src/surfaces/http/server.ts";
 import {
   CLIENT_ID,
   CLIENT_SECRET,

@@ -13,9 +13,9 @@ import {
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AdminServer, startAdminServer } from "../../host/src/api/server.ts";
-import type { CallOptions, ToolCallOutcome } from "../../host/src/host-types.ts";
-import { openTestHost, type TestHost } from "../../host/src/pipeline/test-host.ts";
+import type { CallOptions, ToolCallOutcome } from "../../host/src/contracts/host.ts";
+import { openTestHost, type TestHost } from "../../host/src/engine/pipeline/test-host.ts";
+import { type AdminServer, startAdminServer } from "../../host/src/surfaces/http/server.ts";
 import {
   CLIENT_ID,
   CLIENT_SECRET,

@@ -6,9 +6,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { COMMANDS } from "../../host/src/cli/commands/index.ts";
-import { runCli } from "../../host/src/cli/main.ts";
-import { REMOTE_ERRORS } from "../../host/src/remote/errors.ts";
+import { REMOTE_ERRORS } from "../../host/src/engine/remote/errors.ts";
+import { COMMANDS } from "../../host/src/surfaces/cli/commands/index.ts";
+import { runCli } from "../../host/src/surfaces/cli/main.ts";
 import { type RemoteFixture, startRemoteFixture } from "../support/remote-mcp-fixture.ts";
 
 const DOC = readFileSync(resolve(import.meta.dirname, "../../docs/remote.md"), "utf8");

@@ -1,4 +1,4 @@
-// Sessions toward a remote MCP server are kept and reused (host/src/remote/session-pool.ts): the
+// Sessions toward a remote MCP server are kept and reused (host/src/engine/remote/session-pool.ts): the
 // handshake is made once per (server, auth identity), later calls cost a listing and the call;
 // an agent with another header secret gets a session of its own; a session the server forgot
 // (404 on its id, a restart) is replaced within the same call; a failed call's session is never

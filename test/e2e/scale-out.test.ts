@@ -12,7 +12,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createHost } from "../../host/src/host.ts";
-import { dropSchemas, freshSchemaName } from "../../host/src/store/postgres/test-schema.ts";
+import { dropSchemas, freshSchemaName } from "../../host/src/state/store/postgres/test-schema.ts";
 import { repeatUntilTold } from "../support/list-changes.ts";
 import { PG_URL, probePostgres } from "../support/postgres.ts";
 import {

@@ -10,11 +10,11 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type AdminServer, startAdminServer } from "../../host/src/api/server.ts";
+import type { AirlockHost } from "../../host/src/contracts/host.ts";
+import { type FixturePlugin, installFixture } from "../../host/src/engine/pipeline/test-fixtures.ts";
 import { createHost } from "../../host/src/host.ts";
-import type { AirlockHost } from "../../host/src/host-types.ts";
-import { type FixturePlugin, installFixture } from "../../host/src/pipeline/test-fixtures.ts";
-import { openStore } from "../../host/src/store/index.ts";
+import { openStore } from "../../host/src/state/store/index.ts";
+import { type AdminServer, startAdminServer } from "../../host/src/surfaces/http/server.ts";
 
 const nap = (name: string) => ({
   name,

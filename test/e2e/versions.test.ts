@@ -3,8 +3,8 @@
 // CLIs' `--version` all say the same thing.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { runCli } from "@airlock/host/cli/main.ts";
 import { DEFAULT_HOST_VERSION } from "@airlock/host/config.ts";
+import { runCli } from "@airlock/host/surfaces/cli/main.ts";
 import { runRegistryCli } from "@airlock/registry";
 import { SDK_VERSION } from "@airlock/sdk/manifest";
 import { describe, expect, it } from "vitest";

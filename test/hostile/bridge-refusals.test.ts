@@ -5,9 +5,9 @@
 // the audit rows (denials present, with their reason; floods bounded and counted), that the
 // host keeps serving, and that no secret value leaked anywhere.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DENIAL_ROWS_PER_CALL } from "../../host/src/bridge/denials.ts";
-import { openTestHost, type TestHost } from "../../host/src/pipeline/test-host.ts";
-import type { AuditRecord } from "../../host/src/store/types.ts";
+import { openTestHost, type TestHost } from "../../host/src/engine/pipeline/test-host.ts";
+import { DENIAL_ROWS_PER_CALL } from "../../host/src/isolation/bridge/denials.ts";
+import type { AuditRecord } from "../../host/src/state/store/types.ts";
 
 const SECRET = "sk-refusals-5e1f0c9d7a3b";
 const UNDECLARED = "undeclared-canary-0b7d3e";

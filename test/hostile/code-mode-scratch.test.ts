@@ -8,7 +8,7 @@
 // covers the isolate's own attacks in workers mode).
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AirlockHost, ToolCallOutcome } from "../../host/src/host-types.ts";
+import type { AirlockHost, ToolCallOutcome } from "../../host/src/contracts/host.ts";
 import { type CodeModeHost, startCodeModeHost } from "../support/code-mode-host.ts";
 
 const CANARY = "canary-5c7a7c4-secret-value";

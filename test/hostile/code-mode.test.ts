@@ -5,7 +5,7 @@
 // normal run_code call and a direct call, and that the canary secret appears in no output, no
 // audit entry and no host log line.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AirlockHost, Run, ToolCallOutcome } from "../../host/src/host-types.ts";
+import type { AirlockHost, Run, ToolCallOutcome } from "../../host/src/contracts/host.ts";
 import { type CodeModeHost, startCodeModeHost } from "../support/code-mode-host.ts";
 
 const CANARY = "canary-51c0de-secret-value";

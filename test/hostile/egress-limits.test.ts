@@ -10,7 +10,7 @@ import {
   fetchHarness,
   startServer,
   type TestServer,
-} from "../../host/src/egress/test-support.ts";
+} from "../../host/src/isolation/egress/test-support.ts";
 
 const SECRET = "sk-hostile-limits-c0ffee42";
 let server: TestServer;

@@ -8,7 +8,7 @@ import {
   fetchHarness,
   startServer,
   type TestServer,
-} from "../../host/src/egress/test-support.ts";
+} from "../../host/src/isolation/egress/test-support.ts";
 
 const SECRET = "sk-hostile-redirect-51be07";
 let origin: TestServer;

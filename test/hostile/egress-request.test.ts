@@ -7,7 +7,7 @@ import {
   fetchHarness,
   startServer,
   type TestServer,
-} from "../../host/src/egress/test-support.ts";
+} from "../../host/src/isolation/egress/test-support.ts";
 
 const SECRET = "sk-hostile-request-0d15ea5e";
 let server: TestServer;

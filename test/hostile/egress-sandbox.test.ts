@@ -3,9 +3,9 @@
 // (SQLite store, in-process sandbox, real bridge and fetch capability), loopback servers only.
 // The plugin sees the exact codes, never the secret value; the host keeps serving.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../../host/src/egress/test-support.ts";
-import type { FixturePlugin } from "../../host/src/pipeline/test-fixtures.ts";
-import { openTestHost, type TestHost } from "../../host/src/pipeline/test-host.ts";
+import type { FixturePlugin } from "../../host/src/engine/pipeline/test-fixtures.ts";
+import { openTestHost, type TestHost } from "../../host/src/engine/pipeline/test-host.ts";
+import { startServer, type TestServer } from "../../host/src/isolation/egress/test-support.ts";
 
 const SECRET = "sk-e2e-9c0ffee4b1d7e05a";
 let echo: TestServer;

@@ -9,7 +9,7 @@ import {
   fetchHarness,
   startServer,
   type TestServer,
-} from "../../host/src/egress/test-support.ts";
+} from "../../host/src/isolation/egress/test-support.ts";
 
 const SECRET = "sk-live-4b1d7e0c9a2f58e3";
 const OTHER = "tok-other-90aa17e2c4";

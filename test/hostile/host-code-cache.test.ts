@@ -10,12 +10,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { kitTarball } from "../../host/src/api/test-support.ts";
+import type { AirlockHost } from "../../host/src/contracts/host.ts";
 import { createHost } from "../../host/src/host.ts";
-import type { AirlockHost } from "../../host/src/host-types.ts";
-import { readCodeCache, writeCodeCache } from "../../host/src/sandbox/code-cache.ts";
-import { openVault } from "../../host/src/secrets/index.ts";
-import { loadMasterKey } from "../../host/src/secrets/master-key.ts";
+import { readCodeCache, writeCodeCache } from "../../host/src/isolation/sandbox/code-cache.ts";
+import { openVault } from "../../host/src/state/secrets/index.ts";
+import { loadMasterKey } from "../../host/src/state/secrets/master-key.ts";
+import { kitTarball } from "../../host/src/surfaces/http/test-support.ts";
 import { CANARY, waitFor } from "../support/sandbox-hostile.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "airlock-host-cc-"));

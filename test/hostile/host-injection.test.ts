@@ -3,9 +3,9 @@
 // address is still refused by the gate; an artifact is gone once the injected clock passes its
 // TTL, and the expired take is audited as a denial. The host keeps serving; no secret leaks.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../../host/src/egress/test-support.ts";
-import type { Resolver } from "../../host/src/egress/types.ts";
-import { openTestHost, type TestHost } from "../../host/src/pipeline/test-host.ts";
+import { openTestHost, type TestHost } from "../../host/src/engine/pipeline/test-host.ts";
+import { startServer, type TestServer } from "../../host/src/isolation/egress/test-support.ts";
+import type { Resolver } from "../../host/src/isolation/egress/types.ts";
 
 const SECRET = "sk-injected-3c9e7a";
 let server: TestServer;

@@ -8,11 +8,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KIT, kitTarball } from "../../host/src/api/test-support.ts";
-import { pluginsCommands } from "../../host/src/cli/commands/plugins.ts";
-import { runCli } from "../../host/src/cli/main.ts";
+import type { AirlockHost, HostEventMap } from "../../host/src/contracts/host.ts";
 import { createHost } from "../../host/src/host.ts";
-import type { AirlockHost, HostEventMap } from "../../host/src/host-types.ts";
+import { pluginsCommands } from "../../host/src/surfaces/cli/commands/plugins.ts";
+import { runCli } from "../../host/src/surfaces/cli/main.ts";
+import { KIT, kitTarball } from "../../host/src/surfaces/http/test-support.ts";
 import { CANARY } from "../support/sandbox-hostile.ts";
 
 const CRASHER = {

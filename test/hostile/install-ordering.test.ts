@@ -5,7 +5,7 @@
 // serving, and `allowDowngrade` / `allowPrerelease` / rollback stay the operator's ways through.
 import { samplePluginTarball } from "@airlock/sdk/package";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openTestHost, type TestHost } from "../../host/src/pipeline/test-host.ts";
+import { openTestHost, type TestHost } from "../../host/src/engine/pipeline/test-host.ts";
 
 let t: TestHost;
 beforeEach(async () => {

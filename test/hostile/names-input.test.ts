@@ -11,8 +11,8 @@ import {
 } from "@airlock/sdk/package";
 import type { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAdminApi } from "../../host/src/api/app.ts";
-import { openTestHost, type TestHost } from "../../host/src/pipeline/test-host.ts";
+import { openTestHost, type TestHost } from "../../host/src/engine/pipeline/test-host.ts";
+import { createAdminApi } from "../../host/src/surfaces/http/app.ts";
 
 const SECRET = "sk-names-input-6d2a91";
 let t: TestHost;

@@ -4,7 +4,7 @@
 // set, an agent token on the approval page, and a hostile ctx.elicit form. Each refusal has its
 // exact code, is audited, changes nothing, leaves the host healthy, and leaks no canary.
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { mintSecretTicket } from "../../host/src/people/pages/tickets.ts";
+import { mintSecretTicket } from "../../host/src/surfaces/http/people/tickets.ts";
 import { connect, type LoopFixture, startLoopHost, text } from "../e2e/people/support.ts";
 
 let fx: LoopFixture;
@@ -204,7 +204,7 @@ test("a page escapes what it shows (tool input with markup)", async () => {
 });
 
 test("without the server's host guard the page itself refuses a cross-site post", async () => {
-  const { createAdminApi } = await import("../../host/src/api/app.ts");
+  const { createAdminApi } = await import("../../host/src/surfaces/http/app.ts");
   const app = createAdminApi(fx.host, { log: () => undefined });
   const path = `/secrets/${mintSecretTicket(fx.host, { agent: "alpha", keys: ["api_key"], tool: "loop__keyed" })}`;
   const page = await (await app.request(`http://127.0.0.1${path}`)).text();

@@ -8,8 +8,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readCodeCache, writeCodeCache } from "../../host/src/sandbox/code-cache.ts";
-import type { SandboxPlugin } from "../../host/src/sandbox/types.ts";
+import { readCodeCache, writeCodeCache } from "../../host/src/isolation/sandbox/code-cache.ts";
+import type { SandboxPlugin } from "../../host/src/isolation/sandbox/types.ts";
 import { fixtureBundle, makePlugin } from "../support/sandbox-fixtures.ts";
 import type { Harness } from "../support/sandbox-harness.ts";
 import { MODES } from "../support/sandbox-harness.ts";

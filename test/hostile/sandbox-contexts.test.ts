@@ -4,7 +4,7 @@
 // every call gets its correct, agent-separated result or a stable AIRLOCK_SANDBOX_* code (never
 // a raw isolated-vm error) and the sandbox stays healthy.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SandboxPlugin } from "../../host/src/sandbox/types.ts";
+import type { SandboxPlugin } from "../../host/src/isolation/sandbox/types.ts";
 import { makePlugin } from "../support/sandbox-fixtures.ts";
 import type { Harness } from "../support/sandbox-harness.ts";
 import { MODES } from "../support/sandbox-harness.ts";

@@ -2,7 +2,7 @@
 // host globals and ivm objects, Error.prepareStackTrace tricks, prototype pollution across the
 // boundary. Run against both sandbox modes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SandboxPlugin } from "../../host/src/sandbox/types.ts";
+import type { SandboxPlugin } from "../../host/src/isolation/sandbox/types.ts";
 import type { Harness } from "../support/sandbox-harness.ts";
 import { MODES } from "../support/sandbox-harness.ts";
 import { expectContained, hostileSetup } from "../support/sandbox-hostile.ts";

@@ -1,7 +1,7 @@
 // Hostile: widening a grant — reading an undeclared secret, replaying a finished call's ctx or
 // token, reaching another agent's context or state, forging or guessing tokens at the bridge.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SandboxPlugin } from "../../host/src/sandbox/types.ts";
+import type { SandboxPlugin } from "../../host/src/isolation/sandbox/types.ts";
 import type { Harness } from "../support/sandbox-harness.ts";
 import { MODES } from "../support/sandbox-harness.ts";
 import { CANARY, DECLARED_VALUE, expectContained, hostileSetup } from "../support/sandbox-hostile.ts";

@@ -4,7 +4,7 @@
 // queued work never runs afterwards (no ctx call reaches the host once the await resolves).
 // Both sandbox modes, the real bridge and store; the host keeps serving; the canary leaks nowhere.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SandboxPlugin } from "../../host/src/sandbox/types.ts";
+import type { SandboxPlugin } from "../../host/src/isolation/sandbox/types.ts";
 import { makePlugin } from "../support/sandbox-fixtures.ts";
 import type { Harness } from "../support/sandbox-harness.ts";
 import { GATE_URL, MODES } from "../support/sandbox-harness.ts";

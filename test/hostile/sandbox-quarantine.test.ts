@@ -6,9 +6,9 @@
 // again — succeed, and its worker is never restarted again. The operator's own tier
 // (`ownWorker`) places a plugin alone from the start and can be taken back.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SandboxPlugin } from "../../host/src/sandbox/types.ts";
-import type { QuarantineNotice } from "../../host/src/sandbox/worker-tiers.ts";
-import type { WorkerSandbox } from "../../host/src/sandbox/workers.ts";
+import type { SandboxPlugin } from "../../host/src/isolation/sandbox/types.ts";
+import type { QuarantineNotice } from "../../host/src/isolation/sandbox/worker-tiers.ts";
+import type { WorkerSandbox } from "../../host/src/isolation/sandbox/workers.ts";
 import { fixtureBundle, makePlugin } from "../support/sandbox-fixtures.ts";
 import { createHarness, type Harness } from "../support/sandbox-harness.ts";
 import { CANARY, expectContained, hostilePlugin } from "../support/sandbox-hostile.ts";

@@ -2,7 +2,7 @@
 // ArrayBuffer memory bombs, a single huge allocation. Each earns its exact code, the plugin's
 // isolate is replaced when it had to be, and the host serves the next call.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SandboxPlugin } from "../../host/src/sandbox/types.ts";
+import type { SandboxPlugin } from "../../host/src/isolation/sandbox/types.ts";
 import type { Harness } from "../support/sandbox-harness.ts";
 import { MODES } from "../support/sandbox-harness.ts";
 import { expectContained, hostilePlugin, hostileSetup, waitFor } from "../support/sandbox-hostile.ts";

@@ -2,7 +2,7 @@
 // functions, class instances, giant results, forged envelopes, non-Error throws, forged codes.
 // Each earns its exact code; the host stays healthy and the canary secret appears nowhere.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SandboxPlugin } from "../../host/src/sandbox/types.ts";
+import type { SandboxPlugin } from "../../host/src/isolation/sandbox/types.ts";
 import type { Harness } from "../support/sandbox-harness.ts";
 import { MODES } from "../support/sandbox-harness.ts";
 import { expectContained, hostilePlugin, hostileSetup } from "../support/sandbox-hostile.ts";

@@ -4,7 +4,7 @@
 // asserts its exact outcome, that the host still serves a normal call and that the canary secret
 // appears in no output, log or audit row.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SandboxPlugin } from "../../host/src/sandbox/types.ts";
+import type { SandboxPlugin } from "../../host/src/isolation/sandbox/types.ts";
 import { makePlugin } from "../support/sandbox-fixtures.ts";
 import { type Harness, MODES } from "../support/sandbox-harness.ts";
 import { CANARY, expectContained, hostileSetup } from "../support/sandbox-hostile.ts";

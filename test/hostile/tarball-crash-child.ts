@@ -1,8 +1,8 @@
 // Child process for tarball-crash.test.ts: installs a .tgz and, at the fault point named in
 // argv, tells the parent where it is and waits to be SIGKILLed (a crash mid-install). With
 // the point "none" it installs normally and reports the result (cross-process concurrency).
-import { createPluginLifecycle } from "@airlock/host/install/index.ts";
-import { openStore } from "@airlock/host/store/index.ts";
+import { createPluginLifecycle } from "@airlock/host/engine/install/index.ts";
+import { openStore } from "@airlock/host/state/store/index.ts";
 
 const [dataDir, tarball, point] = process.argv.slice(2) as [
   string,

@@ -4,9 +4,9 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createPluginLifecycle } from "@airlock/host/install/index.ts";
-import { openStore } from "@airlock/host/store/index.ts";
-import type { Store } from "@airlock/host/store/types.ts";
+import { createPluginLifecycle } from "@airlock/host/engine/install/index.ts";
+import { openStore } from "@airlock/host/state/store/index.ts";
+import type { Store } from "@airlock/host/state/store/types.ts";
 import { type RunningRegistry, startRegistry } from "@airlock/registry";
 import {
   type CraftedEntry,

@@ -3,7 +3,7 @@
 // worker probes again). AIRLOCK_TEST_PG names the server; CI sets AIRLOCK_REQUIRE_PG=1 so that
 // an unreachable server fails the run instead of skipping those suites.
 // It also gives the run its own per-user state dir (XDG_STATE_HOME), so the hosts tests start
-// never record themselves as the developer's running host (host/src/cli/host-location.ts).
+// never record themselves as the developer's running host (host/src/surfaces/cli/host-location.ts).
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

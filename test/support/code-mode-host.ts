@@ -4,12 +4,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { listFirstPartyPlugins } from "../../host/src/cli/bootstrap/first-party.ts";
-import { packFirstParty } from "../../host/src/cli/bootstrap/package-cache.ts";
-import { loadOrCreateSigningKey } from "../../host/src/cli/bootstrap/signing-key.ts";
 import type { HostOptions } from "../../host/src/config.ts";
+import type { AirlockHost } from "../../host/src/contracts/host.ts";
 import { createHost } from "../../host/src/host.ts";
-import type { AirlockHost } from "../../host/src/host-types.ts";
+import { listFirstPartyPlugins } from "../../host/src/surfaces/cli/bootstrap/first-party.ts";
+import { packFirstParty } from "../../host/src/surfaces/cli/bootstrap/package-cache.ts";
+import { loadOrCreateSigningKey } from "../../host/src/surfaces/cli/bootstrap/signing-key.ts";
 
 export interface CodeModeHost {
   host: AirlockHost;

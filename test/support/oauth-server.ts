@@ -5,8 +5,12 @@
 // leaked anywhere. Loopback only; nothing real is contacted.
 import { createHash, randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
-import { type SeenRequest, startServer, type TestServer } from "../../host/src/egress/test-support.ts";
-import type { FixturePlugin } from "../../host/src/pipeline/test-fixtures.ts";
+import type { FixturePlugin } from "../../host/src/engine/pipeline/test-fixtures.ts";
+import {
+  type SeenRequest,
+  startServer,
+  type TestServer,
+} from "../../host/src/isolation/egress/test-support.ts";
 
 export const CLIENT_ID = "airlock-test-client";
 export const CLIENT_SECRET = "cs-canary-5e1f0c2a9b7d4e33";

@@ -4,10 +4,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { type AdminServer, startAdminServer } from "../../host/src/api/server.ts";
 import type { HostOptions } from "../../host/src/config.ts";
+import type { AirlockHost } from "../../host/src/contracts/host.ts";
 import { createHost } from "../../host/src/host.ts";
-import type { AirlockHost } from "../../host/src/host-types.ts";
+import { type AdminServer, startAdminServer } from "../../host/src/surfaces/http/server.ts";
 
 export interface RemoteHost {
   host: AirlockHost;

@@ -3,7 +3,7 @@
 // check every hostile test ends with (the exact code was asserted by the test itself; this
 // asserts the host still serves a normal call and the canary appears nowhere).
 import { expect } from "vitest";
-import type { EffectiveLimits, SandboxPlugin } from "../../host/src/sandbox/types.ts";
+import type { EffectiveLimits, SandboxPlugin } from "../../host/src/isolation/sandbox/types.ts";
 import { fixtureBundle, makePlugin } from "./sandbox-fixtures.ts";
 import { createHarness, type Harness, type SandboxMode } from "./sandbox-harness.ts";
 

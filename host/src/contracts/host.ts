@@ -6,17 +6,18 @@
 
 import type { Attachment, ConversationMessage, KnowledgeLevel, ToolResult } from "@airlock/sdk";
 import type { JsonSchema, Presentation, SecretSpec, ToolAnnotations } from "@airlock/sdk/manifest";
-import type { CallNotification } from "./bridge/types.ts";
-import type { StreamEventType, StreamListener } from "./cluster/events.ts";
-import type { CodeModeChange, CodeModeSettings } from "./code-mode/settings.ts";
-import type { HostSnippets } from "./code-mode/snippets-admin.ts";
-import type { ModelsAdmin, OAuthAdmin } from "./oauth/admin.ts";
-import type { TraceParent } from "./observability/spans.ts";
-import type { PolicyPatch } from "./people/policy.ts";
-import type { PeopleChannel, PeoplePolicy } from "./people/types.ts";
-import type { RemoteServers } from "./remote/types.ts";
-import type { SandboxStats } from "./sandbox/types.ts";
-import type { SkillDocument, SkillView } from "./skills/skills.ts";
+import type { CodeModeChange, CodeModeSettings } from "../engine/code-mode/settings.ts";
+import type { HostSnippets } from "../engine/code-mode/snippets-admin.ts";
+import type { ModelsAdmin, OAuthAdmin } from "../engine/oauth/admin.ts";
+import type { TraceParent } from "../engine/observability/spans.ts";
+import type { PolicyPatch } from "../engine/people/policy.ts";
+import type { PeopleChannel, PeoplePolicy } from "../engine/people/types.ts";
+import type { RemoteServers } from "../engine/remote/types.ts";
+import type { SkillDocument, SkillView } from "../engine/skills/skills.ts";
+import type { HostTasks } from "../engine/tasks/types.ts";
+import type { CallNotification } from "../isolation/bridge/types.ts";
+import type { SandboxStats } from "../isolation/sandbox/types.ts";
+import type { StreamEventType, StreamListener } from "../state/cluster/events.ts";
 import type {
   AgentKnowledgeLevel,
   AgentRecord,
@@ -24,8 +25,7 @@ import type {
   AuditRecord,
   Store,
   TokenRecord,
-} from "./store/types.ts";
-import type { HostTasks } from "./tasks/types.ts";
+} from "../state/store/types.ts";
 
 /** A tool as the catalogue lists it (GET /api/tools). Harness tools are never listed. */
 export interface CatalogueTool {
@@ -69,7 +69,7 @@ export interface ModelTool {
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   annotations: ToolAnnotations;
-  /** The tool declared it may run long: MCP clients may run it as a task (host/src/tasks/). */
+  /** The tool declared it may run long: MCP clients may run it as a task (host/src/engine/tasks/). */
   longRunning?: true;
 }
 
@@ -311,7 +311,7 @@ export interface AirlockHost {
   readonly version: string;
   readonly store: Store;
   readonly plugins: PluginLifecycle;
-  /** Remote MCP servers installed as plugins (host/src/remote/types.ts). */
+  /** Remote MCP servers installed as plugins (host/src/engine/remote/types.ts). */
   readonly remote: RemoteServers;
   /** Long-running calls run as tasks, kept in the store (tasks/types.ts; MCP tasks). */
   readonly tasks: HostTasks;
@@ -334,7 +334,7 @@ export interface AirlockHost {
   setToolsEnabled(agent: string, changes: Record<string, boolean>): Promise<AgentToolView[]>;
   getToolPresentations(): Promise<Record<string, Presentation>>;
 
-  // skills shipped by plugins (host/src/skills): one line each, the body on request
+  // skills shipped by plugins (host/src/engine/skills/): one line each, the body on request
   listSkills(agent: string): Promise<SkillView[]>;
   setSkillsEnabled(agent: string, changes: Record<string, boolean>): Promise<SkillView[]>;
   /** The body of a skill the agent has enabled; AIRLOCK_SKILL_UNKNOWN otherwise. */

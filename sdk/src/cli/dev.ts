@@ -1,6 +1,6 @@
 // `airlock-plugin dev [dir]`: builds the plugin and serves it over MCP with its bare tool names,
 // in the real sandbox with local grants, so an author can try it in any MCP client.
-// Layering: the host half (`@airlock/host/mcp/dev.ts`, a peer dependency of this command) is
+// Layering: the host half (`@airlock/host/surfaces/mcp/dev.ts`, a peer dependency of this command) is
 // loaded with a dynamic import, never statically; without it the command fails with
 // AIRLOCK_SDK_DEV_HOST_MISSING. In stdio mode stdout carries MCP only; status goes to stderr.
 // `--watch` rebuilds on save and reloads into the running host (dev-watch.ts).
@@ -17,7 +17,7 @@ export const DEV_ERRORS = defineErrorCodes({
   },
 });
 
-const HOST_DEV = "@airlock/host/mcp/dev.ts";
+const HOST_DEV = "@airlock/host/surfaces/mcp/dev.ts";
 const LEVELS = ["none", "read", "write", "manage"] as const;
 
 interface HostDevModule {

@@ -1,5 +1,5 @@
 // The globals the Airlock sandbox defines in every plugin context (the Web runtime of
-// host/src/sandbox/runtime/), typed for plugin projects that compile without the DOM or Node
+// host/src/isolation/sandbox/runtime/), typed for plugin projects that compile without the DOM or Node
 // libraries: reference it from a plugin's tsconfig (`"types": ["@airlock/sdk/globals"]`) or with
 // `/// <reference types="@airlock/sdk/globals" />`. A project that has @types/node or lib.dom
 // already has these names (with wider types than the sandbox honours: no streams, no Blob,

@@ -3,8 +3,8 @@
 // (SQLite store in a temp dir, REAL sandbox in in-process mode, chosen grants) and calls one
 // tool; `createTestHarness` keeps one host for several plugins and calls, so artifacts and
 // knowledge cross between them.
-// Layering: the host half lives in host/src/testing/ and is loaded with a dynamic import of
-// `@airlock/host/testing/index.ts` (a peer dependency of this entry point), never statically.
+// Layering: the host half lives in host/src/surfaces/testing/ and is loaded with a dynamic import of
+// `@airlock/host/surfaces/testing/index.ts` (a peer dependency of this entry point), never statically.
 import type { KnowledgeLevel } from "../context.ts";
 import { AirlockError } from "../errors.ts";
 import { packPluginForTest } from "./pack.ts";
@@ -19,7 +19,7 @@ import type {
 
 export type * from "./types.ts";
 
-const HOST_TESTING = "@airlock/host/testing/index.ts";
+const HOST_TESTING = "@airlock/host/surfaces/testing/index.ts";
 
 async function loadHostHalf(): Promise<HostTestingModule> {
   try {

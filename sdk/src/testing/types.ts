@@ -1,6 +1,6 @@
 // Types of `@airlock/sdk/testing`, and of the host half it loads at run time.
 // The SDK may not import host/ (layering), so the host half's shape is restated here
-// structurally; host/src/testing/index.ts implements exactly `HostTestingModule`.
+// structurally; host/src/surfaces/testing/index.ts implements exactly `HostTestingModule`.
 import type { Attachment, ConversationMessage, KnowledgeLevel, ToolResult } from "../context.ts";
 
 /** What the operator allows for ctx.fetch in the test; it only narrows the manifest's egress. */
@@ -102,7 +102,7 @@ export interface HostTestHarness {
   close(): Promise<void>;
 }
 
-/** What `@airlock/host/testing/index.ts` exports. */
+/** What `@airlock/host/surfaces/testing/index.ts` exports. */
 export interface HostTestingModule {
   createHostTestHarness(options: HostTestHarnessOptions): Promise<HostTestHarness>;
 }

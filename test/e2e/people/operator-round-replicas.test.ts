@@ -10,12 +10,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { type AdminServer, startAdminServer } from "../../../host/src/api/server.ts";
+import type { AirlockHost } from "../../../host/src/contracts/host.ts";
+import { installFixture } from "../../../host/src/engine/pipeline/test-fixtures.ts";
 import { createHost } from "../../../host/src/host.ts";
-import type { AirlockHost } from "../../../host/src/host-types.ts";
-import { installFixture } from "../../../host/src/pipeline/test-fixtures.ts";
-import { openStore } from "../../../host/src/store/index.ts";
-import { dropSchemas, freshSchemaName } from "../../../host/src/store/postgres/test-schema.ts";
+import { openStore } from "../../../host/src/state/store/index.ts";
+import { dropSchemas, freshSchemaName } from "../../../host/src/state/store/postgres/test-schema.ts";
+import { type AdminServer, startAdminServer } from "../../../host/src/surfaces/http/server.ts";
 import { describePg, PG_URL } from "../../support/postgres.ts";
 import { LOOP } from "./support.ts";
 

@@ -12,11 +12,11 @@ import {
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { type AdminServer, startAdminServer } from "../../../host/src/api/server.ts";
+import type { AirlockHost } from "../../../host/src/contracts/host.ts";
+import { type FixturePlugin, installFixture } from "../../../host/src/engine/pipeline/test-fixtures.ts";
 import { createHost } from "../../../host/src/host.ts";
-import type { AirlockHost } from "../../../host/src/host-types.ts";
-import { type FixturePlugin, installFixture } from "../../../host/src/pipeline/test-fixtures.ts";
-import { openStore } from "../../../host/src/store/index.ts";
+import { openStore } from "../../../host/src/state/store/index.ts";
+import { type AdminServer, startAdminServer } from "../../../host/src/surfaces/http/server.ts";
 
 export const LOOP: FixturePlugin = {
   namespace: "loop",

@@ -3,7 +3,7 @@
 // Invariants: entries name what changed, never a secret value or a token; a failed action is
 // recorded with its error code; writing the entry never fails the action (the sink reports).
 import { hasCode } from "@airlock/sdk";
-import type { AuditInput } from "../store/types.ts";
+import type { AuditInput } from "../../state/store/types.ts";
 
 export interface AdminAuditFields {
   agent?: string | null;

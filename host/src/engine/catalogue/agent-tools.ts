@@ -3,8 +3,8 @@
 // until an operator enables them (no enablement row means off). A tool is served when it is
 // enabled and none of its required (non-optional) secrets is missing.
 import { AirlockError } from "@airlock/sdk";
-import type { AgentToolView, CatalogueTool } from "../host-types.ts";
-import type { AgentRecord, Store } from "../store/types.ts";
+import type { AgentToolView, CatalogueTool } from "../../contracts/host.ts";
+import type { AgentRecord, Store } from "../../state/store/types.ts";
 import { type Catalogue, type CatalogueEntry, canonicalToolId } from "./catalogue.ts";
 import { CATALOGUE_ERRORS } from "./errors.ts";
 

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hasCode } from "@airlock/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openStore } from "../../state/store/index.ts";
+import type { Store } from "../../state/store/types.ts";
 import { installFixture } from "../pipeline/test-fixtures.ts";
-import { openStore } from "../store/index.ts";
-import type { Store } from "../store/types.ts";
 import { listAgentTools, setToolsEnabled } from "./agent-tools.ts";
 import { canonicalToolId, createCatalogue } from "./catalogue.ts";
 

@@ -8,7 +8,7 @@
 // an AIRLOCK_CATALOGUE_COLLISION problem and not served.
 import { parseToolId, parseWireName, type ToolId, toolId } from "@airlock/sdk";
 import type { ToolManifest } from "@airlock/sdk/manifest";
-import type { InstalledPluginRecord, Store } from "../store/types.ts";
+import type { InstalledPluginRecord, Store } from "../../state/store/types.ts";
 
 export interface CatalogueEntry {
   readonly id: ToolId;

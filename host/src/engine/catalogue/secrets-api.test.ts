@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hasCode } from "@airlock/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createVault, type Vault } from "../../state/secrets/index.ts";
+import { openStore } from "../../state/store/index.ts";
+import type { Store } from "../../state/store/types.ts";
 import { installFixture } from "../pipeline/test-fixtures.ts";
-import { createVault, type Vault } from "../secrets/index.ts";
-import { openStore } from "../store/index.ts";
-import type { Store } from "../store/types.ts";
 import { type Catalogue, createCatalogue } from "./catalogue.ts";
 import { deleteSecret, listSecrets, setSecrets } from "./secrets-api.ts";
 

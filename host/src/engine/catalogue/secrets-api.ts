@@ -1,20 +1,20 @@
 // The per-agent secrets API: list (masked), set (validated against the declared specs),
-// delete. Values are sealed and opened by a SecretCodec (the vault, host/src/secrets), so the
+// delete. Values are sealed and opened by a SecretCodec (the vault, host/src/state/secrets/), so the
 // store only ever holds ciphertext.
 // Invariants: a key can be set only when an active tool declares it; a select secret only to
 // one of its choices; a batch is validated whole before anything is written; a sensitive
 // value is never returned in clear (masked: "••••" plus at most its last 2 characters).
 import { hasCode, providerSecretSpecs } from "@airlock/sdk";
 import type { SecretSpec } from "@airlock/sdk/manifest";
-import type { SecretView } from "../host-types.ts";
+import type { SecretView } from "../../contracts/host.ts";
 import {
   isSensitive,
   MAX_SECRET_BYTES,
   maskSecret,
   secretSensitivity,
   type Vault,
-} from "../secrets/index.ts";
-import type { Store } from "../store/types.ts";
+} from "../../state/secrets/index.ts";
+import type { Store } from "../../state/store/types.ts";
 import { catalogueError, requireAgent } from "./agent-tools.ts";
 import type { Catalogue } from "./catalogue.ts";
 

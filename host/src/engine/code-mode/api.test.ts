@@ -3,8 +3,8 @@
 // token cannot change it, and once on, the calls route serves search_tools and run_code.
 import type { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createAdminApi } from "../api/app.ts";
-import { createSurfaceFixture, type SurfaceFixture } from "../api/test-support.ts";
+import { createAdminApi } from "../../surfaces/http/app.ts";
+import { createSurfaceFixture, type SurfaceFixture } from "../../surfaces/http/test-support.ts";
 
 let f: SurfaceFixture;
 let app: Hono;

@@ -4,8 +4,8 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { runCli } from "../cli/main.ts";
-import type { CliIO } from "../cli/types.ts";
+import { runCli } from "../../surfaces/cli/main.ts";
+import type { CliIO } from "../../surfaces/cli/types.ts";
 
 let dataDir: string;
 beforeAll(async () => {
@@ -62,7 +62,7 @@ test("airlock agents code-mode shows, turns on with limits, refuses bad input, t
 });
 
 test("runs the commands docs/code-mode.md prints, exactly as printed", async () => {
-  const doc = await readFile(new URL("../../../docs/code-mode.md", import.meta.url), "utf8");
+  const doc = await readFile(new URL("../../../../docs/code-mode.md", import.meta.url), "utf8");
   const block = /```sh\n([\s\S]*?)```/.exec(doc)?.[1] ?? "";
   const lines = block.split("\n").filter((l) => l.startsWith("airlock "));
   expect(lines.length).toBeGreaterThan(0);
@@ -87,7 +87,7 @@ test("runs the commands docs/code-mode.md prints, exactly as printed", async () 
 });
 
 test("runs the snippet commands docs/code-mode.md prints, exactly as printed", async () => {
-  const doc = await readFile(new URL("../../../docs/code-mode.md", import.meta.url), "utf8");
+  const doc = await readFile(new URL("../../../../docs/code-mode.md", import.meta.url), "utf8");
   const section = doc.slice(doc.indexOf("## Saved snippets"));
   const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
   const lines = block.split("\n").filter((l) => l.startsWith("airlock "));

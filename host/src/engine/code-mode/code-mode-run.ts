@@ -8,11 +8,11 @@
 // throws for a tool failure — it is an outcome with isError and errorCode.
 import { randomUUID } from "node:crypto";
 import type { ToolResult } from "@airlock/sdk";
-import type { CallOptions, ModelTool, Run, ToolCallOutcome } from "../host-types.ts";
+import type { CallOptions, ModelTool, Run, ToolCallOutcome } from "../../contracts/host.ts";
+import type { AuditInput, Store } from "../../state/store/types.ts";
 import { subjectRefusal } from "../oauth/subject.ts";
 import type { EventBus } from "../pipeline/events.ts";
 import { harnessOutcome } from "../pipeline/harness-outcome.ts";
-import type { AuditInput, Store } from "../store/types.ts";
 import type { CodeSandbox } from "./code-sandbox.ts";
 import { briefOf, declarationsOf, searchTools } from "./declarations.ts";
 import { runCode } from "./run-code.ts";

@@ -9,9 +9,9 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { ToolResult } from "@airlock/sdk";
 import type { PluginManifest } from "@airlock/sdk/manifest";
-import type { BridgeDispatch } from "../bridge/types.ts";
-import { createSandbox } from "../sandbox/index.ts";
-import type { CallContextData, EffectiveLimits, Sandbox } from "../sandbox/types.ts";
+import type { BridgeDispatch } from "../../isolation/bridge/types.ts";
+import { createSandbox } from "../../isolation/sandbox/index.ts";
+import type { CallContextData, EffectiveLimits, Sandbox } from "../../isolation/sandbox/types.ts";
 import type { CodeModeLimits } from "./settings.ts";
 
 const RUNTIME_SOURCE = readFileSync(new URL("./isolate/runtime.js", import.meta.url), "utf8");

@@ -1,6 +1,6 @@
 // JSON Schema → TypeScript declarations, and the search over tools: pure functions, tested directly.
 import { describe, expect, test } from "vitest";
-import type { ModelTool } from "../host-types.ts";
+import type { ModelTool } from "../../contracts/host.ts";
 import { declarationsOf, searchTools, typeOf } from "./declarations.ts";
 
 const tool = (

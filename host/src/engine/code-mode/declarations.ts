@@ -6,7 +6,7 @@
 // $ref, a pattern, a bound — becomes `unknown` or a doc line, never an error); a property that is
 // required but nullable is declared optional, because the pipeline reads an omitted one as null.
 import type { JsonSchema } from "@airlock/sdk/manifest";
-import type { ModelTool } from "../host-types.ts";
+import type { ModelTool } from "../../contracts/host.ts";
 
 type Schema = Record<string, unknown>;
 

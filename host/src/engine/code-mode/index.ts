@@ -3,11 +3,12 @@
 // Contract: `wrap(run)` returns the run itself when code mode is off for its agent (nothing
 // changes for that agent), else codeModeRun (code-mode-run.ts); `close()` closes the dedicated
 // code-mode sandbox (code-sandbox.ts), started on the first run_code call.
+
+import type { Run } from "../../contracts/host.ts";
+import type { AuditInput, Store } from "../../state/store/types.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
-import type { Run } from "../host-types.ts";
 import type { EventBus } from "../pipeline/events.ts";
 import { isSkillTool } from "../skills/skill-tools.ts";
-import type { AuditInput, Store } from "../store/types.ts";
 import { codeModeRun } from "./code-mode-run.ts";
 import { CodeSandbox } from "./code-sandbox.ts";
 import { applyChange, type CodeModeSettings, readSettings, writeSettings } from "./settings.ts";

@@ -8,8 +8,8 @@
 // outcome is a ToolResult the model can act on (never a throw), carrying a stable code.
 import { randomBytes } from "node:crypto";
 import { AirlockError, hasCode, type ToolResult } from "@airlock/sdk";
+import type { CallOptions, Run, ToolCallOutcome } from "../../contracts/host.ts";
 import { canonicalToolId } from "../catalogue/catalogue.ts";
-import type { CallOptions, Run, ToolCallOutcome } from "../host-types.ts";
 import type { CodeSandbox } from "./code-sandbox.ts";
 import { type CodeModeErrorCode, codeModeError } from "./errors.ts";
 import type { Scratch } from "./scratch.ts";

@@ -5,7 +5,7 @@
 // run (a promoted snippet, the count cap) leaves the run's result as it is and says why in
 // `snippetError` — the code already ran, its result is not turned into a failure.
 import { hasCode, type ToolResult } from "@airlock/sdk";
-import type { Store } from "../store/types.ts";
+import type { Store } from "../../state/store/types.ts";
 import { codeModeError } from "./errors.ts";
 import type { CodeModeSettings } from "./settings.ts";
 import { checkSnippetMeta, saveSnippet } from "./snippets.ts";

@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hasCode } from "@airlock/sdk";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { openStore } from "../store/index.ts";
-import type { AuditInput, Store } from "../store/types.ts";
+import { openStore } from "../../state/store/index.ts";
+import type { AuditInput, Store } from "../../state/store/types.ts";
 import { createScratch, type Scratch, type ScratchBinding } from "./scratch.ts";
 import { DEFAULT_CODE_MODE_LIMITS } from "./settings.ts";
 

@@ -12,7 +12,7 @@
 // throws its AIRLOCK_CODE_SCRATCH_* code and is audited; the byte cap is enforced by the store
 // in one transaction; the key cap is checked before a new key is written, one call at a time.
 import { AirlockError } from "@airlock/sdk";
-import type { AuditInput, Store } from "../store/types.ts";
+import type { AuditInput, Store } from "../../state/store/types.ts";
 import { type CodeModeErrorCode, codeModeError } from "./errors.ts";
 import type { CodeModeLimits } from "./settings.ts";
 

@@ -6,7 +6,7 @@
 // Invariants: a change is validated whole before anything is written (an unknown field or a
 // limit outside its range is AIRLOCK_CODE_SETTINGS_INVALID and nothing changes); a stored row
 // that no longer parses reads as the defaults with code mode off, never as a crash.
-import type { Store } from "../store/types.ts";
+import type { Store } from "../../state/store/types.ts";
 import { codeModeError } from "./errors.ts";
 
 export interface CodeModeLimits {

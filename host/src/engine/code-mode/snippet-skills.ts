@@ -5,9 +5,9 @@
 // Invariants: only the agent's own promoted snippets are listed or read; a withdrawn or deleted
 // one is AIRLOCK_SKILL_UNKNOWN like any skill the agent does not have; plugin skills pass through.
 
+import type { Store } from "../../state/store/types.ts";
 import { skillError } from "../skills/errors.ts";
 import type { SkillDocument, SkillView } from "../skills/skills.ts";
-import type { Store } from "../store/types.ts";
 import { getSnippet, SNIPPET_SKILL_PREFIX, snippetSkill, snippetSkills } from "./snippets.ts";
 
 export function withSnippetSkills(store: Store) {

@@ -6,9 +6,10 @@
 // routes); every change is audited (kind admin: snippet.save, snippet.promote, snippet.delete,
 // with the name, never the code); a change of promotion raises tools.changed so MCP clients
 // re-list prompts.
+
+import type { Store } from "../../state/store/types.ts";
 import { type AdminAudit, audited } from "../catalogue/admin-audit.ts";
 import { requireAgent } from "../catalogue/agent-tools.ts";
-import type { Store } from "../store/types.ts";
 import { codeModeError } from "./errors.ts";
 import type { CodeModeSettings } from "./settings.ts";
 import {

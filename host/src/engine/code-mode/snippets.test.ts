@@ -5,9 +5,9 @@
 // audited.
 import type { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createAdminApi } from "../api/app.ts";
-import { createSurfaceFixture, type SurfaceFixture } from "../api/test-support.ts";
-import type { ToolCallOutcome } from "../host-types.ts";
+import type { ToolCallOutcome } from "../../contracts/host.ts";
+import { createAdminApi } from "../../surfaces/http/app.ts";
+import { createSurfaceFixture, type SurfaceFixture } from "../../surfaces/http/test-support.ts";
 
 let f: SurfaceFixture;
 let app: Hono;

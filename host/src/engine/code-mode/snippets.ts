@@ -8,7 +8,7 @@
 // Invariants: a name is ^[a-z][a-z0-9-]{0,47}$; at most MAX_SNIPPETS per agent; the code is at
 // most the agent's maxCodeBytes; a promoted snippet is never overwritten by run_code (the
 // operator reviewed that text) — AIRLOCK_CODE_SNIPPET_PROMOTED; a refused save stores nothing.
-import type { Store } from "../store/types.ts";
+import type { Store } from "../../state/store/types.ts";
 import { codeModeError } from "./errors.ts";
 
 export interface Snippet {

@@ -1,7 +1,7 @@
 // What every lifecycle operation shares: the configuration given to createPluginLifecycle,
 // normalised (absolute data dir), plus a few helpers. Plain data and functions, no state.
 import type { TarballLimits } from "@airlock/sdk/package";
-import type { InstalledPluginRecord, Store } from "../store/types.ts";
+import type { InstalledPluginRecord, Store } from "../../state/store/types.ts";
 import type { TrustConfig } from "./trust.ts";
 
 export interface LifecycleFaults {

@@ -5,7 +5,7 @@ import { PACKAGE_ERRORS } from "@airlock/sdk/package";
 import { describe, expect, it } from "vitest";
 import { INSTALL_ERRORS } from "./errors.ts";
 
-const doc = readFileSync(join(import.meta.dirname, "../../../docs/install.md"), "utf8");
+const doc = readFileSync(join(import.meta.dirname, "../../../../docs/install.md"), "utf8");
 
 describe("docs/install.md", () => {
   it("documents every AIRLOCK_INSTALL_* and AIRLOCK_PACKAGE_* code with its status", () => {

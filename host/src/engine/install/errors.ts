@@ -1,4 +1,4 @@
-// Error catalogue of the installer and the plugin lifecycle (host/src/install). Refusals
+// Error catalogue of the installer and the plugin lifecycle (host/src/engine/install/). Refusals
 // from the tarball reader keep their own AIRLOCK_PACKAGE_* codes (sdk/src/package/errors.ts).
 import { defineErrorCodes, type ErrorFactory, errorFactory } from "@airlock/sdk/errors";
 

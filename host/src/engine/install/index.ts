@@ -1,4 +1,4 @@
-// The installer and plugin lifecycle (host/src/install): createPluginLifecycle and its parts.
+// The installer and plugin lifecycle (host/src/engine/install/): createPluginLifecycle and its parts.
 export { checkCompatibility, pickVersion } from "./compat.ts";
 export type { LifecycleFaults, PluginLifecycleOptions } from "./context.ts";
 export { INSTALL_ERRORS, type InstallErrorCode } from "./errors.ts";

@@ -6,7 +6,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import type { IntegritySignature } from "@airlock/sdk/signing";
-import type { InstalledPluginView, InstallOptions, InstallReport, PluginLifecycle } from "../host-types.ts";
+import type {
+  InstalledPluginView,
+  InstallOptions,
+  InstallReport,
+  PluginLifecycle,
+} from "../../contracts/host.ts";
 import { pickVersion } from "./compat.ts";
 import type { LifecycleContext, PluginLifecycleOptions } from "./context.ts";
 import { installError } from "./errors.ts";

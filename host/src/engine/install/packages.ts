@@ -14,7 +14,7 @@ import { AirlockError } from "@airlock/sdk";
 import { BUNDLE_FILE } from "@airlock/sdk/manifest";
 import { readPluginTarball, sha512Integrity } from "@airlock/sdk/package";
 import type { IntegritySignature } from "@airlock/sdk/signing";
-import type { InstalledPluginRecord, Store } from "../store/types.ts";
+import type { InstalledPluginRecord, Store } from "../../state/store/types.ts";
 import { installError } from "./errors.ts";
 import { commitStaged, stageFiles, versionDir } from "./files.ts";
 import { withNamespaceLock } from "./lock.ts";

@@ -1,7 +1,7 @@
 // Store-side steps shared by install, upgrade and rollback: activate a version, then keep only
 // the active and previous versions (older ones are removed from the store and the disk), and
 // tell the host. Call under the namespace lock.
-import type { InstalledPluginRecord, PluginActivation } from "../store/types.ts";
+import type { InstalledPluginRecord, PluginActivation } from "../../state/store/types.ts";
 import type { LifecycleContext } from "./context.ts";
 import { removeVersionDir } from "./files.ts";
 

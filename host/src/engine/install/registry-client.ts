@@ -5,7 +5,7 @@
 // size)` reads the registry's npm-style search for the console.
 import type { IntegritySignature } from "@airlock/sdk/signing";
 import type { request } from "undici";
-import { loadUndici } from "../egress/undici.ts";
+import { loadUndici } from "../../isolation/egress/undici.ts";
 import { installError } from "./errors.ts";
 
 export interface ResolvedDist {

@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { type SamplePluginOptions, samplePluginTarball, sha512Integrity } from "@airlock/sdk/package";
 import { generateKeyPair, type KeyPair, signIntegrity } from "@airlock/sdk/signing";
-import { openStore } from "../store/index.ts";
-import type { Store } from "../store/types.ts";
+import { openStore } from "../../state/store/index.ts";
+import type { Store } from "../../state/store/types.ts";
 import type { PluginLifecycleOptions } from "./context.ts";
 import { createPluginLifecycle, type ManagedPluginLifecycle } from "./lifecycle.ts";
 

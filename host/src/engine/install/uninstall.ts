@@ -3,8 +3,8 @@
 // (writer `plugin:<namespace>`) and the secrets it declared are kept and counted, unless
 // `purge`: then those documents are deleted, and so are the secrets that no other installed
 // plugin declares. The report says what was kept or deleted. Call under the namespace lock.
-import type { UninstallReport } from "../host-types.ts";
-import type { InstalledPluginRecord, Store } from "../store/types.ts";
+import type { UninstallReport } from "../../contracts/host.ts";
+import type { InstalledPluginRecord, Store } from "../../state/store/types.ts";
 import type { LifecycleContext } from "./context.ts";
 import { installError } from "./errors.ts";
 import { removeNamespaceDir } from "./files.ts";

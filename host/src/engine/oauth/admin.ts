@@ -8,10 +8,10 @@
 // version of the plugin declares; an end user (`subject`) is checked like a caller's
 // (subject.ts, AIRLOCK_OAUTH_SUBJECT_INVALID).
 import { hasCode } from "@airlock/sdk/errors";
-import { periodKey } from "../models/capability.ts";
-import type { Vault } from "../secrets/vault.ts";
-import type { BudgetPeriod, ModelGrantRecord } from "../store/broker-types.ts";
-import type { AuditInput, Store } from "../store/types.ts";
+import { periodKey } from "../../isolation/capabilities/models.ts";
+import type { Vault } from "../../state/secrets/vault.ts";
+import type { BudgetPeriod, ModelGrantRecord } from "../../state/store/broker-types.ts";
+import type { AuditInput, Store } from "../../state/store/types.ts";
 import type { ConnectTarget, OAuthBroker, OAuthConnectionView } from "./broker.ts";
 import { brokerError } from "./errors.ts";
 import { subjectRefusal } from "./subject.ts";

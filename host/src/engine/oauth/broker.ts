@@ -13,10 +13,10 @@ import { createHash, randomBytes } from "node:crypto";
 import { type OAuthProviderSpec, oauthSecretKeys } from "@airlock/sdk";
 import { hasCode } from "@airlock/sdk/errors";
 import type { PluginManifest } from "@airlock/sdk/manifest";
-import type { SecretSource } from "../secrets/index.ts";
-import type { Vault } from "../secrets/vault.ts";
-import type { OAuthTokenRecord } from "../store/broker-types.ts";
-import type { AuditInput, Store } from "../store/types.ts";
+import type { SecretSource } from "../../state/secrets/index.ts";
+import type { Vault } from "../../state/secrets/vault.ts";
+import type { OAuthTokenRecord } from "../../state/store/broker-types.ts";
+import type { AuditInput, Store } from "../../state/store/types.ts";
 import { type EndpointDeps, postToEndpoint } from "./endpoint.ts";
 import { brokerError } from "./errors.ts";
 

@@ -4,11 +4,11 @@
 // deadline, a capped response body.
 // Invariants: nothing here logs or returns a request header or body; a failure is an
 // AirlockError whose message names the host only.
-import type { PrivateAllowance } from "../egress/address.ts";
-import { checkDestination, parseUrl } from "../egress/destination.ts";
-import { resolveChecked } from "../egress/resolve.ts";
-import { classifyFailure, openHop } from "../egress/transport.ts";
-import type { Resolver } from "../egress/types.ts";
+import type { PrivateAllowance } from "../../isolation/egress/address.ts";
+import { checkDestination, parseUrl } from "../../isolation/egress/destination.ts";
+import { resolveChecked } from "../../isolation/egress/resolve.ts";
+import { classifyFailure, openHop } from "../../isolation/egress/transport.ts";
+import type { Resolver } from "../../isolation/egress/types.ts";
 
 export interface EndpointDeps {
   readonly resolver: Resolver;

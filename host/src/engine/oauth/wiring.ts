@@ -4,17 +4,21 @@
 // get (remoteBearer). Host-side requests to providers go through
 // the operator's address rules (egress.allowPrivate) and the host's resolver.
 import type { OAuthProviderSpec, ToolResult } from "@airlock/sdk";
-import type { Capability } from "../bridge/types.ts";
-import type { ResolvedHostOptions } from "../config.ts";
-import { compileAllowance } from "../egress/address.ts";
-import { systemResolver } from "../egress/resolve.ts";
-import { createModelsCapability } from "../models/capability.ts";
-import type { SecretSource } from "../secrets/index.ts";
-import type { Vault } from "../secrets/vault.ts";
-import type { AuditInput, Store } from "../store/types.ts";
+import type { ResolvedHostOptions } from "../../config.ts";
+import type { Capability } from "../../isolation/bridge/types.ts";
+import { createModelsCapability } from "../../isolation/capabilities/models.ts";
+import {
+  bearerSource,
+  createOAuthCapability,
+  notConnectedResult,
+} from "../../isolation/capabilities/oauth.ts";
+import { compileAllowance } from "../../isolation/egress/address.ts";
+import { systemResolver } from "../../isolation/egress/resolve.ts";
+import type { SecretSource } from "../../state/secrets/index.ts";
+import type { Vault } from "../../state/secrets/vault.ts";
+import type { AuditInput, Store } from "../../state/store/types.ts";
 import { createBrokerAdmin, type ModelsAdmin, type OAuthAdmin } from "./admin.ts";
 import { createOAuthBroker } from "./broker.ts";
-import { bearerSource, createOAuthCapability, notConnectedResult } from "./capability.ts";
 import type { EndpointDeps } from "./endpoint.ts";
 
 /** The broker's answer for a remote MCP server that uses it: the token, or the result to answer instead. */

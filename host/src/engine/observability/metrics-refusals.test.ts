@@ -5,11 +5,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { startAdminServer } from "../api/server.ts";
-import { createHost } from "../host.ts";
-import type { AirlockHost } from "../host-types.ts";
+import type { AirlockHost } from "../../contracts/host.ts";
+import { createHost } from "../../host.ts";
+import { openStore } from "../../state/store/index.ts";
+import { startAdminServer } from "../../surfaces/http/server.ts";
 import { installFixture } from "../pipeline/test-fixtures.ts";
-import { openStore } from "../store/index.ts";
 
 let dir: string;
 let host: AirlockHost;

@@ -8,7 +8,7 @@
 // process do not collide); a failing gauge read is reported and leaves the series out rather
 // than failing the scrape.
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { AirlockHost } from "../host-types.ts";
+import type { AirlockHost } from "../../contracts/host.ts";
 
 export interface HostMetrics {
   readonly contentType: string;

@@ -14,8 +14,8 @@ import {
   trace,
 } from "@opentelemetry/api";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { createAdminApi } from "../api/app.ts";
-import { createSurfaceFixture, type SurfaceFixture } from "../api/test-support.ts";
+import { createAdminApi } from "../../surfaces/http/app.ts";
+import { createSurfaceFixture, type SurfaceFixture } from "../../surfaces/http/test-support.ts";
 
 interface Recorded {
   name: string;
@@ -175,7 +175,7 @@ test("continues a traceparent an MCP client sends in the tools/call request's _m
   propagation.setGlobalPropagator(w3c);
   const { Client } = await import("@modelcontextprotocol/client");
   const { InMemoryTransport } = await import("@modelcontextprotocol/server");
-  const { createAgentMcpServer } = await import("../mcp/server.ts");
+  const { createAgentMcpServer } = await import("../../surfaces/mcp/server.ts");
   const server = createAgentMcpServer(
     f.host,
     "alpha",

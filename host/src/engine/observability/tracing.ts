@@ -17,7 +17,7 @@ import {
   type TracerProvider,
   trace,
 } from "@opentelemetry/api";
-import type { CallOptions, Run, ToolCallOutcome } from "../host-types.ts";
+import type { CallOptions, Run, ToolCallOutcome } from "../../contracts/host.ts";
 
 const TRACER = "@airlock/host";
 

@@ -11,8 +11,8 @@
 // pending approval; every outcome is audited (tool row "approval", by "operator", path
 // "input_required"; the operator's own decision is the admin row approval.decide).
 
+import type { CallOptions } from "../../contracts/host.ts";
 import type { CatalogueEntry } from "../catalogue/catalogue.ts";
-import type { CallOptions } from "../host-types.ts";
 import type { ApprovalDecision } from "../pipeline/approvals.ts";
 import type { PipelineDeps } from "../pipeline/deps.ts";
 import type { Stop } from "../pipeline/invoke.ts";

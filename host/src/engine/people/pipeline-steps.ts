@@ -10,13 +10,13 @@
 // request is audited with its keys, never a value; nothing here proceeds on an answer the
 // channel did not give (a missing or failed answer is a refusal or the operator's path).
 import { hasCode } from "@airlock/sdk";
+import type { CallOptions } from "../../contracts/host.ts";
+import type { Store } from "../../state/store/types.ts";
 import { missingSecrets } from "../catalogue/agent-tools.ts";
 import type { CatalogueEntry } from "../catalogue/catalogue.ts";
-import type { CallOptions } from "../host-types.ts";
 import type { PipelineDeps } from "../pipeline/deps.ts";
 import type { Stop } from "../pipeline/invoke.ts";
 import type { RunContext } from "../pipeline/run.ts";
-import type { Store } from "../store/types.ts";
 import { operatorRoundStep } from "./operator-round.ts";
 import { approvalModeOf, readPolicy } from "./policy.ts";
 

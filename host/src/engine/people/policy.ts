@@ -6,7 +6,7 @@
 // one as it was); an unset or unreadable row reads as DEFAULT_POLICY (the operator decides,
 // nothing askable), so a broken row can only make the host stricter.
 import { AirlockError, SECRET_KEY_PATTERN } from "@airlock/sdk";
-import type { Store } from "../store/types.ts";
+import type { Store } from "../../state/store/types.ts";
 import { PEOPLE_ERRORS } from "./errors.ts";
 import { APPROVAL_MODES, type ApprovalMode, DEFAULT_POLICY, type PeoplePolicy } from "./types.ts";
 

@@ -5,7 +5,7 @@
 // never hangs past the call's signal; "input required" (the 2026-07-28 round trip) is a
 // thrown AIRLOCK_INPUT_REQUIRED that ends the call's round, never a result.
 import type { ElicitRequest, ElicitResult } from "@airlock/sdk";
-import type { UrlOutcome, UrlQuestion } from "../bridge/types.ts";
+import type { UrlOutcome, UrlQuestion } from "../../isolation/bridge/types.ts";
 
 /** Who decides a call to a tool that is not read-only. */
 export type ApprovalMode = "operator" | "client" | "auto";

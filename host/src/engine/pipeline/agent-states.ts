@@ -7,8 +7,9 @@
 // Invariants: an entry whose load began before a local write is never served after it (the
 // write counter is read before loading); a failed load is not cached; concurrent gets of one
 // agent share one load.
+
+import type { Store } from "../../state/store/types.ts";
 import { type AgentState, loadAgentState } from "../catalogue/agent-tools.ts";
-import type { Store } from "../store/types.ts";
 
 export const AGENT_STATE_TTL_MS = 500;
 

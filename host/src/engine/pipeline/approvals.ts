@@ -9,7 +9,7 @@
 // one (cluster/approvals.ts), which keeps this interface.
 import { randomUUID } from "node:crypto";
 import { AirlockError } from "@airlock/sdk";
-import type { PendingApproval } from "../host-types.ts";
+import type { PendingApproval } from "../../contracts/host.ts";
 import { PIPELINE_ERRORS } from "./errors.ts";
 
 export type ApprovalDecision =

@@ -5,7 +5,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JOURNAL_DIR } from "../store/sqlite/audit-journal.ts";
+import { JOURNAL_DIR } from "../../state/store/sqlite/audit-journal.ts";
 import type { FixturePlugin } from "./test-fixtures.ts";
 import { openTestHost, type TestHost } from "./test-host.ts";
 

@@ -5,8 +5,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openStore } from "../store/index.ts";
-import type { AuditInput, Store } from "../store/types.ts";
+import { openStore } from "../../state/store/index.ts";
+import type { AuditInput, Store } from "../../state/store/types.ts";
 import { createAuditWriter, withAuditWriter } from "./audit-writer.ts";
 
 const entry = (i: number): AuditInput => ({

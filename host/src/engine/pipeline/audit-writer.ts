@@ -19,7 +19,7 @@
 // journal, a full buffer whose last commit failed refuses the entry instead); flush()
 // resolves once everything appended before it is committed (with a journal: or has failed once;
 // it stays in the journal), and the wrapped store's queryAudit() and close() flush first.
-import type { AuditInput, AuditJournal, AuditQuery, AuditRecord, Store } from "../store/types.ts";
+import type { AuditInput, AuditJournal, AuditQuery, AuditRecord, Store } from "../../state/store/types.ts";
 
 export interface AuditWriterOptions {
   /** Entries written per batch; default 512. */

@@ -10,12 +10,12 @@ import type {
   CallNotification,
   ElicitChannel,
   OpenUrlChannel,
-} from "../bridge/types.ts";
+} from "../../isolation/bridge/types.ts";
+import type { EffectiveLimits, Sandbox } from "../../isolation/sandbox/types.ts";
+import type { AuditInput, InstalledPluginRecord, Store } from "../../state/store/types.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { TraceParent } from "../observability/spans.ts";
 import type { RemoteExecutor } from "../remote/execute.ts";
-import type { EffectiveLimits, Sandbox } from "../sandbox/types.ts";
-import type { AuditInput, InstalledPluginRecord, Store } from "../store/types.ts";
 import type { AgentStateCache } from "./agent-states.ts";
 import type { ApprovalRegistry } from "./approvals.ts";
 import type { EventBus } from "./events.ts";
@@ -83,7 +83,7 @@ export interface PipelineDeps {
   autoApprove: boolean;
   /** Appends an audit entry; never rejects (failures are reported by the host). */
   audit(entry: AuditInput): Promise<void>;
-  /** Remote MCP servers installed as plugins: their run-start screening and their calls (host/src/remote). */
+  /** Remote MCP servers installed as plugins: their run-start screening and their calls (host/src/engine/remote/). */
   remote?: RemoteExecutor;
   /** True once the host is closing: calls are answered with AIRLOCK_HOST_CLOSED. */
   closed(): boolean;

@@ -1,7 +1,7 @@
 // A typed event bus for host events (tool.*, permission.required). Listeners run
 // synchronously in registration order; a throwing listener is reported to `onListenerError`
 // and never disturbs the call that emitted the event or the other listeners.
-import type { HostEventMap, HostEventType } from "../host-types.ts";
+import type { HostEventMap, HostEventType } from "../../contracts/host.ts";
 
 type Listener<T extends HostEventType> = (event: HostEventMap[T]) => void;
 

@@ -6,11 +6,11 @@
 // timer and one abort path; a sandbox rejection becomes a Stop carrying its AIRLOCK_* code
 // (AIRLOCK_TOOL_FAILED otherwise), a passed deadline always AIRLOCK_TOOL_TIMEOUT.
 import { hasCode, type ToolResult } from "@airlock/sdk";
-import type { CallNotification, ElicitChannel, OpenUrlChannel } from "../bridge/types.ts";
+import type { CallOptions } from "../../contracts/host.ts";
+import type { CallNotification, ElicitChannel, OpenUrlChannel } from "../../isolation/bridge/types.ts";
+import type { EffectiveLimits } from "../../isolation/sandbox/types.ts";
 import type { CatalogueEntry } from "../catalogue/catalogue.ts";
-import type { CallOptions } from "../host-types.ts";
 import { inChildSpan } from "../observability/spans.ts";
-import type { EffectiveLimits } from "../sandbox/types.ts";
 import type { GrantRequest, PipelineDeps } from "./deps.ts";
 import type { Stop } from "./invoke.ts";
 import type { RunContext } from "./run.ts";

@@ -1,11 +1,11 @@
-// Adapts the bridge (host/src/bridge/bridge.ts) to the pipeline's GrantIssuer, and narrows a
+// Adapts the bridge (host/src/isolation/bridge/bridge.ts) to the pipeline's GrantIssuer, and narrows a
 // plugin's declared egress by the operator's policy before it goes into the grant.
 // Invariants: narrowing only removes rules, never adds or widens one; a namespace the policy
 // record does not name reaches nothing; the egress gate applies the same policy again at
 // request time (defence in depth), so this narrowing is what the grant shows, not the only check.
 import type { EgressRule } from "@airlock/sdk/manifest";
-import type { Bridge, GrantInput } from "../bridge/bridge.ts";
-import type { EgressPolicy } from "../egress/types.ts";
+import type { Bridge, GrantInput } from "../../isolation/bridge/bridge.ts";
+import type { EgressPolicy } from "../../isolation/egress/types.ts";
 import type { GrantIssuer } from "./deps.ts";
 
 function patternCovers(pattern: string, host: string): boolean {

@@ -4,7 +4,7 @@
 // Invariants: an outcome with an errorCode raises tool.failed (its text, cut to 500 characters,
 // as the message) and carries the code; one without raises tool.completed; neither is blocked.
 import type { ToolResult } from "@airlock/sdk";
-import type { ToolCallOutcome } from "../host-types.ts";
+import type { ToolCallOutcome } from "../../contracts/host.ts";
 import type { EventBus } from "./events.ts";
 
 export interface HarnessCall {

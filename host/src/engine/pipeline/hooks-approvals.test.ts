@@ -1,6 +1,6 @@
 // Hooks, approvals and events through the real pipeline (SQLite store, in-process sandbox).
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { AfterToolCallContext, HostEventMap, PendingApproval } from "../host-types.ts";
+import type { AfterToolCallContext, HostEventMap, PendingApproval } from "../../contracts/host.ts";
 import type { FixturePlugin } from "./test-fixtures.ts";
 import { openTestHost, type TestHost } from "./test-host.ts";
 

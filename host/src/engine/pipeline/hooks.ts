@@ -8,7 +8,7 @@ import type {
   AfterToolCallHook,
   BeforeToolCallContext,
   BeforeToolCallHook,
-} from "../host-types.ts";
+} from "../../contracts/host.ts";
 
 export type BeforeHooksOutcome =
   | { kind: "proceed"; input: Record<string, unknown> }

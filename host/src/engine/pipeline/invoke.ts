@@ -9,9 +9,9 @@
 // and a message the model can act on; a grant issued for the call is always revoked.
 import { randomUUID } from "node:crypto";
 import { normalizeToolResult, type ToolResult } from "@airlock/sdk";
+import type { CallOptions, ToolCallOutcome } from "../../contracts/host.ts";
 import { missingSecrets } from "../catalogue/agent-tools.ts";
 import { canonicalToolId } from "../catalogue/catalogue.ts";
-import type { CallOptions, ToolCallOutcome } from "../host-types.ts";
 import { subjectRefusal } from "../oauth/subject.ts";
 import { approvalStep, secretsStep } from "../people/pipeline-steps.ts";
 import type { PipelineDeps } from "./deps.ts";

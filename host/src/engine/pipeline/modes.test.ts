@@ -1,7 +1,7 @@
 // The same pipeline behaviours in both sandbox modes (worker processes and in-process): calls,
 // ctx capabilities granted per call (knowledge level, state, progress), failures as results.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CallNotification } from "../bridge/types.ts";
+import type { CallNotification } from "../../isolation/bridge/types.ts";
 import type { FixturePlugin } from "./test-fixtures.ts";
 import { openTestHost, type TestHost } from "./test-host.ts";
 

@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { AirlockError } from "@airlock/sdk";
 import { BUNDLE_FILE } from "@airlock/sdk/manifest";
 import { integrityOf } from "@airlock/sdk/signing";
-import type { EffectiveLimits, Sandbox } from "../sandbox/types.ts";
-import type { InstalledPluginRecord } from "../store/types.ts";
+import type { EffectiveLimits, Sandbox } from "../../isolation/sandbox/types.ts";
+import type { InstalledPluginRecord } from "../../state/store/types.ts";
 import type { PluginLoader } from "./deps.ts";
 import { PIPELINE_ERRORS } from "./errors.ts";
 

@@ -6,10 +6,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { samplePluginTarball } from "@airlock/sdk/package";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { describePg, PG_URL } from "../../../test/support/postgres.ts";
-import { createHost } from "../host.ts";
-import type { AirlockHost } from "../host-types.ts";
-import { dropSchemas, freshSchemaName } from "../store/postgres/test-schema.ts";
+import { describePg, PG_URL } from "../../../../test/support/postgres.ts";
+import type { AirlockHost } from "../../contracts/host.ts";
+import { createHost } from "../../host.ts";
+import { dropSchemas, freshSchemaName } from "../../state/store/postgres/test-schema.ts";
 
 describePg("replicas on a shared PostgreSQL store", () => {
   const schema = freshSchemaName();

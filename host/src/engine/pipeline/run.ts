@@ -5,9 +5,9 @@
 // Invariants: the snapshot never changes during a run; ModelTool carries no presentation.
 import { randomUUID } from "node:crypto";
 import { AirlockError, wireName } from "@airlock/sdk";
+import type { CallOptions, ModelTool, Run, RunOptions, ToolCallOutcome } from "../../contracts/host.ts";
 import { missingSecrets } from "../catalogue/agent-tools.ts";
 import { type CatalogueEntry, canonicalToolId } from "../catalogue/catalogue.ts";
-import type { CallOptions, ModelTool, Run, RunOptions, ToolCallOutcome } from "../host-types.ts";
 import { askableSecrets } from "../people/pipeline-steps.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { PIPELINE_ERRORS } from "./errors.ts";

@@ -16,7 +16,7 @@ import {
   type ToolManifest,
 } from "@airlock/sdk/manifest";
 import { integrityOf } from "@airlock/sdk/signing";
-import type { InstalledPluginRecord, Store } from "../store/types.ts";
+import type { InstalledPluginRecord, Store } from "../../state/store/types.ts";
 
 export interface FixtureTool extends Partial<Omit<ToolManifest, "name">> {
   name: string;

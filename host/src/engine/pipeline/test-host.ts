@@ -5,10 +5,10 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { HostOptions } from "../config.ts";
-import { createHost } from "../host.ts";
-import type { AirlockHost } from "../host-types.ts";
-import { openStore } from "../store/index.ts";
+import type { HostOptions } from "../../config.ts";
+import type { AirlockHost } from "../../contracts/host.ts";
+import { createHost } from "../../host.ts";
+import { openStore } from "../../state/store/index.ts";
 import { type FixturePlugin, installFixture } from "./test-fixtures.ts";
 
 export interface TestHost {

@@ -8,11 +8,11 @@
 // AIRLOCK_SANDBOX_WORKER_CRASHED) with the version, worker and signal, never plugin data; an
 // unknown namespace is AIRLOCK_INSTALL_NOT_INSTALLED. Replicas read the tiers at start.
 import { AirlockError } from "@airlock/sdk";
-import type { HostEventMap, WorkerTier, WorkerTierView } from "../host-types.ts";
+import type { HostEventMap, WorkerTier, WorkerTierView } from "../../contracts/host.ts";
+import type { QuarantineNotice } from "../../isolation/sandbox/worker-tiers.ts";
+import { nowIso } from "../../state/store/shared.ts";
+import type { AuditInput, PluginWorkerRecord, Store } from "../../state/store/types.ts";
 import { INSTALL_ERRORS } from "../install/errors.ts";
-import type { QuarantineNotice } from "../sandbox/worker-tiers.ts";
-import { nowIso } from "../store/shared.ts";
-import type { AuditInput, PluginWorkerRecord, Store } from "../store/types.ts";
 import { PIPELINE_ERRORS } from "./errors.ts";
 
 export interface WorkerTiersDeps {

@@ -9,11 +9,11 @@
 // (a digest of the header's name and value, so a changed secret opens a new session).
 import { createHash } from "node:crypto";
 import type { OAuthProviderSpec, ToolResult } from "@airlock/sdk";
-import type { PrivateAllowance } from "../egress/address.ts";
-import { compileAllowance } from "../egress/address.ts";
-import { systemResolver } from "../egress/resolve.ts";
-import type { EgressPolicy, Resolver } from "../egress/types.ts";
-import type { AuditInput, InstalledPluginRecord, Store } from "../store/types.ts";
+import type { PrivateAllowance } from "../../isolation/egress/address.ts";
+import { compileAllowance } from "../../isolation/egress/address.ts";
+import { systemResolver } from "../../isolation/egress/resolve.ts";
+import type { EgressPolicy, Resolver } from "../../isolation/egress/types.ts";
+import type { AuditInput, InstalledPluginRecord, Store } from "../../state/store/types.ts";
 import {
   definitionHash as definitionHashOf,
   type RemoteSection,

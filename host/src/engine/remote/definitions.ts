@@ -20,7 +20,7 @@ import {
   type ToolAnnotations,
   type ToolManifest,
 } from "@airlock/sdk/manifest";
-import type { InstalledPluginRecord } from "../store/types.ts";
+import type { InstalledPluginRecord } from "../../state/store/types.ts";
 import { remoteError } from "./errors.ts";
 
 /** A tool as a remote server lists it (the fields Airlock reads). */

@@ -1,5 +1,5 @@
-// Error catalogue of remote MCP servers installed as plugins (host/src/remote). Address and host
-// refusals of the egress gate keep their AIRLOCK_FETCH_* codes (host/src/egress/errors.ts).
+// Error catalogue of remote MCP servers installed as plugins (host/src/engine/remote/). Address and host
+// refusals of the egress gate keep their AIRLOCK_FETCH_* codes (host/src/isolation/egress/errors.ts).
 import { defineErrorCodes, type ErrorFactory, errorFactory } from "@airlock/sdk/errors";
 
 export const REMOTE_ERRORS = defineErrorCodes({

@@ -11,10 +11,10 @@
 // leaves the run as the pins are (its calls then fail with the server's own code) and never
 // holds the run up past its time limit.
 import { hasCode } from "@airlock/sdk/errors";
+import type { InstalledPluginRecord } from "../../state/store/types.ts";
 import type { CatalogueEntry } from "../catalogue/catalogue.ts";
 import type { ExecuteRequest } from "../pipeline/execute.ts";
 import type { Stop } from "../pipeline/invoke.ts";
-import type { InstalledPluginRecord } from "../store/types.ts";
 import type { RemoteContext } from "./context.ts";
 import { type RemoteTool, remoteSectionOf } from "./definitions.ts";
 import { remoteError } from "./errors.ts";

@@ -1,5 +1,5 @@
 // The `fetch` the MCP client uses toward a remote server: every request goes through the egress
-// gate's own checks (host/src/egress: the URL against the plugin's egress rule and the
+// gate's own checks (host/src/isolation/egress/: the URL against the plugin's egress rule and the
 // operator's host policy, the private/metadata address rules after DNS resolution, a connection
 // pinned to the addresses that were checked) and nothing else reaches the network.
 // Invariants: a redirect is never followed (AIRLOCK_REMOTE_REDIRECT_REFUSED, naming the target
@@ -15,11 +15,11 @@ import type { IncomingHttpHeaders } from "node:http";
 import { AirlockError, hasCode } from "@airlock/sdk/errors";
 import type { EgressRule } from "@airlock/sdk/manifest";
 import type { Agent, Dispatcher } from "undici";
-import type { PrivateAllowance } from "../egress/address.ts";
-import { checkDestination, parseUrl } from "../egress/destination.ts";
-import { pinnedLookup, resolveChecked } from "../egress/resolve.ts";
-import type { HostPolicy, Resolver } from "../egress/types.ts";
-import { loadUndici } from "../egress/undici.ts";
+import type { PrivateAllowance } from "../../isolation/egress/address.ts";
+import { checkDestination, parseUrl } from "../../isolation/egress/destination.ts";
+import { pinnedLookup, resolveChecked } from "../../isolation/egress/resolve.ts";
+import type { HostPolicy, Resolver } from "../../isolation/egress/types.ts";
+import { loadUndici } from "../../isolation/egress/undici.ts";
 import { remoteError } from "./errors.ts";
 
 export interface GateOptions {

@@ -9,9 +9,9 @@
 // server's command must be the one the operator allowed); operations on one namespace run one at
 // a time in this process; every operation is audited (kind admin), refusals included.
 import { hasCode, namespaceRefusal } from "@airlock/sdk";
+import type { InstallReport } from "../../contracts/host.ts";
+import type { InstalledPluginRecord } from "../../state/store/types.ts";
 import type { AdminAudit } from "../catalogue/admin-audit.ts";
-import type { InstallReport } from "../host-types.ts";
-import type { InstalledPluginRecord } from "../store/types.ts";
 import type { RemoteContext } from "./context.ts";
 import {
   definitionHash,

@@ -2,7 +2,7 @@
 // under a namespace, see its pinned definitions and what the server lists now, review a change,
 // mark a tool read-only. The admin API (routes/remote.ts) and the CLI (`airlock remote …`,
 // `airlock install mcp+…`) are thin layers over it; so is the console.
-import type { InstallReport } from "../host-types.ts";
+import type { InstallReport } from "../../contracts/host.ts";
 
 export interface RemoteInstallOptions {
   /** The plugin namespace its tools are listed under (`<ns>:<tool>`). */

@@ -1,4 +1,4 @@
-// Error catalogue of plugin skills as the host serves them (host/src/skills).
+// Error catalogue of plugin skills as the host serves them (host/src/engine/skills/).
 import { defineErrorCodes, type ErrorFactory, errorFactory } from "@airlock/sdk/errors";
 
 export const SKILL_ERRORS = defineErrorCodes({

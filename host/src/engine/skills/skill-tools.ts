@@ -12,11 +12,11 @@
 import { randomUUID } from "node:crypto";
 import type { ToolResult } from "@airlock/sdk";
 import { hasCode } from "@airlock/sdk/errors";
+import type { CallOptions, ModelTool, Run, RunOptions, ToolCallOutcome } from "../../contracts/host.ts";
+import type { AuditInput, Store } from "../../state/store/types.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
-import type { CallOptions, ModelTool, Run, RunOptions, ToolCallOutcome } from "../host-types.ts";
 import type { EventBus } from "../pipeline/events.ts";
 import { harnessOutcome } from "../pipeline/harness-outcome.ts";
-import type { AuditInput, Store } from "../store/types.ts";
 import { listSkills, readSkill, type SkillView } from "./skills.ts";
 
 export const SKILLS_TOOL_ID = "airlock:skills";

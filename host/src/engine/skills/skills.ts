@@ -4,8 +4,8 @@
 // under a key no tool id can take), off until an operator enables it. An agent sees one line per
 // enabled skill and reads the body of one it has enabled; anything else is AIRLOCK_SKILL_UNKNOWN.
 import { type SkillManifest, skillBody } from "@airlock/sdk/skills";
+import type { Store } from "../../state/store/types.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
-import type { Store } from "../store/types.ts";
 import { skillError } from "./errors.ts";
 
 export interface SkillView {

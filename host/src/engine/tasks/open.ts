@@ -1,9 +1,9 @@
 // The host's task service on its store: pg-boss as the queue when the host opened a PostgreSQL
 // store by URL (replicas), else the in-process queue (the embedded SQLite default, or a store
 // handed in by an embedder, whose connection settings the host does not know).
-import type { ResolvedHostOptions } from "../config.ts";
-import type { AirlockHost } from "../host-types.ts";
-import type { Store } from "../store/types.ts";
+import type { ResolvedHostOptions } from "../../config.ts";
+import type { AirlockHost } from "../../contracts/host.ts";
+import type { Store } from "../../state/store/types.ts";
 import { createPgBossQueue } from "./pg-boss-queue.ts";
 import { createInProcessQueue } from "./queue.ts";
 import { createTaskService } from "./service.ts";

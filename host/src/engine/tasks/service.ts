@@ -12,9 +12,9 @@
 // (cancel after completion answers the completed task); close() aborts this replica's running
 // calls and fails their tasks with AIRLOCK_TASK_HOST_STOPPED before the store closes.
 import { randomUUID } from "node:crypto";
-import type { CallOptions, RunOptions, ToolCallOutcome } from "../host-types.ts";
-import type { TaskRow, TaskSettlement, TaskStore } from "../store/task-types.ts";
-import type { AuditInput } from "../store/types.ts";
+import type { CallOptions, RunOptions, ToolCallOutcome } from "../../contracts/host.ts";
+import type { TaskRow, TaskSettlement, TaskStore } from "../../state/store/task-types.ts";
+import type { AuditInput } from "../../state/store/types.ts";
 import type { TaskQueue, TaskRunner } from "./queue.ts";
 import type { HostTasks, TaskSettings, TaskStartOptions, TaskView } from "./types.ts";
 import { decodeTaskCursor, encodeTaskCursor, splitId, taskView } from "./views.ts";

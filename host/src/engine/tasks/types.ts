@@ -4,8 +4,8 @@
 // Invariants: every operation takes the agent and sees only that agent's tasks (another agent
 // gets null, never a hint that the id exists); a view is what the store holds at that moment,
 // so any replica sharing the store answers the same.
-import type { CallOptions, RunOptions, ToolCallOutcome } from "../host-types.ts";
-import type { TaskStatus } from "../store/task-types.ts";
+import type { CallOptions, RunOptions, ToolCallOutcome } from "../../contracts/host.ts";
+import type { TaskStatus } from "../../state/store/task-types.ts";
 
 export type { TaskStatus };
 

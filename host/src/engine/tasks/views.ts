@@ -1,6 +1,6 @@
 // A task row as the library API shows it (TaskView), and the opaque cursor of tasks/list pages.
-import type { ToolCallOutcome } from "../host-types.ts";
-import type { TaskRow } from "../store/task-types.ts";
+import type { ToolCallOutcome } from "../../contracts/host.ts";
+import type { TaskRow } from "../../state/store/task-types.ts";
 import type { TaskView } from "./types.ts";
 
 export function taskView(row: TaskRow, pollIntervalMs: number): TaskView {

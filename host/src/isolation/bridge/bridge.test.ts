@@ -2,8 +2,8 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
+import type { AuditInput } from "../../state/store/types.ts";
 import { fixtureManifest } from "../sandbox/plugin-fixture.ts";
-import type { AuditInput } from "../store/types.ts";
 import { createBridge, ENDED_KEPT } from "./bridge.ts";
 import { DENIAL_ROWS_PER_CALL } from "./denials.ts";
 import { bridgeError } from "./errors.ts";

@@ -13,8 +13,8 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { ConversationMessage, KnowledgeLevel } from "@airlock/sdk";
 import { AirlockError, hasCode } from "@airlock/sdk/errors";
 import type { EgressRule, PluginManifest, ToolManifest } from "@airlock/sdk/manifest";
-import { inChildSpan, type TraceParent } from "../observability/spans.ts";
-import type { AuditInput } from "../store/types.ts";
+import { inChildSpan, type TraceParent } from "../../engine/observability/spans.ts";
+import type { AuditInput } from "../../state/store/types.ts";
 import { DENIAL_ROWS_PER_CALL, isDenied, SUPPRESSED_ACTION } from "./denials.ts";
 import { bridgeError } from "./errors.ts";
 import type {

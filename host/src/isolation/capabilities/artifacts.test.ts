@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { openStore } from "../../state/store/index.ts";
+import type { Store } from "../../state/store/types.ts";
 import { isDenied } from "../bridge/denials.ts";
 import type { CallGrant } from "../bridge/types.ts";
-import { openStore } from "../store/index.ts";
-import type { Store } from "../store/types.ts";
 import { createArtifactsCapability, DEFAULT_ARTIFACT_LIMITS, startArtifactSweeper } from "./artifacts.ts";
 
 const grant = (agent: string, conversationId: string) =>

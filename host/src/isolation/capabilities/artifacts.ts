@@ -11,10 +11,10 @@
 // audited as AIRLOCK_ARTIFACT_UNAVAILABLE (reason `malformed` or `unavailable`), the plugin
 // told nothing more.
 import { randomBytes } from "node:crypto";
+import { storeError } from "../../state/store/errors.ts";
+import type { ArtifactCaps, Store } from "../../state/store/types.ts";
 import { denied } from "../bridge/denials.ts";
 import type { Capability } from "../bridge/types.ts";
-import { storeError } from "../store/errors.ts";
-import type { ArtifactCaps, Store } from "../store/types.ts";
 
 export interface ArtifactLimits extends ArtifactCaps {
   /** TTL when put() gives none. */

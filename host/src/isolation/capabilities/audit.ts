@@ -4,9 +4,10 @@
 // Invariants: the entry is {action, details?, success?, error?, durationMs?, output?} and nothing
 // else; action is 1–200 characters; details is a plain JSON object of at most MAX_DETAILS_BYTES;
 // error and output are truncated to their caps; the bridge does not audit this call again.
+
+import type { Store } from "../../state/store/types.ts";
 import { bridgeError } from "../bridge/errors.ts";
 import type { Capability } from "../bridge/types.ts";
-import type { Store } from "../store/types.ts";
 
 export const MAX_DETAILS_BYTES = 16 * 1024;
 export const MAX_ERROR_CHARS = 2000;

@@ -6,10 +6,11 @@
 // sent; a call without a channel answers { action: "unsupported" } at once, never waits; the
 // plugin sees accepted content only after it matched the form; an answer that does not match
 // is refused (AIRLOCK_ELICIT_CONTENT_INVALID); every outcome is audited (one row per ask).
+
+import { auditView, checkContent, checkForm } from "../../engine/people/form-schema.ts";
+import type { ElicitResult } from "../../engine/people/types.ts";
+import type { AuditInput } from "../../state/store/types.ts";
 import type { Capability } from "../bridge/types.ts";
-import type { AuditInput } from "../store/types.ts";
-import { auditView, checkContent, checkForm } from "./form-schema.ts";
-import type { ElicitResult } from "./types.ts";
 
 export function createElicitCapability(options: { audit: (entry: AuditInput) => Promise<void> }): Capability {
   return {

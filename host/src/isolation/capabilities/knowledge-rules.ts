@@ -6,8 +6,8 @@
 // the grant's canonical tool id and nothing a tool passes can change it.
 import type { KnowledgeLevel } from "@airlock/sdk";
 import { parseToolId } from "@airlock/sdk";
+import { storeError } from "../../state/store/errors.ts";
 import type { CallGrant } from "../bridge/types.ts";
-import { storeError } from "../store/errors.ts";
 
 export interface KnowledgeLimits {
   maxDocBytes: number;

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KnowledgeLevel } from "@airlock/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openStore } from "../../state/store/index.ts";
+import type { Store } from "../../state/store/types.ts";
 import type { CallGrant } from "../bridge/types.ts";
-import { openStore } from "../store/index.ts";
-import type { Store } from "../store/types.ts";
 import { createKnowledgeCapability } from "./knowledge.ts";
 
 const grant = (ns: string, level: KnowledgeLevel | null | "bogus", agent = "a") =>

@@ -12,9 +12,9 @@
 import { randomBytes } from "node:crypto";
 import type { KnowledgeMutation, KnowledgeRefusal } from "@airlock/sdk";
 import { hasCode } from "@airlock/sdk";
+import { storeError } from "../../state/store/errors.ts";
+import type { AuditInput, KnowledgeDocRecord, Store } from "../../state/store/types.ts";
 import type { CallGrant, Capability } from "../bridge/types.ts";
-import { storeError } from "../store/errors.ts";
-import type { AuditInput, KnowledgeDocRecord, Store } from "../store/types.ts";
 import {
   contentArg,
   DEFAULT_KNOWLEDGE_LIMITS,

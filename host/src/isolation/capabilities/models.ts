@@ -7,12 +7,12 @@
 // request (AIRLOCK_MODEL_BUDGET_EXHAUSTED); every call — admitted, refused or failed — is
 // audited once by this module (models.complete: connection, model, tokens; never the messages).
 import { hasCode } from "@airlock/sdk/errors";
+import { type EndpointDeps, postToEndpoint } from "../../engine/oauth/endpoint.ts";
+import { brokerError } from "../../engine/oauth/errors.ts";
+import type { Vault } from "../../state/secrets/vault.ts";
+import type { BudgetPeriod } from "../../state/store/broker-types.ts";
+import type { AuditInput, Store } from "../../state/store/types.ts";
 import type { CallGrant, Capability } from "../bridge/types.ts";
-import { type EndpointDeps, postToEndpoint } from "../oauth/endpoint.ts";
-import { brokerError } from "../oauth/errors.ts";
-import type { Vault } from "../secrets/vault.ts";
-import type { BudgetPeriod } from "../store/broker-types.ts";
-import type { AuditInput, Store } from "../store/types.ts";
 
 export const MODELS_AUDIT_ACTION = "models.complete";
 const MAX_MESSAGES = 64;

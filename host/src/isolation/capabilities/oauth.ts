@@ -13,11 +13,11 @@
 
 import type { OAuthProviderSpec, ToolResult } from "@airlock/sdk";
 import { oauthSecretKeys } from "@airlock/sdk";
+import { type ConnectTarget, LINK_TTL_MS, type OAuthBroker } from "../../engine/oauth/broker.ts";
+import { brokerError } from "../../engine/oauth/errors.ts";
+import type { SecretSource } from "../../state/secrets/index.ts";
 import { denied } from "../bridge/denials.ts";
 import type { CallGrant, Capability } from "../bridge/types.ts";
-import type { SecretSource } from "../secrets/index.ts";
-import { type ConnectTarget, LINK_TTL_MS, type OAuthBroker } from "./broker.ts";
-import { brokerError } from "./errors.ts";
 
 function declared(grant: CallGrant, name: unknown) {
   const provider =

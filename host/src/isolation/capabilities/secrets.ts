@@ -10,7 +10,7 @@ import { denied } from "../bridge/denials.ts";
 import { bridgeError } from "../bridge/errors.ts";
 import type { Capability } from "../bridge/types.ts";
 
-/** Where secret values come from (host/src/secrets decrypts them from the store). */
+/** Where secret values come from (host/src/state/secrets/ decrypts them from the store). */
 export interface SecretSource {
   get(agent: string, key: string): Promise<string | undefined>;
 }

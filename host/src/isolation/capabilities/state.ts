@@ -3,9 +3,10 @@
 // Invariants: the scope comes from the grant only; keys are 1–256 character strings; values are
 // JSON data (`undefined` is refused: use delete); a set over the cap changes nothing and throws
 // AIRLOCK_STATE_TOO_LARGE.
+
+import type { Store } from "../../state/store/types.ts";
 import { bridgeError } from "../bridge/errors.ts";
 import type { CallGrant, Capability } from "../bridge/types.ts";
-import type { Store } from "../store/types.ts";
 
 export type StateStore = Pick<Store, "getState" | "setState" | "deleteState" | "listStateKeys">;
 

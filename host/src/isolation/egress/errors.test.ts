@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { FETCH_ERRORS, REFUSAL_CODES } from "./errors.ts";
 
-const doc = readFileSync(join(import.meta.dirname, "../../../docs/egress.md"), "utf8");
+const doc = readFileSync(join(import.meta.dirname, "../../../../docs/egress.md"), "utf8");
 
 describe("the AIRLOCK_FETCH_* catalogue", () => {
   it.each(Object.entries(FETCH_ERRORS))("documents %s with its status in docs/egress.md", (code, spec) => {

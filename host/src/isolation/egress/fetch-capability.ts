@@ -6,8 +6,8 @@
 // the bridge does not audit it again (auditedByBridge → false); policy refusals are audited
 // with allowed=false; a failing audit write fails the request rather than going unrecorded.
 import { AirlockError, hasCode } from "@airlock/sdk/errors";
+import type { AuditInput } from "../../state/store/types.ts";
 import type { CallGrant, Capability } from "../bridge/types.ts";
-import type { AuditInput } from "../store/types.ts";
 import { compileAllowance } from "./address.ts";
 import { fetchError, REFUSAL_CODES } from "./errors.ts";
 import { type ExchangeDeps, type ExchangeTrace, runExchange } from "./exchange.ts";

@@ -7,9 +7,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { type EgressRule, type PluginManifest, parseManifest } from "@airlock/sdk/manifest";
 import { manifestHostRefusal } from "@airlock/sdk/special-hosts";
+import type { AuditInput } from "../../state/store/types.ts";
 import { createBridge } from "../bridge/bridge.ts";
 import type { CallGrant } from "../bridge/types.ts";
-import type { AuditInput } from "../store/types.ts";
 import { createFetchCapability } from "./fetch-capability.ts";
 import type { FetchLimits, FetchResult, HostPolicy, ResolvedAddress, Resolver } from "./types.ts";
 

@@ -2,8 +2,9 @@
 // createFetchCapability, and the plain-data result `fetch.request` returns across the bridge.
 // Invariants: the policy only narrows what a grant's egress rules declare, never widens it;
 // loopback/private targets are reachable only through an explicit `allowPrivate` entry.
+
+import type { AuditInput } from "../../state/store/types.ts";
 import type { CallGrant } from "../bridge/types.ts";
-import type { AuditInput } from "../store/types.ts";
 
 /** One answer of name resolution, as `dns.lookup(name, {all: true})` gives it. */
 export interface ResolvedAddress {
@@ -70,7 +71,7 @@ export interface FetchCapabilityOptions {
    * private CA, or a test CA). Certificates are always verified against the URL's host name.
    */
   tls?: { ca?: string | readonly string[] };
-  /** The OAuth broker's bearer for init.oauth (host/src/oauth); without it init.oauth is refused. */
+  /** The OAuth broker's bearer for init.oauth (host/src/engine/oauth/); without it init.oauth is refused. */
   bearer?: (grant: CallGrant, provider: string) => Promise<string | undefined>;
 }
 

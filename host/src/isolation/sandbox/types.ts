@@ -59,7 +59,7 @@ export interface CallContextData {
   attachments: Attachment[];
   /** null: ctx.knowledge is absent. */
   knowledgeLevel: KnowledgeLevel | null;
-  /** Code mode's runtime only: ctx.tools.call exists (host/src/code-mode). */
+  /** Code mode's runtime only: ctx.tools.call exists (host/src/engine/code-mode/). */
   codeMode?: boolean;
 }
 

@@ -10,7 +10,7 @@
 // An opened approval (no call waits; a 2026-07-28 retry reads it on any replica) is a row of
 // replica OPENED_REPLICA, which no replica's sweep abandons: it expires by its age instead, and
 // `take` deletes it once decided (one conditional DELETE: one taker wins).
-import type { PendingApproval } from "../host-types.ts";
+import type { PendingApproval } from "../../contracts/host.ts";
 import {
   type ApprovalDecision,
   type ApprovalRegistry,
@@ -19,7 +19,7 @@ import {
   EXPIRED_REASON,
   newApproval,
   openedExpired,
-} from "../pipeline/approvals.ts";
+} from "../../engine/pipeline/approvals.ts";
 import type { ApprovalRow, ClusterStore } from "../store/cluster-types.ts";
 
 export interface SharedApprovalRegistry extends ApprovalRegistry {

@@ -10,9 +10,9 @@ import { join } from "node:path";
 import { samplePluginTarball } from "@airlock/sdk/package";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { describePg, PG_URL } from "../../../test/support/postgres.ts";
-import { createHost } from "../host.ts";
-import type { AirlockHost, HostEventMap } from "../host-types.ts";
+import { describePg, PG_URL } from "../../../../test/support/postgres.ts";
+import type { AirlockHost, HostEventMap } from "../../contracts/host.ts";
+import { createHost } from "../../host.ts";
 import { dropSchemas, freshSchemaName } from "../store/postgres/test-schema.ts";
 import type { StreamEvent } from "./events.ts";
 

@@ -8,8 +8,8 @@
 // event it read; with no stream open anywhere a call costs one closure call and nothing in
 // the database; rows are pruned after EVENT_RETENTION_MS (they are a relay, not a record: the
 // audit trail is the record).
-import type { HostEventMap, HostEventType } from "../host-types.ts";
-import type { EventBus } from "../pipeline/events.ts";
+import type { HostEventMap, HostEventType } from "../../contracts/host.ts";
+import type { EventBus } from "../../engine/pipeline/events.ts";
 import type { ClusterStore, HostEventRow } from "../store/cluster-types.ts";
 
 export const STREAM_EVENT_TYPES = [

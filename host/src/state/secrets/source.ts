@@ -4,7 +4,7 @@
 // builds the masked read-back of an agent's secrets.
 // Invariants: the store only ever sees vault ciphertext; views never carry a sensitive value.
 import type { PluginManifest } from "@airlock/sdk/manifest";
-import type { SecretView } from "../host-types.ts";
+import type { SecretView } from "../../contracts/host.ts";
 import type { Store } from "../store/types.ts";
 import { isSensitive, maskSecret, secretSensitivity } from "./mask.ts";
 import type { Vault } from "./vault.ts";

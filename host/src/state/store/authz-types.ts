@@ -1,4 +1,4 @@
-// The store's part for the host's own OAuth 2.1 authorization server (host/src/authz/):
+// The store's part for the host's own OAuth 2.1 authorization server (host/src/surfaces/http/authz/):
 // registered clients (RFC 7591, public), grants (one per consent: a client, an agent and that
 // agent's MCP URL as the audience) and the grant's secrets — authorization codes, access tokens
 // and refresh tokens — kept only as sha256 hashes.

@@ -1,6 +1,6 @@
 // Error catalogue of the store and of the two store-backed capabilities (artifacts, knowledge).
 // Invariants: each code is defined once here with its HTTP status and a one-line description;
-// a code is never reused for a different failure. Secrets codes live in host/src/secrets/errors.ts.
+// a code is never reused for a different failure. Secrets codes live in host/src/state/secrets/errors.ts.
 import { AirlockError, defineErrorCodes } from "@airlock/sdk";
 
 export const STORE_ERRORS = defineErrorCodes({

@@ -1,4 +1,4 @@
-// What the store keeps of a long-running call run as a task (MCP tasks; host/src/tasks/): one
+// What the store keeps of a long-running call run as a task (MCP tasks; host/src/engine/tasks/): one
 // row per task, in both dialects, so any replica sharing the store answers tasks/get, result
 // retrieval and cancellation. The row is the task's only state; the job queue (pg-boss on
 // PostgreSQL) only carries the task id to the replica that runs it.

@@ -1,8 +1,8 @@
 // The one store interface. Two implementations (SQLite via node:sqlite, PostgreSQL via pg)
-// pass one shared conformance suite (host/src/store/conformance.ts).
+// pass one shared conformance suite (host/src/state/store/conformance.ts).
 // Invariants: every method is atomic (a failure leaves nothing half-written); values
 // crossing the interface are plain data; secret values are stored only as ciphertext
-// produced by host/src/secrets (the store never sees a master key or a plaintext secret).
+// produced by host/src/state/secrets/ (the store never sees a master key or a plaintext secret).
 import type { KnowledgeLevel } from "@airlock/sdk";
 import type { PluginManifest } from "@airlock/sdk/manifest";
 import type { AuthServerStore } from "./authz-types.ts";
@@ -76,7 +76,7 @@ export interface PluginActivation {
 export interface SecretRecord {
   agent: string;
   key: string;
-  /** Opaque ciphertext from host/src/secrets (AES-256-GCM, key id, nonce, tag). */
+  /** Opaque ciphertext from host/src/state/secrets/ (AES-256-GCM, key id, nonce, tag). */
   ciphertext: string;
   updatedAt: string;
 }
@@ -300,8 +300,8 @@ export interface Store extends BrokerStore {
 
   /** What replicas sharing this store coordinate through; PostgreSQL only (store/cluster-types.ts). */
   readonly cluster?: ClusterStore;
-  /** Long-running calls run as tasks (host/src/tasks/), in both dialects. */
+  /** Long-running calls run as tasks (host/src/engine/tasks/), in both dialects. */
   readonly tasks: TaskStore;
-  /** The host's own OAuth authorization server (host/src/authz/), in both dialects. */
+  /** The host's own OAuth authorization server (host/src/surfaces/http/authz/), in both dialects. */
   readonly authServer: AuthServerStore;
 }

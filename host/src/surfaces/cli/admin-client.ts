@@ -5,7 +5,7 @@
 // AirlockError with the same code (the CLI prints it as it would a local one); a host that
 // does not answer is AIRLOCK_CLI_HOST_UNREACHABLE.
 import { AirlockError } from "@airlock/sdk/errors";
-import type { AirlockHost, InstallOptions } from "../host-types.ts";
+import type { AirlockHost, InstallOptions } from "../../contracts/host.ts";
 import { cliError } from "./errors.ts";
 
 /** What `airlock` commands need of a host, local or running. */

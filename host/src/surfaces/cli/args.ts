@@ -2,7 +2,7 @@
 // turned into AIRLOCK_CLI_USAGE, plus small typed readers (ports, enums, data dir).
 import { resolve } from "node:path";
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
-import type { StoreOption } from "../config.ts";
+import type { StoreOption } from "../../config.ts";
 import { cliError } from "./errors.ts";
 import { userHost } from "./host-location.ts";
 import type { CliIO } from "./types.ts";

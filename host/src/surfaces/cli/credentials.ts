@@ -5,7 +5,7 @@
 import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { hasCode } from "@airlock/sdk/errors";
-import type { AirlockHost } from "../host-types.ts";
+import type { AirlockHost } from "../../contracts/host.ts";
 
 export interface IssuedToken {
   id: string;

@@ -5,9 +5,9 @@
 // PostgreSQL (`?schema=` names its schema); without it the store is SQLite in the data directory.
 // Env: AIRLOCK_DATA_DIR, AIRLOCK_STORE_URL, AIRLOCK_REGISTRY_URL, AIRLOCK_SANDBOX (workers | in-process).
 import type { ParseArgsOptionsConfig } from "node:util";
-import type { HostOptions } from "../config.ts";
-import { createHost } from "../host.ts";
-import type { AirlockHost } from "../host-types.ts";
+import type { HostOptions } from "../../config.ts";
+import type { AirlockHost } from "../../contracts/host.ts";
+import { createHost } from "../../host.ts";
 import { dataDirOption, enumOption, type Parsed, storeOption, stringOption } from "./args.ts";
 import { cliError } from "./errors.ts";
 import type { CliIO } from "./types.ts";

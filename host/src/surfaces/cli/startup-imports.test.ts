@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
-const HOST = join(import.meta.dirname, "..", "..");
+const HOST = join(import.meta.dirname, "..", "..", "..");
 
 /** Imports `entry` in a fresh process and lists every module it resolved, and Node's own. */
 function loadedBy(entry: string): { urls: string[]; builtins: string[] } {
@@ -27,14 +27,14 @@ function loadedBy(entry: string): { urls: string[]; builtins: string[] } {
 
 describe("start-up imports", () => {
   it("loads neither undici, the MCP client SDK, node:http nor the admin server for airlock mcp", () => {
-    const { urls, builtins } = loadedBy(join(HOST, "src", "cli", "commands", "index.ts"));
+    const { urls, builtins } = loadedBy(join(HOST, "src", "surfaces", "cli", "commands", "index.ts"));
     // the probe works: the host and the MCP server SDK are there
     expect(urls.some((u) => u.endsWith("/host/src/host.ts"))).toBe(true);
     expect(urls.some((u) => u.includes("/@modelcontextprotocol/server/"))).toBe(true);
     expect(builtins).toContain("net");
     expect(urls.filter((u) => u.includes("/node_modules/undici/"))).toEqual([]);
     expect(urls.filter((u) => u.includes("/@modelcontextprotocol/client/"))).toEqual([]);
-    expect(urls.filter((u) => u.endsWith("/host/src/api/server.ts"))).toEqual([]);
+    expect(urls.filter((u) => u.endsWith("/host/src/surfaces/http/server.ts"))).toEqual([]);
     expect(urls.filter((u) => u === "node:http")).toEqual([]);
     expect(builtins).not.toContain("http");
   });

@@ -5,7 +5,7 @@
 // token kept in the data dir; otherwise it opens the data dir itself. Each command says on
 // stderr which one it acts on, so nothing lands in an unexpected store unnoticed.
 import type { ParseArgsOptionsConfig } from "node:util";
-import type { HostOptions } from "../config.ts";
+import type { HostOptions } from "../../config.ts";
 import { adminClient, type CliHost } from "./admin-client.ts";
 import { dataDirOption, type Parsed, stringOption } from "./args.ts";
 import { readCredentials } from "./credentials.ts";

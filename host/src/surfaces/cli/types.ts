@@ -1,4 +1,4 @@
-// Contract of one `airlock` CLI command. host/src/cli/main.ts dispatches argv to commands;
+// Contract of one `airlock` CLI command. host/src/surfaces/cli/main.ts dispatches argv to commands;
 // every command documents itself for `--help` and returns its exit status.
 export interface CliIO {
   stdout: (text: string) => void;

@@ -3,8 +3,8 @@
 // an agent token reaches nothing but its own agent's tool list, tool calls, events and MCP
 // endpoint; the order is 401 (who are you) before 403 (may you) before 404 (does it exist),
 // so an agent token cannot probe which other agents exist.
-import type { AirlockHost } from "../host-types.ts";
-import type { TokenRecord } from "../store/types.ts";
+import type { AirlockHost } from "../../contracts/host.ts";
+import type { TokenRecord } from "../../state/store/types.ts";
 import { apiError } from "./errors.ts";
 import type { Access } from "./route-table.ts";
 

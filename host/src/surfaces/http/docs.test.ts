@@ -6,7 +6,7 @@ import { MCP_ERRORS } from "../mcp/errors.ts";
 import { adminRoutes } from "./app.ts";
 import { API_ERRORS } from "./errors.ts";
 
-const read = (name: string) => readFile(new URL(`../../../docs/${name}`, import.meta.url), "utf8");
+const read = (name: string) => readFile(new URL(`../../../../docs/${name}`, import.meta.url), "utf8");
 
 test("docs/api.md lists every route and every AIRLOCK_API_* code with its status", async () => {
   const doc = await read("api.md");

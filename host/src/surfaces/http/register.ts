@@ -5,9 +5,9 @@
 // for routes that declare one; a handler never sees unvalidated input.
 import type { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { authenticateApiCall } from "../console/session.ts";
-import type { AirlockHost } from "../host-types.ts";
+import type { AirlockHost } from "../../contracts/host.ts";
 import { checkAccess } from "./auth.ts";
+import { authenticateApiCall } from "./console/session.ts";
 import { apiError } from "./errors.ts";
 import { mediaType, parseJsonBody, readBodyCapped, validate } from "./request.ts";
 import type { RouteSpec } from "./route-table.ts";

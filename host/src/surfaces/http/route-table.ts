@@ -4,8 +4,8 @@
 // parsed against the route's schemas; it returns plain JSON (or a Response for streams).
 import type { Context } from "hono";
 import type { z } from "zod";
-import type { AirlockHost } from "../host-types.ts";
-import type { TokenRecord } from "../store/types.ts";
+import type { AirlockHost } from "../../contracts/host.ts";
+import type { TokenRecord } from "../../state/store/types.ts";
 
 export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
 

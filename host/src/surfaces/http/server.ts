@@ -9,7 +9,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { hostname as machineName } from "node:os";
 import { createAdaptorServer } from "@hono/node-server";
-import type { AirlockHost } from "../host-types.ts";
+import type { AirlockHost } from "../../contracts/host.ts";
 import { McpHttpEndpoint } from "../mcp/http.ts";
 import type { McpServerOptions } from "../mcp/server.ts";
 import { type AdminApiOptions, createAdminApi } from "./app.ts";

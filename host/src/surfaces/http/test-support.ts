@@ -7,15 +7,15 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writePluginTarball } from "@airlock/sdk/package";
-import { createHost } from "../host.ts";
-import type { AirlockHost } from "../host-types.ts";
+import type { AirlockHost } from "../../contracts/host.ts";
 import {
   bundleSource,
   type FixturePlugin,
   fixtureManifest,
   installFixture,
-} from "../pipeline/test-fixtures.ts";
-import { openStore } from "../store/index.ts";
+} from "../../engine/pipeline/test-fixtures.ts";
+import { createHost } from "../../host.ts";
+import { openStore } from "../../state/store/index.ts";
 
 export const PNG_1X1 =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";

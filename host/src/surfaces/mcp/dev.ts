@@ -12,10 +12,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
-import { startAdminServer } from "../api/server.ts";
-import { createHost } from "../host.ts";
-import type { AirlockHost } from "../host-types.ts";
-import type { AgentKnowledgeLevel } from "../store/types.ts";
+import type { AirlockHost } from "../../contracts/host.ts";
+import { createHost } from "../../host.ts";
+import type { AgentKnowledgeLevel } from "../../state/store/types.ts";
+import { startAdminServer } from "../http/server.ts";
 import { serveMcpStdio } from "./stdio.ts";
 
 export const DEV_AGENT = "dev";

@@ -15,13 +15,13 @@ import {
   type McpHttpHandler,
 } from "@modelcontextprotocol/server";
 import type { Context, Hono } from "hono";
-import { authenticateRequest, bearerToken, checkAccess } from "../api/auth.ts";
-import { apiError, toWireError } from "../api/errors.ts";
-import type { ExtraPath } from "../api/openapi.ts";
-import { isAccessToken, verifyAccessToken } from "../authz/access.ts";
-import { externalBase } from "../authz/config.ts";
-import type { AirlockHost } from "../host-types.ts";
-import type { TokenRecord } from "../store/types.ts";
+import type { AirlockHost } from "../../contracts/host.ts";
+import type { TokenRecord } from "../../state/store/types.ts";
+import { authenticateRequest, bearerToken, checkAccess } from "../http/auth.ts";
+import { isAccessToken, verifyAccessToken } from "../http/authz/access.ts";
+import { externalBase } from "../http/authz/config.ts";
+import { apiError, toWireError } from "../http/errors.ts";
+import type { ExtraPath } from "../http/openapi.ts";
 import { readJsonBody } from "./http-support.ts";
 import { LegacyMcpHttp, type StreamLimits } from "./legacy-http.ts";
 import { ListChangeHub } from "./list-changes.ts";

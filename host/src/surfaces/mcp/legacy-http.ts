@@ -13,9 +13,9 @@
 // code, never a silent eviction of someone else's stream.
 import { randomUUID } from "node:crypto";
 import type { JSONRPCMessage, LoggingLevel } from "@modelcontextprotocol/server";
-import { externalBase } from "../authz/config.ts";
-import type { AirlockHost } from "../host-types.ts";
-import type { TokenRecord } from "../store/types.ts";
+import type { AirlockHost } from "../../contracts/host.ts";
+import type { TokenRecord } from "../../state/store/types.ts";
+import { externalBase } from "../http/authz/config.ts";
 import { ExchangeTransport } from "./exchange-transport.ts";
 import { jsonRpcError } from "./http-support.ts";
 import type { ListChangeHub } from "./list-changes.ts";

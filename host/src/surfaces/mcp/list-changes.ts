@@ -6,7 +6,7 @@
 // Invariants: a change for one agent reaches only that agent's streams; a change for every
 // agent (a plugin lifecycle change) reaches all; a task's status reaches its agent's streams
 // only; a stream's writer that throws is dropped.
-import type { AirlockHost } from "../host-types.ts";
+import type { AirlockHost } from "../../contracts/host.ts";
 import { legacyTask } from "./tasks.ts";
 
 export type StreamWriter = (notification: {

@@ -1,7 +1,7 @@
 // The pure host ↔ MCP mappings: every content type passes through unchanged; notifications
 // respect the progress token and the client's log level.
 import { describe, expect, test } from "vitest";
-import type { ModelTool } from "../host-types.ts";
+import type { ModelTool } from "../../contracts/host.ts";
 import { logLevelPasses, toCallToolResult, toMcpNotification, toMcpTool } from "./mapping.ts";
 
 describe("toCallToolResult", () => {

@@ -3,7 +3,7 @@
 // Invariants: a wait re-checks at least every second, ends at once when the call's signal
 // aborts, and never outlives its timeout; it answers whether the condition held, never throws
 // on its own account (a failing check propagates).
-import type { AirlockHost } from "../host-types.ts";
+import type { AirlockHost } from "../../contracts/host.ts";
 
 /** Waits until every key is set for the agent (woken by secret changes, re-checked every second). */
 export async function waitForSecrets(

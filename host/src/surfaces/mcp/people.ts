@@ -26,10 +26,9 @@ import {
   type ServerContext,
   type ElicitResult as WireElicitResult,
 } from "@modelcontextprotocol/server";
-import type { AirlockHost } from "../host-types.ts";
-import { PEOPLE_ERRORS } from "../people/errors.ts";
-import { checkContent, checkForm } from "../people/form-schema.ts";
-import { mintSecretTicket } from "../people/pages/tickets.ts";
+import type { AirlockHost } from "../../contracts/host.ts";
+import { PEOPLE_ERRORS } from "../../engine/people/errors.ts";
+import { checkContent, checkForm } from "../../engine/people/form-schema.ts";
 import type {
   ApprovalPath,
   ApprovalQuestion,
@@ -41,7 +40,8 @@ import type {
   SecretQuestion,
   UrlOutcome,
   UrlQuestion,
-} from "../people/types.ts";
+} from "../../engine/people/types.ts";
+import { mintSecretTicket } from "../http/people/tickets.ts";
 import { waitForSecrets, waitUntil } from "./people-waits.ts";
 import {
   inputDigest,

@@ -3,15 +3,15 @@
 // and at /.well-known/oauth-protected-resource for the server as a whole.
 // Invariant: an agent's document names this host (its public URL when the operator set one, else
 // the request's origin: authz/config.ts externalBase) as the one authorization server
-// (host/src/authz/, RFC 8414 metadata at /.well-known/oauth-authorization-server), whose access
+// (host/src/surfaces/http/authz/, RFC 8414 metadata at /.well-known/oauth-authorization-server), whose access
 // tokens are audience-bound to that agent's MCP URL; both documents answer CORS for any origin
 // without credentials (authz/cors.ts), for browser-based clients; static agent and operator tokens keep
 // working beside OAuth, and the document says so.
 import type { Hono } from "hono";
-import type { ExtraPath } from "../api/openapi.ts";
-import { externalBase } from "../authz/config.ts";
-import { mountPublicCors } from "../authz/cors.ts";
-import type { AirlockHost } from "../host-types.ts";
+import type { AirlockHost } from "../../contracts/host.ts";
+import { externalBase } from "../http/authz/config.ts";
+import { mountPublicCors } from "../http/authz/cors.ts";
+import type { ExtraPath } from "../http/openapi.ts";
 
 export const PROTECTED_RESOURCE_PATH = "/.well-known/oauth-protected-resource";
 

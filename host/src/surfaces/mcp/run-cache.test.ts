@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { createSurfaceFixture, type SurfaceFixture } from "../api/test-support.ts";
+import { createSurfaceFixture, type SurfaceFixture } from "../http/test-support.ts";
 import { RunCache } from "./run-cache.ts";
 
 let f: SurfaceFixture;

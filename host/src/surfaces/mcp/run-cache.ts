@@ -8,7 +8,7 @@
 // run is older than RUN_MAX_AGE_MS.
 // Invariants: bounded (the least recently used run is dropped first); a run whose start failed
 // is not kept; nothing here is needed to serve a request (a miss starts a run).
-import type { AirlockHost, Run, RunOptions } from "../host-types.ts";
+import type { AirlockHost, Run, RunOptions } from "../../contracts/host.ts";
 
 export const MAX_CACHED_RUNS = 1024;
 export const RUN_MAX_AGE_MS = 1000;

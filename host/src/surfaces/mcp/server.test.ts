@@ -8,7 +8,7 @@ import {
   LoggingMessageNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createSurfaceFixture, PNG_1X1, type SurfaceFixture } from "../api/test-support.ts";
+import { createSurfaceFixture, PNG_1X1, type SurfaceFixture } from "../http/test-support.ts";
 import { createAgentMcpServer, type McpServerOptions } from "./server.ts";
 
 // The 2025 era on one long-lived instance (as stdio serves it); the log level lives with the caller.

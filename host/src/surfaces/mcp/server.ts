@@ -18,8 +18,8 @@ import {
   Server,
   type Tool,
 } from "@modelcontextprotocol/server";
-import type { AirlockHost, CallOptions, ModelTool, Run, RunOptions } from "../host-types.ts";
-import { subjectFromWire } from "../oauth/subject.ts";
+import type { AirlockHost, CallOptions, ModelTool, Run, RunOptions } from "../../contracts/host.ts";
+import { subjectFromWire } from "../../engine/oauth/subject.ts";
 import { decodeCursor, encodeCursor, PAGE_SIZE } from "./cursor.ts";
 import {
   errorResult,

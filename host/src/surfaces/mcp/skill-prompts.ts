@@ -5,7 +5,7 @@
 // The prompt name is the skill id with `:` written `__` (`<ns>__skill__<id>`), as tool names are.
 import { hasCode } from "@airlock/sdk";
 import { ProtocolError, ProtocolErrorCode, type Server } from "@modelcontextprotocol/server";
-import type { AirlockHost } from "../host-types.ts";
+import type { AirlockHost } from "../../contracts/host.ts";
 
 const promptName = (id: string) => id.replaceAll(":", "__");
 const skillIdOf = (name: string) => name.replaceAll("__", ":");

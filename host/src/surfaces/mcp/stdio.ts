@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import type { LoggingLevel, Server } from "@modelcontextprotocol/server";
 import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
-import type { AirlockHost } from "../host-types.ts";
+import type { AirlockHost } from "../../contracts/host.ts";
 import { RunCache } from "./run-cache.ts";
 import { createAgentMcpServer, type McpServerOptions } from "./server.ts";
 

@@ -1,4 +1,4 @@
-// Long-running calls over MCP, on the host's task service (AirlockHost.tasks, host/src/tasks/):
+// Long-running calls over MCP, on the host's task service (AirlockHost.tasks, host/src/engine/tasks/):
 // the 2025-11-25 tasks utility (a `task` param on tools/call, `tasks/get`, `tasks/result`,
 // `tasks/list`, `tasks/cancel`) and the 2026-07-28 tasks extension `io.modelcontextprotocol/tasks`
 // (a `resultType: "task"` answer to tools/call, `tasks/get` with the result inline, `tasks/cancel`).
@@ -9,8 +9,8 @@
 // unknown id; a failed task's JSON-RPC error carries its AIRLOCK_* code in `data.code`.
 import { ProtocolError, ProtocolErrorCode, type Server } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import type { AirlockHost, ModelTool } from "../host-types.ts";
-import type { TaskStartOptions, TaskView } from "../tasks/types.ts";
+import type { AirlockHost, ModelTool } from "../../contracts/host.ts";
+import type { TaskStartOptions, TaskView } from "../../engine/tasks/types.ts";
 import { toCallToolResult } from "./mapping.ts";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";

@@ -1,5 +1,5 @@
 // The code-mode runtime: the "bundle" of the code-mode isolate. The sandbox runs it in every new
-// context after its bootstrap (host/src/sandbox/isolate/bootstrap.js), like a plugin bundle, and
+// context after its bootstrap (host/src/isolation/sandbox/isolate/bootstrap.js), like a plugin bundle, and
 // calls its one tool, `run`, once per run_code call, in a context made for that call alone.
 // Contract:
 // - run({source, namespaces, maxLogBytes, scratch}, ctx): source is the model's code, types

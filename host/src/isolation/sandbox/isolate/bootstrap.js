@@ -420,7 +420,7 @@
       log: async (level, message) => {
         await call("log", "write", [level, message]);
       },
-      // code mode's runtime only (host/src/code-mode): its one way out, each call a pipeline call
+      // code mode's runtime only (host/src/engine/code-mode/): its one way out, each call a pipeline call
       ...(data.codeMode === true
         ? { tools: freeze({ call: (id, input) => call("tools", "call", [id, input]) }) }
         : {}),

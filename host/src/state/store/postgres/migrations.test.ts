@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { describePg, PG_URL } from "../../../../test/support/postgres.ts";
+import { describePg, PG_URL } from "../../../../../test/support/postgres.ts";
 import { openStore } from "../index.ts";
 import { migratePostgres, POSTGRES_MIGRATIONS } from "./migrations.ts";
 import { dropSchemas, freshSchemaName } from "./test-schema.ts";

@@ -221,7 +221,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 5,
-    name: "tasks: long-running calls (host/src/tasks/)",
+    name: "tasks: long-running calls (host/src/engine/tasks/)",
     sql: `
       CREATE TABLE tasks (
         id text PRIMARY KEY,
@@ -254,7 +254,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 7,
-    name: "authorization server: clients, grants, hashed codes and tokens (host/src/authz/)",
+    name: "authorization server: clients, grants, hashed codes and tokens (host/src/surfaces/http/authz/)",
     sql: `
       CREATE TABLE authz_clients (
         id text PRIMARY KEY,

@@ -12,7 +12,7 @@ export async function dropSchemas(url: string, schemas: readonly string[]): Prom
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    // `<schema>_jobs`: the task queue's own schema (pg-boss, host/src/tasks/pg-boss-queue.ts).
+    // `<schema>_jobs`: the task queue's own schema (pg-boss, host/src/engine/tasks/pg-boss-queue.ts).
     for (const s of schemas) await client.query(`DROP SCHEMA IF EXISTS "${s}", "${s}_jobs" CASCADE`);
   } finally {
     await client.end();

@@ -11,7 +11,7 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createAuditWriter, withAuditWriter } from "../../pipeline/audit-writer.ts";
+import { createAuditWriter, withAuditWriter } from "../../../engine/pipeline/audit-writer.ts";
 import { openStore } from "../index.ts";
 import type { AuditInput, AuditJournalMark, Store } from "../types.ts";
 import { JOURNAL_DIR } from "./audit-journal.ts";

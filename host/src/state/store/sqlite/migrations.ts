@@ -182,7 +182,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 4,
-    name: "tasks: long-running calls (host/src/tasks/)",
+    name: "tasks: long-running calls (host/src/engine/tasks/)",
     sql: `
       CREATE TABLE tasks (
         id TEXT PRIMARY KEY,
@@ -215,7 +215,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 6,
-    name: "authorization server: clients, grants, hashed codes and tokens (host/src/authz/)",
+    name: "authorization server: clients, grants, hashed codes and tokens (host/src/surfaces/http/authz/)",
     sql: `
       CREATE TABLE authz_clients (
         id TEXT PRIMARY KEY,

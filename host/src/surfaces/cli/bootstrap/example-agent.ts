@@ -1,7 +1,7 @@
 // The example agent `airlock start` creates: every regular first-party tool enabled, knowledge
 // at `write` (so the notes plugin can write its own notes), and example values for the secrets
 // the tools need, so the tools are served at once. Values an operator already set are kept.
-import type { AirlockHost } from "../../host-types.ts";
+import type { AirlockHost } from "../../../contracts/host.ts";
 
 export const EXAMPLE_AGENT = "example";
 

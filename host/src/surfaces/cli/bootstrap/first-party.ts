@@ -7,7 +7,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SDK_VERSION } from "@airlock/sdk/manifest";
 
-export const FIRST_PARTY_DIR = fileURLToPath(new URL("../../../../plugins/", import.meta.url));
+export const FIRST_PARTY_DIR = fileURLToPath(new URL("../../../../../plugins/", import.meta.url));
 
 export interface FirstPartyPlugin {
   /** The plugin folder name (= its namespace for first-party plugins). */

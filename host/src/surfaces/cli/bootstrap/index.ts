@@ -10,7 +10,7 @@
 //   child is stopped at shutdown.
 import { join } from "node:path";
 import semver from "semver";
-import type { AirlockHost } from "../../host-types.ts";
+import type { AirlockHost } from "../../../contracts/host.ts";
 import type { BootstrapStep, RunningContext, StartContext } from "../commands/start.ts";
 import { bootstrapError } from "./errors.ts";
 import { ensureExampleAgent } from "./example-agent.ts";

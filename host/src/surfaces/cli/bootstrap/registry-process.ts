@@ -18,7 +18,7 @@ const execFileAsync = promisify(execFile);
 
 /** The registry's bin, found through the workspace layout (a path, not an import). */
 export const REGISTRY_BIN = fileURLToPath(
-  new URL("../../../../registry/bin/airlock-registry.ts", import.meta.url),
+  new URL("../../../../../registry/bin/airlock-registry.ts", import.meta.url),
 );
 
 export interface LocalRegistry {

@@ -63,7 +63,7 @@ it("shows the default policy, changes it per agent and per tool, and refuses a b
 });
 
 it("runs the command docs/mcp.md prints, as printed", async () => {
-  const doc = readFileSync(join(import.meta.dirname, "../../../../docs/mcp.md"), "utf8");
+  const doc = readFileSync(join(import.meta.dirname, "../../../../../docs/mcp.md"), "utf8");
   const line = doc.split("\n").find((l) => l.startsWith("airlock agents policy "));
   expect(line).toBeDefined();
   const argv = (line as string).split(" ").slice(1);

@@ -5,7 +5,7 @@ import {
   CODE_MODE_LIMIT_RANGES,
   type CodeModeChange,
   type CodeModeSettings,
-} from "../../code-mode/settings.ts";
+} from "../../../engine/code-mode/settings.ts";
 import type { CliHost } from "../admin-client.ts";
 import { type Parsed, parseOptions, requiredPositional } from "../args.ts";
 import { cliError } from "../errors.ts";

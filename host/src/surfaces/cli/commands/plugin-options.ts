@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ParseArgsOptionsConfig } from "node:util";
-import type { HostOptions } from "../../config.ts";
+import type { HostOptions } from "../../../config.ts";
 import type { CliHost } from "../admin-client.ts";
 import { listOption, type Parsed } from "../args.ts";
 import { cliError } from "../errors.ts";

@@ -1,7 +1,7 @@
 // `airlock plugins list | upgrade | rollback | uninstall | worker`: the installed-plugin
 // lifecycle of a data directory, each a thin layer over host.plugins (the library API), and
 // the plugin's sandbox worker tier (host.setPluginWorker).
-import type { InstalledPluginView } from "../../host-types.ts";
+import type { InstalledPluginView } from "../../../contracts/host.ts";
 import { parseOptions, requiredPositional } from "../args.ts";
 import { cliError } from "../errors.ts";
 import type { CliCommand } from "../types.ts";

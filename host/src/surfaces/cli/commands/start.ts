@@ -8,9 +8,9 @@
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { hasCode } from "@airlock/sdk/errors";
-import type { AdminServer } from "../../api/server.ts";
-import type { HostOptions } from "../../config.ts";
-import type { AirlockHost } from "../../host-types.ts";
+import type { HostOptions } from "../../../config.ts";
+import type { AirlockHost } from "../../../contracts/host.ts";
+import type { AdminServer } from "../../http/server.ts";
 import { listOption, type Parsed, parseOptions, portOption, stringOption } from "../args.ts";
 import { createFirstPartyStep } from "../bootstrap/index.ts";
 import { CREDENTIALS_FILE, ensureAgentToken, ensureOperatorToken } from "../credentials.ts";
@@ -195,7 +195,7 @@ export async function runServer(
   await ensurePortFree(hostname, port);
   // The admin server's modules (the API, the console, the MCP endpoint) load only here, while the
   // host opens: every other command, `airlock mcp` among them, starts ≈ 60 ms sooner without them.
-  const adminModules = import("../../api/server.ts");
+  const adminModules = import("../../http/server.ts");
   adminModules.catch(() => undefined); // awaited below; a failure surfaces there
   try {
     for (const step of steps) await step.beforeHost?.(ctx);

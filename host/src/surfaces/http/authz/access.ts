@@ -2,9 +2,9 @@
 // Invariants: an access token is accepted only for the resource (MCP URL) it was granted for,
 // while its grant is active and its agent is the one that consented (an agent deleted and made
 // again does not inherit grants); a refusal is audited with its code, never with the token.
-import type { AirlockHost } from "../host-types.ts";
-import type { AuthGrantRecord } from "../store/authz-types.ts";
-import type { TokenRecord } from "../store/types.ts";
+import type { AirlockHost } from "../../../contracts/host.ts";
+import type { AuthGrantRecord } from "../../../state/store/authz-types.ts";
+import type { TokenRecord } from "../../../state/store/types.ts";
 import { authzAudit } from "./config.ts";
 import { hashSecret, refuse, SECRET_PREFIXES } from "./grants.ts";
 

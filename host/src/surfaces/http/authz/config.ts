@@ -8,7 +8,7 @@
 // and on the request's origin otherwise.
 // Invariants: a bad setting is refused at start with AIRLOCK_AUTHZ_CONFIG_INVALID, never
 // silently replaced by the default; audit entries never carry a code or a token, only ids.
-import type { AirlockHost } from "../host-types.ts";
+import type { AirlockHost } from "../../../contracts/host.ts";
 import { authzError } from "./errors.ts";
 
 export interface AuthzConfig {

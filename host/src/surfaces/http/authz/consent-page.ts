@@ -5,8 +5,8 @@
 // this origin and the one redirect URI's origin (the 303 after the decision goes there); the page
 // is never framed (frame-ancestors 'none', X-Frame-Options DENY) nor cached, and sends no Referer to
 // another origin (the client's redirect URI never sees the authorization request).
-import type { AgentToolView } from "../host-types.ts";
-import { escapeHtml } from "../people/pages/html.ts";
+import type { AgentToolView } from "../../../contracts/host.ts";
+import { escapeHtml } from "../people/html.ts";
 
 export function pageHeaders(formTarget?: string): Record<string, string> {
   const formAction = formTarget === undefined ? "'self'" : `'self' ${formTarget}`;

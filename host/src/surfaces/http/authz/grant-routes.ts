@@ -4,11 +4,11 @@
 // Invariants: operator access only (the console calls these with its session); a listing
 // carries no token, code or hash; a revocation is audited (grants.ts revokeGrantOf).
 import { z } from "zod";
-import { apiError } from "../api/errors.ts";
-import { defineRoute, type RouteSpec } from "../api/route-table.ts";
-import { slug } from "../api/schemas.ts";
-import type { AirlockHost } from "../host-types.ts";
-import type { AuthGrantRecord } from "../store/authz-types.ts";
+import type { AirlockHost } from "../../../contracts/host.ts";
+import type { AuthGrantRecord } from "../../../state/store/authz-types.ts";
+import { apiError } from "../errors.ts";
+import { defineRoute, type RouteSpec } from "../route-table.ts";
+import { slug } from "../schemas.ts";
 import { revokeGrantOf } from "./access.ts";
 
 const grantView = z.object({

@@ -2,7 +2,7 @@
 // raw hono handlers, so they are described here and added to the admin API's document).
 // Invariant: every path routes.ts mounts has its operation here, each with an operationId and
 // its answers, like every operation of the document.
-import type { ExtraPath } from "../api/openapi.ts";
+import type { ExtraPath } from "../openapi.ts";
 import { AS_METADATA_PATH } from "./routes.ts";
 
 const operation = (

@@ -7,7 +7,7 @@
 // least recently used; every refusal is audited with its AIRLOCK_AUTHZ_* code and the address, never a body.
 // Behind a proxy every request comes from the proxy's address, so its clients share one bucket.
 import type { Context } from "hono";
-import type { AirlockHost } from "../host-types.ts";
+import type { AirlockHost } from "../../../contracts/host.ts";
 import { type AuthzConfig, authzAudit } from "./config.ts";
 import { authzError } from "./errors.ts";
 

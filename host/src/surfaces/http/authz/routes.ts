@@ -17,8 +17,8 @@
 import { hasCode } from "@airlock/sdk/errors";
 import type { Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { AirlockHost } from "../../../contracts/host.ts";
 import { openSession, readCookie, SESSION_COOKIE } from "../console/session.ts";
-import type { AirlockHost } from "../host-types.ts";
 import { checkAuthorizationRequest, registerClient } from "./clients.ts";
 import {
   type AuthzConfig,

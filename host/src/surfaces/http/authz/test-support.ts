@@ -6,8 +6,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Hono } from "hono";
 import { expect } from "vitest";
-import { createAdminApi } from "../api/app.ts";
-import { createSurfaceFixture, type SurfaceFixture } from "../api/test-support.ts";
+import { createAdminApi } from "../app.ts";
+import { createSurfaceFixture, type SurfaceFixture } from "../test-support.ts";
 
 export const ORIGIN = "http://localhost";
 export const REDIRECT = "http://127.0.0.1:9/callback";

@@ -6,12 +6,12 @@
 // host's own audited issueToken; a preview reads manifests only and writes nothing.
 import { readPluginTarball } from "@airlock/sdk/package";
 import { z } from "zod";
-import { apiError } from "../api/errors.ts";
-import { defineRoute, type RouteSpec } from "../api/route-table.ts";
-import { namespaceParams, slug, slugParams } from "../api/schemas.ts";
-import { TOKEN_PREFIXES } from "../auth/tokens.ts";
-import type { AirlockHost } from "../host-types.ts";
-import type { TokenRecord } from "../store/types.ts";
+import type { AirlockHost } from "../../../contracts/host.ts";
+import { TOKEN_PREFIXES } from "../../../state/auth/tokens.ts";
+import type { TokenRecord } from "../../../state/store/types.ts";
+import { apiError } from "../errors.ts";
+import { defineRoute, type RouteSpec } from "../route-table.ts";
+import { namespaceParams, slug, slugParams } from "../schemas.ts";
 import { diffManifests, type PluginDiff } from "./plugin-diff.ts";
 import { consoleAudit } from "./session.ts";
 

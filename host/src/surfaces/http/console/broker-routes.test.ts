@@ -3,8 +3,8 @@
 // provider's client secret set as the agent's secret stays out of the answer (canary).
 import type { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createAdminApi } from "../api/app.ts";
-import { openTestHost, type TestHost } from "../pipeline/test-host.ts";
+import { openTestHost, type TestHost } from "../../../engine/pipeline/test-host.ts";
+import { createAdminApi } from "../app.ts";
 
 const CANARY = "cs-canary-broker-declared-61f0";
 let t: TestHost;

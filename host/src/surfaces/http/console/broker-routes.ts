@@ -4,8 +4,8 @@
 // be given to one). Invariants: operator access only; read-only; manifests only — no client id,
 // client secret, token or provider key is read or answered here.
 import { z } from "zod";
-import { defineRoute, type RouteSpec } from "../api/route-table.ts";
-import type { AirlockHost } from "../host-types.ts";
+import type { AirlockHost } from "../../../contracts/host.ts";
+import { defineRoute, type RouteSpec } from "../route-table.ts";
 
 async function activeManifests(host: AirlockHost) {
   const out = [];

@@ -5,9 +5,9 @@
 import { writePluginTarball } from "@airlock/sdk/package";
 import type { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createAdminApi } from "../api/app.ts";
-import { createSurfaceFixture, KIT, kitTarball, type SurfaceFixture } from "../api/test-support.ts";
-import { bundleSource, fixtureManifest } from "../pipeline/test-fixtures.ts";
+import { bundleSource, fixtureManifest } from "../../../engine/pipeline/test-fixtures.ts";
+import { createAdminApi } from "../app.ts";
+import { createSurfaceFixture, KIT, kitTarball, type SurfaceFixture } from "../test-support.ts";
 
 let f: SurfaceFixture;
 let app: Hono;

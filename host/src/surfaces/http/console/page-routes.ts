@@ -7,8 +7,8 @@
 // HttpOnly cookie; the CSRF token is handed to the page by GET /admin/session, which a page of
 // another origin cannot read (no CORS headers are ever sent).
 import { z } from "zod";
-import { apiError } from "../api/errors.ts";
-import { defineRoute, type RouteSpec } from "../api/route-table.ts";
+import { apiError } from "../errors.ts";
+import { defineRoute, type RouteSpec } from "../route-table.ts";
 import { consoleScript, consoleStyle } from "./bundle.ts";
 import {
   checkCsrf,

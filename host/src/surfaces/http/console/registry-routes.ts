@@ -9,13 +9,13 @@
 import { readPluginTarball, sha512Integrity } from "@airlock/sdk/package";
 import semver from "semver";
 import { z } from "zod";
-import { defineRoute, type RouteSpec } from "../api/route-table.ts";
-import { namespace } from "../api/schemas.ts";
-import type { AirlockHost } from "../host-types.ts";
-import { pickVersion } from "../install/compat.ts";
-import { installError } from "../install/errors.ts";
-import { originOfSource } from "../install/install-verified.ts";
-import { fetchPackument, fetchTarball, searchRegistry } from "../install/registry-client.ts";
+import type { AirlockHost } from "../../../contracts/host.ts";
+import { pickVersion } from "../../../engine/install/compat.ts";
+import { installError } from "../../../engine/install/errors.ts";
+import { originOfSource } from "../../../engine/install/install-verified.ts";
+import { fetchPackument, fetchTarball, searchRegistry } from "../../../engine/install/registry-client.ts";
+import { defineRoute, type RouteSpec } from "../route-table.ts";
+import { namespace } from "../schemas.ts";
 import { diffManifests } from "./plugin-diff.ts";
 import { consoleAudit } from "./session.ts";
 

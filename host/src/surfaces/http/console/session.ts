@@ -12,9 +12,9 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { hasCode } from "@airlock/sdk/errors";
 import type { Context } from "hono";
-import { authenticateRequest } from "../api/auth.ts";
-import type { AirlockHost } from "../host-types.ts";
-import type { AuditInput, TokenRecord } from "../store/types.ts";
+import type { AirlockHost } from "../../../contracts/host.ts";
+import type { AuditInput, TokenRecord } from "../../../state/store/types.ts";
+import { authenticateRequest } from "../auth.ts";
 import { consoleError } from "./errors.ts";
 
 export const SESSION_COOKIE = "airlock_console";

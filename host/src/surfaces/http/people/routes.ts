@@ -12,10 +12,10 @@
 // no value typed is rendered back or logged; every refusal answers a page with its code and
 // is audited.
 import type { Context, Hono } from "hono";
-import type { ExtraPath } from "../../api/openapi.ts";
-import { externalOrigin } from "../../authz/config.ts";
-import type { AirlockHost } from "../../host-types.ts";
-import { readPolicy } from "../policy.ts";
+import type { AirlockHost } from "../../../contracts/host.ts";
+import { readPolicy } from "../../../engine/people/policy.ts";
+import { externalOrigin } from "../authz/config.ts";
+import type { ExtraPath } from "../openapi.ts";
 import { escapeHtml, notice, PAGE_HEADERS, page } from "./html.ts";
 import { mintFormToken, openSecretTicket, takeFormToken } from "./tickets.ts";
 

@@ -7,7 +7,7 @@
 // Invariants: a ticket opens only under the same key, for its purpose, before its expiry; a form
 // token is consumed by the first POST that presents it, and only for the binding it was minted for.
 import { randomBytes } from "node:crypto";
-import type { AirlockHost } from "../../host-types.ts";
+import type { AirlockHost } from "../../../contracts/host.ts";
 
 export const SECRET_TICKET_PURPOSE = "people-secret-page";
 export const TICKET_TTL_MS = 15 * 60 * 1000;

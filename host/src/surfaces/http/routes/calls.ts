@@ -4,7 +4,7 @@
 // Invariants: an agent token calls only its own agent's tools and can never skip an approval
 // (`autoApprove` needs an operator token); a call is cancelled when the client disconnects.
 import { hasCode } from "@airlock/sdk/errors";
-import type { CallOptions, RunOptions } from "../../host-types.ts";
+import type { CallOptions, RunOptions } from "../../../contracts/host.ts";
 import { apiError } from "../errors.ts";
 import { defineRoute, type RouteSpec } from "../route-table.ts";
 import {

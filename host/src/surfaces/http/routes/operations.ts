@@ -3,8 +3,8 @@
 // and Prometheus metrics (GET /metrics, operator token: the collector is created at the first
 // scrape, so an unscraped host pays nothing; observability/metrics.ts). Liveness is /healthz.
 import { z } from "zod";
-import type { AirlockHost } from "../../host-types.ts";
-import { createHostMetrics, type HostMetrics } from "../../observability/metrics.ts";
+import type { AirlockHost } from "../../../contracts/host.ts";
+import { createHostMetrics, type HostMetrics } from "../../../engine/observability/metrics.ts";
 import { defineRoute, type RouteSpec } from "../route-table.ts";
 
 export interface OperationsOptions {

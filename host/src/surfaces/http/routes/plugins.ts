@@ -1,6 +1,6 @@
 // Plugin lifecycle routes: list, install (a spec, or the tarball itself), upgrade, rollback,
 // uninstall. Everything goes through host.plugins (the installer fails closed on mismatch).
-import type { InstallOptions } from "../../host-types.ts";
+import type { InstallOptions } from "../../../contracts/host.ts";
 import { apiError } from "../errors.ts";
 import { defineRoute, type RouteSpec } from "../route-table.ts";
 import {
