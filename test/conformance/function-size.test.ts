@@ -56,7 +56,7 @@ describe("function size in host/src", () => {
   it(`has no function over ${LIMIT} lines`, () => {
     const files = sources(src).filter((f) => !ASIDE.some((re) => re.test(relative(src, f))));
     expect(files.length).toBeGreaterThan(100);
-    expect(files.flatMap(longFunctions)).toEqual([]);
+    expect(files.flatMap((f) => longFunctions(f))).toEqual([]);
   });
 
   it("catches a 151-line function, an arrow or a method inside another, and passes a 150-line one", () => {
