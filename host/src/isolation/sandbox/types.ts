@@ -6,6 +6,7 @@
 // stable AIRLOCK_SANDBOX_* / AIRLOCK_TOOL_* code, never a crash of the host.
 import type { Attachment, ConversationMessage, KnowledgeLevel, ToolResult } from "@airlock/sdk";
 import type { PluginManifest } from "@airlock/sdk/manifest";
+import type { SandboxStats } from "../../contracts/plugins.ts";
 import type { BridgeDispatch, CallNotification } from "../bridge/types.ts";
 
 /** Limits in force for one plugin: min(operator ceiling, manifest request), defaults filled. */
@@ -77,14 +78,6 @@ export interface SandboxCall {
   wallMs?: number;
 }
 
-export interface SandboxStats {
-  mode: "in-process" | "workers";
-  workers: number;
-  loadedPlugins: number;
-  busyCalls: number;
-  restarts: number;
-}
-
 export interface Sandbox {
   readonly mode: "in-process" | "workers";
   /** Loads (or reloads) a plugin version. Idempotent per key. */
@@ -96,4 +89,4 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
-export type { CallNotification };
+export type { CallNotification, SandboxStats };
