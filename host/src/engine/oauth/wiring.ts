@@ -4,7 +4,6 @@
 // get (remoteBearer). Host-side requests to providers go through
 // the operator's address rules (egress.allowPrivate) and the host's resolver.
 import type { OAuthProviderSpec, ToolResult } from "@airlock/sdk";
-import type { ResolvedHostOptions } from "../../config.ts";
 import type { Capability } from "../../isolation/bridge/types.ts";
 import { createModelsCapability } from "../../isolation/capabilities/models.ts";
 import {
@@ -14,6 +13,7 @@ import {
 } from "../../isolation/capabilities/oauth.ts";
 import { compileAllowance } from "../../isolation/egress/address.ts";
 import { systemResolver } from "../../isolation/egress/resolve.ts";
+import type { EgressPolicy, Resolver } from "../../isolation/egress/types.ts";
 import type { SecretSource } from "../../state/secrets/index.ts";
 import type { Vault } from "../../state/secrets/vault.ts";
 import type { AuditInput, Store } from "../../state/store/types.ts";
@@ -29,6 +29,17 @@ export type RemoteBearer = (
   toolId: string,
 ) => Promise<{ token: string } | { result: ToolResult }>;
 
+/** The host options the broker reads (config.ts's ResolvedHostOptions has them). */
+export interface BrokerOptions {
+  /** The resolver host-side requests to providers ask; default the system's. */
+  resolver: Resolver | undefined;
+  /** The operator's address rules: `allowPrivate` applies to requests to providers too. */
+  egress: Pick<EgressPolicy, "allowPrivate">;
+  clock: () => number;
+  /** The operator's configured public URL (`--public-url`, AIRLOCK_PUBLIC_URL), if any. */
+  publicUrl: string | undefined;
+}
+
 export interface Brokered {
   capabilities: Capability[];
   bearer: ReturnType<typeof bearerSource>;
@@ -40,7 +51,7 @@ export function createBrokered(deps: {
   vault: Vault;
   secrets: SecretSource;
   audit: (entry: AuditInput) => Promise<void>;
-  options: ResolvedHostOptions;
+  options: BrokerOptions;
 }): Brokered {
   const { store, vault, secrets, audit, options } = deps;
   const endpoint: EndpointDeps = {

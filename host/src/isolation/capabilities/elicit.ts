@@ -7,8 +7,8 @@
 // plugin sees accepted content only after it matched the form; an answer that does not match
 // is refused (AIRLOCK_ELICIT_CONTENT_INVALID); every outcome is audited (one row per ask).
 
+import type { ElicitResult } from "../../contracts/people.ts";
 import { auditView, checkContent, checkForm } from "../../engine/people/form-schema.ts";
-import type { ElicitResult } from "../../engine/people/types.ts";
 import type { AuditInput } from "../../state/store/types.ts";
 import type { Capability } from "../bridge/types.ts";
 
