@@ -13,6 +13,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { type OAuthProviderSpec, oauthSecretKeys } from "@airlock/sdk";
 import { hasCode } from "@airlock/sdk/errors";
 import type { PluginManifest } from "@airlock/sdk/manifest";
+import type { ConnectTarget } from "../../isolation/capabilities/oauth-port.ts";
 import type { SecretSource } from "../../state/secrets/index.ts";
 import type { Vault } from "../../state/secrets/vault.ts";
 import type { OAuthTokenRecord } from "../../state/store/broker-types.ts";
@@ -49,12 +50,7 @@ export interface OAuthBrokerDeps {
   publicUrl: () => string | undefined;
 }
 
-export interface ConnectTarget {
-  agent: string;
-  subject: string;
-  plugin: string;
-  provider: string;
-}
+export type { ConnectTarget };
 
 export interface OAuthBroker {
   /** A link that starts the flow in a browser (valid LINK_TTL_MS). */
