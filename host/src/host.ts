@@ -25,8 +25,8 @@ import { createKnowledgeCapability } from "./isolation/capabilities/knowledge.ts
 import { createNotifyCapabilities } from "./isolation/capabilities/notify.ts";
 import { createSecretsCapability } from "./isolation/capabilities/secrets.ts";
 import { createStateCapability } from "./isolation/capabilities/state.ts";
+import type { QuarantineNotice } from "./isolation/sandbox/index.ts";
 import { createSandbox, type Sandbox } from "./isolation/sandbox/index.ts";
-import type { QuarantineNotice } from "./isolation/sandbox/worker-tiers.ts";
 import { createPluginLifecycleFor } from "./lifecycle-wiring.ts";
 import { createSecretSource, createVault, openVault, type Vault } from "./state/secrets/index.ts";
 import { openStore } from "./state/store/index.ts";
