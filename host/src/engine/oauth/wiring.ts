@@ -11,6 +11,7 @@ import {
   createOAuthCapability,
   notConnectedResult,
 } from "../../isolation/capabilities/oauth.ts";
+import type { OAuthTokens, ProviderPost } from "../../isolation/capabilities/oauth-port.ts";
 import { compileAllowance } from "../../isolation/egress/address.ts";
 import { systemResolver } from "../../isolation/egress/resolve.ts";
 import type { EgressPolicy, Resolver } from "../../isolation/egress/types.ts";
@@ -18,8 +19,8 @@ import type { SecretSource } from "../../state/secrets/index.ts";
 import type { Vault } from "../../state/secrets/vault.ts";
 import type { AuditInput, Store } from "../../state/store/types.ts";
 import { createBrokerAdmin, type ModelsAdmin, type OAuthAdmin } from "./admin.ts";
-import { createOAuthBroker } from "./broker.ts";
-import type { EndpointDeps } from "./endpoint.ts";
+import { createOAuthBroker, LINK_TTL_MS } from "./broker.ts";
+import { type EndpointDeps, postToEndpoint } from "./endpoint.ts";
 
 /** The broker's answer for a remote MCP server that uses it: the token, or the result to answer instead. */
 export type RemoteBearer = (
@@ -69,12 +70,19 @@ export function createBrokered(deps: {
     clock: options.clock,
     publicUrl,
   });
+  // the capabilities' ports (isolation/capabilities/oauth-port.ts), implemented by the broker
+  const tokens: OAuthTokens = {
+    connectLink: (target) => broker.connectLink(target),
+    accessToken: (target, provider) => broker.accessToken(target, provider),
+    linkTtlMs: LINK_TTL_MS,
+  };
+  const post: ProviderPost = (url, body, headers) => postToEndpoint(url, body, headers, endpoint);
   return {
     capabilities: [
-      createOAuthCapability({ broker, secrets }),
-      createModelsCapability({ store, vault, endpoint, audit, clock: options.clock }),
+      createOAuthCapability({ broker: tokens, secrets }),
+      createModelsCapability({ store, vault, post, audit, clock: options.clock }),
     ],
-    bearer: bearerSource(broker),
+    bearer: bearerSource(tokens),
     admin: {
       ...createBrokerAdmin({
         store,
@@ -90,7 +98,7 @@ export function createBrokered(deps: {
         const who = { agent, subject: "", plugin, provider: provider.name };
         const token = await broker.accessToken(who, provider);
         if (token !== undefined) return { token };
-        return { result: await notConnectedResult(broker, secrets, who, provider, toolId) };
+        return { result: await notConnectedResult(tokens, secrets, who, provider, toolId) };
       },
     },
   };
