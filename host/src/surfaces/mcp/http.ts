@@ -1,7 +1,7 @@
 // The MCP streamable-HTTP endpoint, mounted on the admin server at /mcp/:slug. Both protocol
 // eras on one URL, from one server factory (server.ts): a request carrying the 2026-07-28
 // per-request envelope goes to the SDK's own handler (one per agent, so list changes reach only
-// that agent's listen streams); a 2025-era request goes to legacy-http.ts.
+// that agent's listen streams); a 2025-era request goes to era-2025/legacy-http.ts.
 // Invariants: every request is authenticated (the agent's token or an operator's) before any
 // MCP parsing; no request needs anything a previous request left in this process, so any
 // replica sharing the store answers any request; the protected-resource metadata
@@ -22,13 +22,13 @@ import { isAccessToken, verifyAccessToken } from "../http/authz/access.ts";
 import { externalBase } from "../http/authz/config.ts";
 import { apiError, toWireError } from "../http/errors.ts";
 import type { ExtraPath } from "../http/openapi.ts";
+import { LegacyMcpHttp, type StreamLimits } from "./era-2025/legacy-http.ts";
+import { answerModernTaskRequest } from "./era-2026/tasks.ts";
 import { readJsonBody } from "./http-support.ts";
-import { LegacyMcpHttp, type StreamLimits } from "./legacy-http.ts";
 import { ListChangeHub } from "./list-changes.ts";
 import { mountProtectedResource } from "./protected-resource.ts";
 import { RunCache } from "./run-cache.ts";
 import { createAgentMcpServer, type McpServerOptions } from "./server.ts";
-import { answerModernTaskRequest } from "./tasks.ts";
 
 export const MCP_PATH = "/mcp/:slug";
 /** Open `subscriptions/listen` streams (2026-07-28) per agent on one process. */
@@ -37,7 +37,7 @@ export const MAX_LISTEN_STREAMS_PER_AGENT = 64;
 export const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
 
 export interface McpHttpOptions extends McpServerOptions {
-  /** Caps on 2025-era GET streams (per token and in all); defaults in legacy-http.ts. */
+  /** Caps on 2025-era GET streams (per token and in all); defaults in era-2025/legacy-http.ts. */
   streams?: Partial<StreamLimits>;
   /** The endpoint object (shared with the server that closes it); made by mountMcpHttp otherwise. */
   endpoint?: McpHttpEndpoint;

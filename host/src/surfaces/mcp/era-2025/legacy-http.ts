@@ -13,14 +13,14 @@
 // code, never a silent eviction of someone else's stream.
 import { randomUUID } from "node:crypto";
 import type { JSONRPCMessage, LoggingLevel } from "@modelcontextprotocol/server";
-import type { AirlockHost } from "../../contracts/host.ts";
-import type { TokenRecord } from "../../state/store/types.ts";
-import { externalBase } from "../http/authz/config.ts";
+import type { AirlockHost } from "../../../contracts/host.ts";
+import type { TokenRecord } from "../../../state/store/types.ts";
+import { externalBase } from "../../http/authz/config.ts";
+import { jsonRpcError } from "../http-support.ts";
+import type { ListChangeHub } from "../list-changes.ts";
+import type { RunCache } from "../run-cache.ts";
+import { createAgentMcpServer, type McpServerOptions } from "../server.ts";
 import { ExchangeTransport } from "./exchange-transport.ts";
-import { jsonRpcError } from "./http-support.ts";
-import type { ListChangeHub } from "./list-changes.ts";
-import type { RunCache } from "./run-cache.ts";
-import { createAgentMcpServer, type McpServerOptions } from "./server.ts";
 
 export interface StreamLimits {
   /** Open GET streams per token on this process. */
