@@ -22,7 +22,8 @@ import { isAccessToken, verifyAccessToken } from "../http/authz/access.ts";
 import { externalBase } from "../http/authz/config.ts";
 import { apiError, toWireError } from "../http/errors.ts";
 import type { ExtraPath } from "../http/openapi.ts";
-import { LegacyMcpHttp, type StreamLimits } from "./era-2025/legacy-http.ts";
+import { LegacyMcpHttp } from "./era-2025/legacy-http.ts";
+import type { StreamLimits } from "./era-2025/streams.ts";
 import { answerModernTaskRequest } from "./era-2026/tasks.ts";
 import { readJsonBody } from "./http-support.ts";
 import { ListChangeHub } from "./list-changes.ts";
@@ -37,7 +38,7 @@ export const MAX_LISTEN_STREAMS_PER_AGENT = 64;
 export const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
 
 export interface McpHttpOptions extends McpServerOptions {
-  /** Caps on 2025-era GET streams (per token and in all); defaults in era-2025/legacy-http.ts. */
+  /** Caps on 2025-era GET streams (per token and in all); defaults in era-2025/streams.ts. */
   streams?: Partial<StreamLimits>;
   /** The endpoint object (shared with the server that closes it); made by mountMcpHttp otherwise. */
   endpoint?: McpHttpEndpoint;
