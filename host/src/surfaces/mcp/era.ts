@@ -110,3 +110,20 @@ export interface EraRound {
   /** The input_required result when the round ended on a question (2026-07-28), else undefined. */
   finish(errorCode: string | undefined): InputRequiredResult | undefined;
 }
+
+/** Who an MCP HTTP request is from, once http.ts has authenticated it for the agent. */
+export interface HttpCaller {
+  agent: string;
+  /** The request's token: its id, and the agent it acts for (null: an operator's). */
+  token: { id: string; agent: string | null };
+}
+
+/**
+ * One era's side of the MCP HTTP endpoint (era-2025/legacy-http.ts, era-2026/modern-http.ts):
+ * http.ts authenticates, reads the body, asks the SDK which era the request speaks and hands it
+ * over; the era answers it whole.
+ */
+export interface EraHttp {
+  handle(request: Request, body: unknown, caller: HttpCaller): Promise<Response>;
+  close(): Promise<void>;
+}

@@ -13,8 +13,8 @@
 // revision this endpoint does not speak gets a JSON-RPC error with its code, never a server.
 import type { JSONRPCMessage } from "@modelcontextprotocol/server";
 import type { AirlockHost } from "../../../contracts/host.ts";
-import type { TokenRecord } from "../../../state/store/types.ts";
 import { externalBase } from "../../http/authz/config.ts";
+import type { EraHttp, HttpCaller } from "../era.ts";
 import { jsonRpcError } from "../http-support.ts";
 import type { ListChangeHub } from "../list-changes.ts";
 import type { RunCache } from "../run-cache.ts";
@@ -32,7 +32,7 @@ import {
 } from "./session.ts";
 import { DEFAULT_LIMITS, SessionStreams, type StreamLimits } from "./streams.ts";
 
-export class LegacyMcpHttp {
+export class LegacyMcpHttp implements EraHttp {
   readonly #host: AirlockHost;
   readonly #options: McpServerOptions;
   readonly #limits: StreamLimits;
@@ -56,11 +56,7 @@ export class LegacyMcpHttp {
     this.#streams = new SessionStreams(hub, this.#limits);
   }
 
-  async handle(
-    request: Request,
-    body: unknown,
-    caller: { agent: string; token: TokenRecord },
-  ): Promise<Response> {
+  async handle(request: Request, body: unknown, caller: HttpCaller): Promise<Response> {
     const header = request.headers.get("mcp-session-id");
     const who = { agent: caller.agent, tokenId: caller.token.id };
     if (request.method === "POST" && isInitialize(body)) {
