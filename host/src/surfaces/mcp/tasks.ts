@@ -12,8 +12,18 @@ import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { TaskStartOptions, TaskView } from "../../engine/tasks/types.ts";
 
-/** A store time as the wire's ISO 8601 string. */
-export const iso = (ms: number) => new Date(ms).toISOString();
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The fields a `Task` has in both eras, in wire order (each era adds its TTL and poll interval). */
+export function taskFields(v: TaskView): Record<string, unknown> {
+  return {
+    taskId: v.id,
+    status: v.status,
+    ...(v.statusMessage === undefined ? {} : { statusMessage: v.statusMessage }),
+    createdAt: iso(v.createdAt),
+    lastUpdatedAt: iso(v.updatedAt),
+  };
+}
 
 /** The JSON-RPC error of a failed task (also what tasks/result throws for it). */
 export function taskError(v: TaskView): { code: number; message: string; data: { code: string } } {

@@ -12,7 +12,7 @@ import { z } from "zod";
 import type { AirlockHost, ModelTool } from "../../../contracts/host.ts";
 import type { TaskView } from "../../../engine/tasks/types.ts";
 import { toCallToolResult } from "../mapping.ts";
-import { iso, notFound, taskError, taskIdParams } from "../tasks.ts";
+import { notFound, taskError, taskFields, taskIdParams } from "../tasks.ts";
 
 const RELATED_TASK = "io.modelcontextprotocol/related-task";
 
@@ -42,11 +42,7 @@ export function legacyTaskRequest(
 /** 2025-11-25 `Task`. */
 export function legacyTask(v: TaskView): Record<string, unknown> {
   return {
-    taskId: v.id,
-    status: v.status,
-    ...(v.statusMessage === undefined ? {} : { statusMessage: v.statusMessage }),
-    createdAt: iso(v.createdAt),
-    lastUpdatedAt: iso(v.updatedAt),
+    ...taskFields(v),
     ttl: v.ttlMs,
     pollInterval: v.pollIntervalMs,
   };

@@ -11,7 +11,7 @@ import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import type { AirlockHost, ModelTool } from "../../../contracts/host.ts";
 import type { TaskView } from "../../../engine/tasks/types.ts";
 import { toCallToolResult } from "../mapping.ts";
-import { iso, notFound, taskError, taskIdParams } from "../tasks.ts";
+import { notFound, taskError, taskFields, taskIdParams } from "../tasks.ts";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
@@ -32,11 +32,7 @@ export function modernTaskRequest(
 /** 2026-07-28 `Task` (the extension's field names). */
 function modernTask(v: TaskView): Record<string, unknown> {
   return {
-    taskId: v.id,
-    status: v.status,
-    ...(v.statusMessage === undefined ? {} : { statusMessage: v.statusMessage }),
-    createdAt: iso(v.createdAt),
-    lastUpdatedAt: iso(v.updatedAt),
+    ...taskFields(v),
     ttlMs: v.ttlMs,
     pollIntervalMs: v.pollIntervalMs,
   };
