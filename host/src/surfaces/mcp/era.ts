@@ -18,8 +18,8 @@ import type {
   ElicitResult as WireElicitResult,
 } from "@modelcontextprotocol/server";
 import type { AirlockHost, ModelTool } from "../../contracts/host.ts";
-import type { ApprovalPath, OperatorRound } from "../../engine/people/types.ts";
-import type { TaskView } from "../../engine/tasks/types.ts";
+import type { ApprovalPath, OperatorRound } from "../../contracts/people.ts";
+import type { TaskView } from "../../contracts/tasks.ts";
 
 /** The era the SDK negotiated for a request or connection (its own names). */
 export type EraName = "legacy" | "modern";

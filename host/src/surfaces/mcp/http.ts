@@ -12,7 +12,7 @@ import { AirlockError } from "@airlock/sdk";
 import { isLegacyRequest } from "@modelcontextprotocol/server";
 import type { Context, Hono } from "hono";
 import type { AirlockHost } from "../../contracts/host.ts";
-import type { TokenRecord } from "../../state/store/types.ts";
+import type { TokenRecord } from "../../contracts/records.ts";
 import { authenticateRequest, bearerToken, checkAccess } from "../http/auth.ts";
 import { isAccessToken, verifyAccessToken } from "../http/authz/access.ts";
 import { externalBase } from "../http/authz/config.ts";

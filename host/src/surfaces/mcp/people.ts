@@ -15,8 +15,6 @@ import {
   ProtocolError,
   type ElicitResult as WireElicitResult,
 } from "@modelcontextprotocol/server";
-import { PEOPLE_ERRORS } from "../../engine/people/errors.ts";
-import { checkContent, checkForm } from "../../engine/people/form-schema.ts";
 import type {
   ApprovalPath,
   ApprovalQuestion,
@@ -28,7 +26,9 @@ import type {
   SecretQuestion,
   UrlOutcome,
   UrlQuestion,
-} from "../../engine/people/types.ts";
+} from "../../contracts/people.ts";
+import { PEOPLE_ERRORS } from "../../engine/people/errors.ts";
+import { checkContent, checkForm } from "../../engine/people/form-schema.ts";
 import { mintSecretTicket } from "../http/people/tickets.ts";
 import type { EraRound, ProtocolEra, RoundCall } from "./era.ts";
 import { waitForSecrets, waitUntil } from "./people-waits.ts";

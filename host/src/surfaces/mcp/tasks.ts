@@ -10,7 +10,7 @@
 // unknown id; a failed task's JSON-RPC error carries its AIRLOCK_* code in `data.code`.
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import type { TaskStartOptions, TaskView } from "../../engine/tasks/types.ts";
+import type { TaskStartOptions, TaskView } from "../../contracts/tasks.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

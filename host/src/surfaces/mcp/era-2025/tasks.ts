@@ -10,7 +10,7 @@
 import { ProtocolError, ProtocolErrorCode, type Server } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { AirlockHost, ModelTool } from "../../../contracts/host.ts";
-import type { TaskView } from "../../../engine/tasks/types.ts";
+import type { TaskView } from "../../../contracts/tasks.ts";
 import { toCallToolResult } from "../mapping.ts";
 import { notFound, taskError, taskFields, taskIdParams } from "../tasks.ts";
 

@@ -16,8 +16,8 @@ import {
   inputRequired,
   type ElicitResult as WireElicitResult,
 } from "@modelcontextprotocol/server";
+import type { OperatorRound } from "../../../contracts/people.ts";
 import { PEOPLE_ERRORS } from "../../../engine/people/errors.ts";
-import type { OperatorRound } from "../../../engine/people/types.ts";
 import type { AskedUrl, EraRound, RoundCall } from "../era.ts";
 import {
   inputDigest,

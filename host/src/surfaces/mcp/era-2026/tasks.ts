@@ -9,7 +9,7 @@
 // a task of another agent is "not found"; a failed task's error carries its code in `data.code`.
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import type { AirlockHost, ModelTool } from "../../../contracts/host.ts";
-import type { TaskView } from "../../../engine/tasks/types.ts";
+import type { TaskView } from "../../../contracts/tasks.ts";
 import { toCallToolResult } from "../mapping.ts";
 import { notFound, taskError, taskFields, taskIdParams } from "../tasks.ts";
 
