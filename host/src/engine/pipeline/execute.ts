@@ -11,21 +11,8 @@ import type { CallNotification, ElicitChannel, OpenUrlChannel } from "../../isol
 import type { EffectiveLimits } from "../../isolation/sandbox/types.ts";
 import type { CatalogueEntry } from "../catalogue/catalogue.ts";
 import { inChildSpan } from "../observability/spans.ts";
+import type { ExecuteRequest, Stop } from "./call-types.ts";
 import type { GrantRequest, PipelineDeps } from "./deps.ts";
-import type { Stop } from "./invoke.ts";
-import type { RunContext } from "./run.ts";
-
-export interface ExecuteRequest {
-  callId: string;
-  run: RunContext;
-  entry: CatalogueEntry;
-  input: Record<string, unknown>;
-  limits: EffectiveLimits;
-  /** The agent's knowledge level as read at this call's start ("none" → no ctx.knowledge). */
-  agentLevel: string;
-  options: CallOptions;
-  emitProgress(notification: CallNotification): void;
-}
 
 function toStop(error: unknown, fallback: string): Stop {
   if (hasCode(error) && error.code.startsWith("AIRLOCK_"))

@@ -14,19 +14,12 @@ import { missingSecrets } from "../catalogue/agent-tools.ts";
 import { canonicalToolId } from "../catalogue/catalogue.ts";
 import { subjectRefusal } from "../oauth/subject.ts";
 import { approvalStep, secretsStep } from "../people/pipeline-steps.ts";
+import type { RunContext, Stop } from "./call-types.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { PipelineErrorCode } from "./errors.ts";
 import { executeInSandbox } from "./execute.ts";
 import { inputRefusal } from "./input-safety.ts";
 import { fillOmittedNullables } from "./omitted-nullables.ts";
-import type { RunContext } from "./run.ts";
-
-/** Why a call stopped short of a normal result. */
-export interface Stop {
-  code: PipelineErrorCode | string;
-  message: string;
-  blocked?: boolean;
-}
 
 const stop = (code: PipelineErrorCode, message: string, blocked = false): Stop => ({
   code,

@@ -9,18 +9,10 @@ import type { CallOptions, ModelTool, Run, RunOptions, ToolCallOutcome } from ".
 import { missingSecrets } from "../catalogue/agent-tools.ts";
 import { type CatalogueEntry, canonicalToolId } from "../catalogue/catalogue.ts";
 import { askableSecrets } from "../people/pipeline-steps.ts";
+import type { RunContext } from "./call-types.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { PIPELINE_ERRORS } from "./errors.ts";
 import { invokeTool } from "./invoke.ts";
-
-export interface RunContext {
-  id: string;
-  agent: string;
-  conversationId: string;
-  autoApprove: boolean;
-  /** Canonical id → the entry as it was when the run started. */
-  snapshot: ReadonlyMap<string, CatalogueEntry>;
-}
 
 export function toModelTool(entry: CatalogueEntry): ModelTool {
   const tool: ModelTool = {

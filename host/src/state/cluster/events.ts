@@ -9,7 +9,6 @@
 // the database; rows are pruned after EVENT_RETENTION_MS (they are a relay, not a record: the
 // audit trail is the record).
 import type { HostEventMap, HostEventType } from "../../contracts/host.ts";
-import type { EventBus } from "../../engine/pipeline/events.ts";
 import type { ClusterStore, HostEventRow } from "../store/cluster-types.ts";
 
 export const STREAM_EVENT_TYPES = [
@@ -30,6 +29,14 @@ export interface EventSource {
   subscribe(types: readonly StreamEventType[], listener: StreamListener): () => void;
   /** Streams open on this replica. */
   streams(): number;
+}
+
+/**
+ * The part of the host's event bus (engine/pipeline/events.ts) this file listens on: declared
+ * here so state/ needs nothing from the engine; the bus satisfies it as it is.
+ */
+export interface HostEventFeed {
+  on<T extends HostEventType>(type: T, listener: (event: HostEventMap[T]) => void): () => void;
 }
 
 export const EVENT_RETENTION_MS = 5 * 60_000;
@@ -60,7 +67,7 @@ function localSubscribers(replica: string) {
 
 /** One process: the local bus, each event tagged with this replica. */
 export function createLocalEventSource(
-  bus: EventBus,
+  bus: HostEventFeed,
   replica: string,
   report: (what: string, error: unknown) => void,
 ): EventSource {
@@ -88,7 +95,7 @@ export interface ClusterEventSource extends EventSource {
 }
 
 export async function createClusterEventSource(options: {
-  bus: EventBus;
+  bus: HostEventFeed;
   cluster: ClusterStore;
   replica: string;
   report: (what: string, error: unknown) => void;

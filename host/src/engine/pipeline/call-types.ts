@@ -1,0 +1,40 @@
+// The shapes one tool call is made of, shared by the pipeline's stages and its executors:
+// the run a call belongs to (its catalogue snapshot), a Stop (why a call ended short of a
+// normal result), and what an executor is handed. Types only: this file imports no code, so
+// an executor elsewhere in the engine (remote/) can name them without importing the pipeline.
+// Invariants: a RunContext's snapshot never changes during its run; a Stop's code is an
+// AIRLOCK_* code from an error catalogue.
+import type { CallOptions } from "../../contracts/host.ts";
+import type { CallNotification } from "../../isolation/bridge/types.ts";
+import type { EffectiveLimits } from "../../isolation/sandbox/types.ts";
+import type { CatalogueEntry } from "../catalogue/catalogue.ts";
+import type { PipelineErrorCode } from "./errors.ts";
+
+export interface RunContext {
+  id: string;
+  agent: string;
+  conversationId: string;
+  autoApprove: boolean;
+  /** Canonical id → the entry as it was when the run started. */
+  snapshot: ReadonlyMap<string, CatalogueEntry>;
+}
+
+/** Why a call stopped short of a normal result. */
+export interface Stop {
+  code: PipelineErrorCode | string;
+  message: string;
+  blocked?: boolean;
+}
+
+/** What an executor runs: the call's checked input under the plugin's limits. */
+export interface ExecuteRequest {
+  callId: string;
+  run: RunContext;
+  entry: CatalogueEntry;
+  input: Record<string, unknown>;
+  limits: EffectiveLimits;
+  /** The agent's knowledge level as read at this call's start ("none" → no ctx.knowledge). */
+  agentLevel: string;
+  options: CallOptions;
+  emitProgress(notification: CallNotification): void;
+}
