@@ -23,7 +23,6 @@ import { withSnippetSkills } from "./engine/code-mode/snippet-skills.ts";
 import { createSnippetsAdmin } from "./engine/code-mode/snippets-admin.ts";
 import type { ModelsAdmin, OAuthAdmin } from "./engine/oauth/admin.ts";
 import type { RemoteBearer } from "./engine/oauth/wiring.ts";
-import { tracedRun } from "./engine/observability/tracing.ts";
 import { checkPatch, readPolicy, writePolicy } from "./engine/people/policy.ts";
 import { createAgentStateCache, trackAgentWrites } from "./engine/pipeline/agent-states.ts";
 import type { GrantIssuer, PipelineDeps } from "./engine/pipeline/deps.ts";
@@ -258,8 +257,8 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
   const begin = async (run: RunOptions) => {
     assertOpen();
     await fresh();
-    const traced = tracedRun(await startRun(deps, run), membership.replica);
-    return codeMode.wrap(await withSkillTools({ store, catalogue, events, audit }, traced, run));
+    const started = await startRun(deps, run, membership.replica);
+    return codeMode.wrap(await withSkillTools({ store, catalogue, events, audit }, started, run));
   };
   const callTool: AirlockHost["callTool"] = async (agent, toolName, input, callOptions) => {
     const {

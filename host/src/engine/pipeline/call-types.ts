@@ -15,6 +15,8 @@ export interface RunContext {
   agent: string;
   conversationId: string;
   autoApprove: boolean;
+  /** The replica the run started on (its calls' spans name it). */
+  replica: string;
   /** Canonical id → the entry as it was when the run started. */
   snapshot: ReadonlyMap<string, CatalogueEntry>;
 }

@@ -84,13 +84,15 @@ export async function takeSnapshot(
   return snapshot;
 }
 
-export async function startRun(deps: PipelineDeps, options: RunOptions): Promise<Run> {
+/** Starts a run on `replica` (the cluster member the host is; its calls' spans name it). */
+export async function startRun(deps: PipelineDeps, options: RunOptions, replica: string): Promise<Run> {
   const snapshot = await takeSnapshot(deps, options);
   const context: RunContext = {
     id: `run_${randomUUID()}`,
     agent: options.agent,
     conversationId: options.conversationId ?? `conv_${randomUUID()}`,
     autoApprove: options.autoApprove === true,
+    replica,
     snapshot,
   };
   const modelTools = [...snapshot.values()].map(toModelTool);

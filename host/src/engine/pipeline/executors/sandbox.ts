@@ -1,18 +1,15 @@
-// The part of a call that crosses into the sandbox: load the plugin version (lazily), issue a
-// CallGrant through the bridge, run the tool, revoke the grant.
+// Executor "sandbox": a plugin tool runs in its isolate. Loads the plugin version (lazily),
+// issues a CallGrant through the bridge, runs the tool, revokes the grant.
 // Invariants: the grant is revoked and its signal aborted on every path; the wall deadline is the
 // sandbox's own (both modes start it where the call enters the sandbox and reject at once when it
 // passes or when the caller's signal aborts: the Sandbox contract), so a call has one deadline
 // timer and one abort path; a sandbox rejection becomes a Stop carrying its AIRLOCK_* code
 // (AIRLOCK_TOOL_FAILED otherwise), a passed deadline always AIRLOCK_TOOL_TIMEOUT.
 import { hasCode, type ToolResult } from "@airlock/sdk";
-import type { CallOptions } from "../../contracts/host.ts";
-import type { CallNotification, ElicitChannel, OpenUrlChannel } from "../../isolation/bridge/types.ts";
-import type { EffectiveLimits } from "../../isolation/sandbox/types.ts";
-import type { CatalogueEntry } from "../catalogue/catalogue.ts";
-import { inChildSpan } from "../observability/spans.ts";
-import type { ExecuteRequest, Stop } from "./call-types.ts";
-import type { GrantRequest, PipelineDeps } from "./deps.ts";
+import type { CallNotification, ElicitChannel, OpenUrlChannel } from "../../../isolation/bridge/types.ts";
+import { inChildSpan } from "../../observability/spans.ts";
+import type { ExecuteRequest, Stop } from "../call-types.ts";
+import type { GrantRequest, PipelineDeps } from "../deps.ts";
 
 function toStop(error: unknown, fallback: string): Stop {
   if (hasCode(error) && error.code.startsWith("AIRLOCK_"))
@@ -29,9 +26,6 @@ export async function executeInSandbox(
   req: ExecuteRequest,
 ): Promise<{ result: ToolResult } | Stop> {
   const { entry, run, limits } = req;
-  // A remote MCP server's tool: called over the egress gate instead of the sandbox.
-  if (deps.remote?.owns(entry.plugin) === true)
-    return (await deps.remote.execute(req)) as { result: ToolResult } | Stop;
   let pluginKey: string;
   try {
     pluginKey = await deps.loader.ensure(entry.plugin);
