@@ -18,6 +18,25 @@ function toStop(error: unknown, fallback: string): Stop {
   return { code: "AIRLOCK_TOOL_FAILED", message: `${fallback}: ${message}` };
 }
 
+/**
+ * The caller's channel, ending the call when a 2026-07-28 round needs the answer first (the
+ * client retries with it), whatever the plugin does with the error.
+ */
+function endingRound<Q, A>(
+  ask: ((question: Q, signal: AbortSignal) => Promise<A>) | undefined,
+  controller: AbortController,
+): ((question: Q, signal: AbortSignal) => Promise<A>) | undefined {
+  if (ask === undefined) return undefined;
+  return async (question, signal) => {
+    try {
+      return await ask(question, signal);
+    } catch (error) {
+      if (hasCode(error, "AIRLOCK_INPUT_REQUIRED")) controller.abort(error);
+      throw error;
+    }
+  };
+}
+
 /** The abort reason of a call that ended normally: one shared value, no stack captured per call. */
 const CALL_ENDED = Object.freeze(new DOMException("the call has ended", "AbortError"));
 
@@ -53,33 +72,10 @@ export async function executeInSandbox(
     req.emitProgress(n);
   };
 
-  // ctx.elicit through the caller's channel; a 2026-07-28 round that needs the answer first
-  // ends the call here (the client retries with it), whatever the plugin does with the error.
-  const ask = req.options.people?.elicit;
-  const elicit: ElicitChannel | undefined =
-    ask === undefined
-      ? undefined
-      : async (request, askSignal) => {
-          try {
-            return await ask(request, askSignal);
-          } catch (error) {
-            if (hasCode(error, "AIRLOCK_INPUT_REQUIRED")) controller.abort(error);
-            throw error;
-          }
-        };
-  // A capability's URL question (ctx.oauth's connect link) ends a 2026-07-28 round the same way.
-  const open = req.options.people?.openUrl;
-  const openUrl: OpenUrlChannel | undefined =
-    open === undefined
-      ? undefined
-      : async (question, askSignal) => {
-          try {
-            return await open(question, askSignal);
-          } catch (error) {
-            if (hasCode(error, "AIRLOCK_INPUT_REQUIRED")) controller.abort(error);
-            throw error;
-          }
-        };
+  // ctx.elicit and a capability's URL question (ctx.oauth's connect link) through the caller's
+  // channels; a 2026-07-28 round that needs the answer first ends the call here.
+  const elicit: ElicitChannel | undefined = endingRound(req.options.people?.elicit, controller);
+  const openUrl: OpenUrlChannel | undefined = endingRound(req.options.people?.openUrl, controller);
   const request: GrantRequest = {
     callId: req.callId,
     agent: run.agent,
