@@ -1,4 +1,5 @@
-// The pipeline's people-in-the-loop steps (called from pipeline/invoke.ts and run.ts):
+// The pipeline's people-in-the-loop steps (called from the secrets and approval stages,
+// pipeline/stages/, and from run.ts):
 // - approval: the agent's policy says who decides a tool that is not read-only: `auto` runs it,
 //   `client` asks the person at the client through the call's channel (falling back to the
 //   operator when the caller cannot ask), `operator` leaves it to the approval registry — as a
