@@ -36,7 +36,7 @@ import { createWorkerTiers } from "./engine/pipeline/worker-tiers.ts";
 import { createRemoteContext } from "./engine/remote/context.ts";
 import { createRemoteExecutor } from "./engine/remote/execute.ts";
 import { createRemoteServers } from "./engine/remote/servers.ts";
-import { withSkillTools } from "./engine/skills/skill-tools.ts";
+import { skillHostTools } from "./engine/skills/skill-tools.ts";
 import { listSkills, readSkill, setSkillsEnabled } from "./engine/skills/skills.ts";
 import { openHostTasks } from "./engine/tasks/open.ts";
 import { resolveLimits } from "./isolation/sandbox/limits.ts";
@@ -257,8 +257,9 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
   const begin = async (run: RunOptions) => {
     assertOpen();
     await fresh();
-    const started = await startRun(deps, run, membership.replica);
-    return codeMode.wrap(await withSkillTools({ store, catalogue, events, audit }, started, run));
+    const hostTools = (agent: string, options: RunOptions) =>
+      skillHostTools({ store, catalogue }, agent, options);
+    return codeMode.wrap(await startRun(deps, run, { replica: membership.replica, hostTools }));
   };
   const callTool: AirlockHost["callTool"] = async (agent, toolName, input, callOptions) => {
     const {

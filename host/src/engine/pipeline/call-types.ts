@@ -4,7 +4,8 @@
 // an executor elsewhere in the engine (remote/) can name them without importing the pipeline.
 // Invariants: a RunContext's snapshot never changes during its run; a Stop's code is an
 // AIRLOCK_* code from an error catalogue.
-import type { CallOptions } from "../../contracts/host.ts";
+import type { ToolResult } from "@airlock/sdk";
+import type { CallOptions, ModelTool } from "../../contracts/host.ts";
 import type { CallNotification } from "../../isolation/bridge/types.ts";
 import type { EffectiveLimits } from "../../isolation/sandbox/types.ts";
 import type { CatalogueEntry } from "../catalogue/catalogue.ts";
@@ -19,6 +20,24 @@ export interface RunContext {
   replica: string;
   /** Canonical id → the entry as it was when the run started. */
   snapshot: ReadonlyMap<string, CatalogueEntry>;
+  /** Canonical id → the tools the host answers itself in this run (executors/host.ts). */
+  hostTools: ReadonlyMap<string, HostTool>;
+}
+
+/** What a host tool answers: a result, or an error result with its code; extra audit details. */
+export interface HostAnswer {
+  result: ToolResult;
+  errorCode?: string;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * A tool the host answers itself (executor `host`): listed in the run like a plugin tool and
+ * called through the same stages, except those docs/pipeline.md says it skips. Read-only.
+ */
+export interface HostTool {
+  readonly model: ModelTool;
+  answer(input: Record<string, unknown>, options: CallOptions): Promise<HostAnswer>;
 }
 
 /** Why a call stopped short of a normal result. */

@@ -28,6 +28,7 @@ function openCall(
   const id = canonicalToolId(rawName);
   const entry = id === undefined ? undefined : run.snapshot.get(id);
   const toolName = id ?? String(rawName).slice(0, 200);
+  const host = id === undefined || entry !== undefined ? undefined : run.hostTools.get(id);
   return {
     deps,
     run,
@@ -39,7 +40,10 @@ function openCall(
     id,
     entry,
     toolName,
-    auditTool: entry?.tool.name ?? toolName,
+    host,
+    auditPlugin: entry?.namespace ?? (host === undefined ? null : toolName.slice(0, toolName.indexOf(":"))),
+    auditTool:
+      entry?.tool.name ?? (host === undefined ? toolName : toolName.slice(toolName.indexOf(":") + 1)),
     presentation: entry?.tool.presentation,
     base: { runId: run.id, callId, agent: run.agent, toolName },
     subjectProblem: subjectRefusal(options.subject),

@@ -25,7 +25,7 @@ export const afterHooksStage: CallStage = {
         deps.report(`afterToolCall hook for ${toolName}`, hookError);
         void deps.audit({
           agent: run.agent,
-          plugin: call.entry?.namespace ?? null,
+          plugin: call.auditPlugin,
           tool: call.auditTool,
           conversationId: run.conversationId,
           kind: "tool",

@@ -13,6 +13,8 @@ import { type CallStage, reached } from "./types.ts";
 export const approvalStage: CallStage = {
   name: "approval",
   async enter(call) {
+    // Host tools are read-only (executors/host.ts): approval is for tools that are not.
+    if (call.host !== undefined) return undefined;
     const { deps, run, toolName, callId, input, options } = call;
     const entry = reached(call.current, "the catalogue entry");
     const person = await approvalStep(deps, { run, entry, toolName, callId, input }, options);

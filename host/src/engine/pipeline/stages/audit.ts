@@ -21,6 +21,7 @@ export const REFUSALS: ReadonlySet<string> = new Set([
   "AIRLOCK_TOOL_INPUT_TOO_LARGE",
   "AIRLOCK_TOOL_INPUT_NOT_UNICODE",
   "AIRLOCK_TOOL_INPUT_KEY_FORBIDDEN",
+  "AIRLOCK_SKILL_INPUT_INVALID",
 ]);
 
 export const auditStage: CallStage = {
@@ -33,13 +34,14 @@ export const auditStage: CallStage = {
       callId: call.callId,
       version: entry?.version ?? null,
       blocked: end.blocked,
+      ...call.auditDetails,
     };
     if (options.parentCallId !== undefined) details.parentCallId = options.parentCallId;
     if (options.subject !== undefined && options.subject !== "" && call.subjectProblem === null)
       details.subject = options.subject;
     await call.deps.audit({
       agent: run.agent,
-      plugin: entry?.namespace ?? null,
+      plugin: call.auditPlugin,
       tool: call.auditTool,
       conversationId: run.conversationId,
       kind: "tool",

@@ -9,6 +9,7 @@ import { type CallStage, reached, stop } from "./types.ts";
 export const enablementStage: CallStage = {
   name: "enablement",
   async enter(call) {
+    if (call.host !== undefined) return undefined; // a host tool skips this stage (docs/pipeline.md)
     const id = reached(call.id, "the tool id");
     const current = call.deps.catalogue.get(id);
     if (current === undefined) {

@@ -4,6 +4,7 @@
 // Invariants: the executor's answer is normalised into a ToolResult (call.result) for the
 // output stage; a Stop from the executor ends the call with that code.
 import { normalizeToolResult } from "@airlock/sdk";
+import { executeHost } from "../executors/host.ts";
 import { EXECUTORS, executorOf } from "../executors/index.ts";
 import { type CallStage, reached } from "./types.ts";
 
@@ -11,6 +12,12 @@ export const executeStage: CallStage = {
   name: "execute",
   async enter(call) {
     const { deps, base } = call;
+    if (call.host !== undefined) {
+      const answered = await executeHost(call, call.host);
+      if ("code" in answered) return answered;
+      call.result = normalizeToolResult(answered.result);
+      return undefined;
+    }
     const entry = reached(call.current, "the catalogue entry");
     const executed = await EXECUTORS[executorOf(deps, entry)](deps, {
       callId: call.callId,

@@ -8,6 +8,7 @@ import { type CallStage, reached, stop } from "./types.ts";
 export const outputStage: CallStage = {
   name: "output",
   enter(call) {
+    if (call.host !== undefined) return undefined; // a host tool skips this stage (docs/pipeline.md)
     const { deps, toolName } = call;
     const current = reached(call.current, "the catalogue entry");
     const limits = reached(call.limits, "the limits");

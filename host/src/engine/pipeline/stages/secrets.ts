@@ -10,6 +10,7 @@ import { type CallStage, reached, stop } from "./types.ts";
 export const secretsStage: CallStage = {
   name: "secrets",
   async enter(call) {
+    if (call.host !== undefined) return undefined; // a host tool skips this stage (docs/pipeline.md)
     const current = reached(call.current, "the catalogue entry");
     const state = reached(call.state, "the agent's state");
     const missing = missingSecrets(current, state.secretKeys);

@@ -12,7 +12,7 @@ import type { CallOptions } from "../../../contracts/host.ts";
 import type { EffectiveLimits } from "../../../isolation/sandbox/types.ts";
 import type { AgentState } from "../../catalogue/agent-tools.ts";
 import type { CatalogueEntry } from "../../catalogue/catalogue.ts";
-import type { RunContext, Stop } from "../call-types.ts";
+import type { HostTool, RunContext, Stop } from "../call-types.ts";
 import type { PipelineDeps } from "../deps.ts";
 
 /** How a call ended, set by the runner before the `leave` half runs. */
@@ -42,8 +42,13 @@ export interface Call {
   /** The run's snapshot entry (undefined: not exposed in this run). */
   readonly entry: CatalogueEntry | undefined;
   readonly toolName: string;
-  /** The bare tool name audit rows carry (like the bridge's capability rows). */
+  /** The tool the host answers itself, when it is one (executor `host`; entry is then undefined). */
+  readonly host: HostTool | undefined;
+  /** The plugin and bare tool name audit rows carry (like the bridge's capability rows). */
+  readonly auditPlugin: string | null;
   readonly auditTool: string;
+  /** Extra details for the call's audit row (a host tool's answer). */
+  auditDetails?: Record<string, unknown>;
   readonly presentation: Presentation | undefined;
   /** The fields every tool.* event carries. */
   readonly base: { runId: string; callId: string; agent: string; toolName: string };

@@ -10,6 +10,7 @@ import { type CallStage, reached, stop } from "./types.ts";
 export const validationStage: CallStage = {
   name: "validation",
   enter(call) {
+    if (call.host !== undefined) return undefined; // a host tool skips this stage (docs/pipeline.md)
     const { deps, toolName } = call;
     const current = reached(call.current, "the catalogue entry");
     const limits = deps.loader.limitsFor(current.plugin);
