@@ -8,75 +8,21 @@
 // version of the plugin declares; an end user (`subject`) is checked like a caller's
 // (subject.ts, AIRLOCK_OAUTH_SUBJECT_INVALID).
 import { hasCode } from "@airlock/sdk/errors";
+import type { ModelConnectionView, ModelGrantView, ModelsAdmin, OAuthAdmin } from "../../contracts/oauth.ts";
 import { periodKey } from "../../isolation/capabilities/models.ts";
 import type { Vault } from "../../state/secrets/vault.ts";
 import type { BudgetPeriod, ModelGrantRecord } from "../../state/store/broker-types.ts";
 import type { AuditInput, Store } from "../../state/store/types.ts";
-import type { ConnectTarget, OAuthBroker, OAuthConnectionView } from "./broker.ts";
+import type { OAuthBroker } from "./broker.ts";
 import { brokerError } from "./errors.ts";
 import { subjectRefusal } from "./subject.ts";
+
+export type { ModelConnectionView, ModelGrantView, ModelsAdmin, OAuthAdmin };
 
 /** An operator's subject for a link or a disconnect: "" / unset is the agent itself. */
 function checkSubject(subject: string | undefined): void {
   const why = subjectRefusal(subject);
   if (why !== null) throw brokerError("AIRLOCK_OAUTH_SUBJECT_INVALID", why);
-}
-
-export interface OAuthAdmin {
-  /** The URL people's browsers reach this host at (connect links and the callback are built on it). */
-  publicUrl(): string | undefined;
-  /** The operator's own public URL (`--public-url`, AIRLOCK_PUBLIC_URL), never the adopted one. */
-  configuredPublicUrl(): string | undefined;
-  /** Sets the public URL unless one was configured (the admin server calls it once listening). */
-  adoptPublicUrl(url: string): void;
-  connections(agent: string): Promise<OAuthConnectionView[]>;
-  connectLink(agent: string, plugin: string, provider: string, subject?: string): Promise<string>;
-  disconnect(agent: string, provider: string, subject?: string): Promise<boolean>;
-  /** GET /oauth/connect/:ticket → the provider's authorization URL to redirect to. */
-  begin(ticket: string): Promise<string>;
-  /** GET /oauth/callback → who got connected. */
-  complete(query: Record<string, string | undefined>): Promise<ConnectTarget>;
-}
-
-export interface ModelConnectionView {
-  name: string;
-  baseUrl: string;
-  model: string;
-  keySet: true;
-  updatedAt: string;
-}
-
-export interface ModelGrantView {
-  plugin: string;
-  connection: string;
-  maxTokens: number | null;
-  maxCalls: number | null;
-  period: BudgetPeriod;
-  /** Usage in the current period. */
-  used: { period: string; calls: number; tokens: number };
-}
-
-export interface ModelsAdmin {
-  setConnection(input: {
-    name: string;
-    baseUrl: string;
-    model: string;
-    apiKey: string;
-  }): Promise<ModelConnectionView>;
-  connections(): Promise<ModelConnectionView[]>;
-  removeConnection(name: string): Promise<boolean>;
-  grant(
-    agent: string,
-    plugin: string,
-    input: {
-      connection: string;
-      maxTokens?: number | null | undefined;
-      maxCalls?: number | null | undefined;
-      period?: BudgetPeriod | undefined;
-    },
-  ): Promise<ModelGrantView>;
-  revoke(agent: string, plugin: string): Promise<boolean>;
-  grants(agent: string): Promise<ModelGrantView[]>;
 }
 
 const CONNECTION_NAME = /^[a-z][a-z0-9-]{0,63}$/;

@@ -13,6 +13,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { type OAuthProviderSpec, oauthSecretKeys } from "@airlock/sdk";
 import { hasCode } from "@airlock/sdk/errors";
 import type { PluginManifest } from "@airlock/sdk/manifest";
+import type { ConnectTarget, OAuthConnectionView } from "../../contracts/oauth.ts";
 import type { SecretSource } from "../../state/secrets/index.ts";
 import type { Vault } from "../../state/secrets/vault.ts";
 import type { OAuthTokenRecord } from "../../state/store/broker-types.ts";
@@ -20,23 +21,14 @@ import type { AuditInput, Store } from "../../state/store/types.ts";
 import { type EndpointDeps, postToEndpoint } from "./endpoint.ts";
 import { brokerError } from "./errors.ts";
 
+export type { ConnectTarget, OAuthConnectionView };
+
 export const CALLBACK_PATH = "/oauth/callback";
 export const CONNECT_PATH = "/oauth/connect";
 /** How long a connect link, and then the authorization in progress, stays valid. */
 export const LINK_TTL_MS = 15 * 60_000;
 /** A token this close to expiry is refreshed before use. */
 export const REFRESH_MARGIN_MS = 60_000;
-
-export interface OAuthConnectionView {
-  provider: string;
-  /** "" for the agent itself, else the end user it is for. */
-  subject: string;
-  plugin: string;
-  scopes: string[];
-  expiresAt: string | null;
-  refreshable: boolean;
-  updatedAt: string;
-}
 
 export interface OAuthBrokerDeps {
   store: Store;
@@ -47,13 +39,6 @@ export interface OAuthBrokerDeps {
   clock: () => number;
   /** The host's URL as a browser reaches it (`http://127.0.0.1:7070`); undefined until known. */
   publicUrl: () => string | undefined;
-}
-
-export interface ConnectTarget {
-  agent: string;
-  subject: string;
-  plugin: string;
-  provider: string;
 }
 
 export interface OAuthBroker {

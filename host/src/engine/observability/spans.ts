@@ -7,11 +7,13 @@
 // span object, no context copy.
 // Invariants: a span always ends; attributes are ids and codes only, never input, output,
 // arguments or secrets; a failure sets ERROR with the AIRLOCK_* code.
-import { type Context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import type { TraceParent } from "../../contracts/runs.ts";
 
 const TRACER = "@airlock/host";
 
-export type TraceParent = Context;
+/** An OpenTelemetry Context (declared by its shape in contracts/runs.ts). */
+export type { TraceParent };
 
 /** Runs `fn` inside a child span of `parent` (or plainly, without one); `codeOf` names a failure the result carries. */
 export function inChildSpan<T>(

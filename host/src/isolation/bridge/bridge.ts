@@ -13,10 +13,10 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { ConversationMessage, KnowledgeLevel } from "@airlock/sdk";
 import { AirlockError, hasCode } from "@airlock/sdk/errors";
 import type { EgressRule, PluginManifest, ToolManifest } from "@airlock/sdk/manifest";
-import { inChildSpan, type TraceParent } from "../../engine/observability/spans.ts";
 import type { AuditInput } from "../../state/store/types.ts";
 import { DENIAL_ROWS_PER_CALL, isDenied, SUPPRESSED_ACTION } from "./denials.ts";
 import { bridgeError } from "./errors.ts";
+import type { ChildSpan, TraceParent } from "./span-port.ts";
 import type {
   BridgeDispatch,
   CallGrant,
@@ -32,6 +32,8 @@ export interface BridgeOptions {
   audit: (entry: AuditInput) => Promise<void>;
   /** Told of every refused capability call, written or counted (metrics: refusals by capability). */
   onRefusal?: (refusal: { capability: string; code: string }) => void;
+  /** Runs a dispatch in an `airlock.capability` child span of its call's (span-port.ts); absent: no spans. */
+  childSpan?: ChildSpan;
 }
 
 export interface GrantInput {
@@ -151,6 +153,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     if (capabilities.has(cap.name)) throw new Error(`capability ${cap.name} registered twice`);
     capabilities.set(cap.name, cap);
   }
+  const childSpan = options.childSpan;
   const live = new Map<string, Live>();
   // Calls that ended, newest last (at most ENDED_KEPT): a dispatch with their token is refused,
   // attributed to the call and bounded like its other denials, so a plugin replaying a stashed
@@ -245,8 +248,8 @@ export function createBridge(options: BridgeOptions): Bridge {
 
   const dispatch: BridgeDispatch = (token, capability, method, args) => {
     const parent = typeof token === "string" ? live.get(token)?.trace : undefined;
-    if (parent === undefined) return run(token, capability, method, args);
-    return inChildSpan(
+    if (parent === undefined || childSpan === undefined) return run(token, capability, method, args);
+    return childSpan(
       parent,
       "airlock.capability",
       {

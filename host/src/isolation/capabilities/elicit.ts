@@ -9,7 +9,7 @@
 // What a valid form is belongs to the engine (engine/people/form-schema.ts): the composition
 // root hands its checks in as `forms`, so this layer imports nothing from above.
 
-import type { ElicitResult } from "@airlock/sdk";
+import type { ElicitResult } from "../../contracts/people.ts";
 import type { AuditInput } from "../../state/store/types.ts";
 import type { Capability } from "../bridge/types.ts";
 

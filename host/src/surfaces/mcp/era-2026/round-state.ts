@@ -1,4 +1,4 @@
-// The sealed state of a 2026-07-28 round trip (people.ts): what a round carries across retries,
+// The sealed state of a 2026-07-28 round trip (round.ts): what a round carries across retries,
 // sealed under the host's key (AES-256-GCM, host.seal) so that the stateless endpoint's retry may
 // reach any replica, and how the server's requestState.verify opens it.
 // Invariants: a state opens only if this host sealed it for MRTR_PURPOSE, it is at most 64 KiB
@@ -6,8 +6,8 @@
 import { createHash } from "node:crypto";
 import { AirlockError } from "@airlock/sdk";
 import type { ElicitResult as WireElicitResult } from "@modelcontextprotocol/server";
-import type { AirlockHost } from "../../contracts/host.ts";
-import { PEOPLE_ERRORS } from "../../engine/people/errors.ts";
+import type { AirlockHost } from "../../../contracts/host.ts";
+import { PEOPLE_ERRORS } from "../../../engine/people/errors.ts";
 
 export const MRTR_PURPOSE = "mcp-input-required";
 /** How long a sealed round state opens (ms). */

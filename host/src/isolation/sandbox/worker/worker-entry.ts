@@ -13,11 +13,11 @@
 // failing with EPIPE — never an unhandled error); every request gets exactly one reply; warnings
 // go to stderr (the host captures them), never plugin data.
 import { Socket } from "node:net";
+import { WORKER_BACKSTOP_MS } from "../deadline.ts";
+import { createEngine, type EngineBridge } from "../engine.ts";
+import type { PromptAnswer } from "../generation.ts";
 import { Channel, SpinGate } from "./channel.ts";
-import { WORKER_BACKSTOP_MS } from "./deadline.ts";
-import { createEngine, type EngineBridge } from "./engine.ts";
 import { createEntryMarker } from "./entry-marker.ts";
-import type { PromptAnswer } from "./generation.ts";
 import type { FromWorker, ToWorker, WireError, WorkerEngineOptions } from "./worker-protocol.ts";
 import { CHANNEL_FD, toWire } from "./worker-protocol.ts";
 

@@ -17,13 +17,13 @@ import type { Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { compileCacheEnv } from "@airlock/sdk/compile-cache";
 import { AirlockError } from "@airlock/sdk/errors";
-import type { BridgeDispatch } from "../bridge/types.ts";
+import type { BridgeDispatch } from "../../bridge/types.ts";
+import { abortError } from "../deadline.ts";
+import type { EngineCall } from "../engine.ts";
+import { isSandboxCode, SANDBOX_ERRORS, sandboxError } from "../errors.ts";
+import type { SandboxPlugin } from "../types.ts";
 import { Channel, SpinGate } from "./channel.ts";
-import { abortError } from "./deadline.ts";
-import type { EngineCall } from "./engine.ts";
 import { readMarker } from "./entry-marker.ts";
-import { isSandboxCode, SANDBOX_ERRORS, sandboxError } from "./errors.ts";
-import type { SandboxPlugin } from "./types.ts";
 import type { FromWorker, ToWorker, WireError, WorkerEngineOptions } from "./worker-protocol.ts";
 import { CHANNEL_FD, toWire } from "./worker-protocol.ts";
 

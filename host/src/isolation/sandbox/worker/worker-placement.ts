@@ -7,8 +7,8 @@
 // isolate globals), so any holder may serve any call; a slot is in `holders` only once its load
 // succeeded, and in at most one of `holders` / `loading`. A `dedicated` placement (the plugin's
 // own worker: the operator's tier or a quarantine) has exactly that one worker and never spreads.
-import { Semaphore } from "./semaphore.ts";
-import type { SandboxPlugin } from "./types.ts";
+import { Semaphore } from "../semaphore.ts";
+import type { SandboxPlugin } from "../types.ts";
 import type { WorkerSlot } from "./worker-slot.ts";
 
 /** (agent, conversation) pairs remembered per plugin for affinity: at least this many recent ones. */

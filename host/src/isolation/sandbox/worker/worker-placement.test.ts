@@ -1,8 +1,8 @@
 // Which worker serves a call: the pair's last worker when it is idle, else the least busy started
 // holder; and the affinity memory keeps at least MAX_AFFINITY recent pairs.
 import { describe, expect, it } from "vitest";
-import { resolveLimits } from "./limits.ts";
-import { fixtureManifest } from "./plugin-fixture.ts";
+import { resolveLimits } from "../limits.ts";
+import { fixtureManifest } from "../plugin-fixture.ts";
 import { MAX_AFFINITY, PluginPlacement } from "./worker-placement.ts";
 import type { WorkerSlot } from "./worker-slot.ts";
 

@@ -3,7 +3,7 @@
 // unhandled error, and a worker whose host side just ends exits too. The test plays the host
 // (worker-harness.ts).
 import { describe, expect, it } from "vitest";
-import { makePlugin } from "./plugin-fixture.ts";
+import { makePlugin } from "../plugin-fixture.ts";
 import { contextJson, startWorker } from "./worker-harness.ts";
 
 const code = `globalThis.__airlockPlugin = { tools: {

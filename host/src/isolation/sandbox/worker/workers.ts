@@ -14,10 +14,10 @@
 // out of it before the restart and moved into its own worker (`onQuarantine` tells the host),
 // so its later crashes fail only its own calls.
 import { availableParallelism } from "node:os";
-import { decodeResult, encodeInput } from "./call-io.ts";
-import { abortError, startDeadline } from "./deadline.ts";
-import { sandboxError } from "./errors.ts";
-import type { Sandbox, SandboxPlugin, SandboxStats } from "./types.ts";
+import { decodeResult, encodeInput } from "../call-io.ts";
+import { abortError, startDeadline } from "../deadline.ts";
+import { sandboxError } from "../errors.ts";
+import type { Sandbox, SandboxPlugin, SandboxStats } from "../types.ts";
 import { PluginPlacement } from "./worker-placement.ts";
 import type { WorkerEngineOptions } from "./worker-protocol.ts";
 import { type WorkerAbort, WorkerSlot, type WorkerSlotHooks } from "./worker-slot.ts";

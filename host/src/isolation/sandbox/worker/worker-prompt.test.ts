@@ -5,8 +5,8 @@
 // taking answers within itself once a message is waiting, or after PROMPT_ENTRY_MS). The test
 // plays the host (worker-harness.ts) and answers each ctx call at once unless it says otherwise.
 import { describe, expect, it } from "vitest";
+import { makePlugin } from "../plugin-fixture.ts";
 import type { Channel } from "./channel.ts";
-import { makePlugin } from "./plugin-fixture.ts";
 import { contextJson, startWorker } from "./worker-harness.ts";
 import type { FromWorker, ToWorker } from "./worker-protocol.ts";
 

@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { SandboxPlugin } from "./types.ts";
+import type { SandboxPlugin } from "../types.ts";
 import type { WorkerSlot, WorkerSlotHooks } from "./worker-slot.ts";
 
 /** What the operator is told when a plugin is moved into a worker of its own after an abort. */

@@ -5,9 +5,9 @@
 // Closing a sandbox while its workers are still starting ends them quietly (no crash on the way out).
 import { AirlockError } from "@airlock/sdk/errors";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { BridgeDispatch } from "../bridge/types.ts";
-import { makePlugin } from "./plugin-fixture.ts";
-import type { SandboxPlugin } from "./types.ts";
+import type { BridgeDispatch } from "../../bridge/types.ts";
+import { makePlugin } from "../plugin-fixture.ts";
+import type { SandboxPlugin } from "../types.ts";
 import { createWorkerSandbox, type WorkerSandbox } from "./workers.ts";
 
 // waits at the gate (a ctx call the test holds), then burns CPU: a CPU-bound tool

@@ -4,8 +4,8 @@
 // Invariants: the worker never receives a bridge token or a secret at rest — a bridge request
 // names the call by the id the host gave it, and the host resolves that id to the call's token
 // only for calls it sent to that same worker.
-import type { EngineCall, EngineOptions } from "./engine.ts";
-import type { SandboxPlugin } from "./types.ts";
+import type { EngineCall, EngineOptions } from "../engine.ts";
+import type { SandboxPlugin } from "../types.ts";
 
 export interface WireError {
   code: string;
