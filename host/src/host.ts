@@ -13,6 +13,7 @@ import type { AirlockHost } from "./contracts/host.ts";
 import { localPluginDir } from "./engine/install/packages.ts";
 import { createBrokered } from "./engine/oauth/wiring.ts";
 import { inChildSpan } from "./engine/observability/spans.ts";
+import * as elicitForms from "./engine/people/form-schema.ts";
 import { createAuditWriter, withAuditWriter } from "./engine/pipeline/audit-writer.ts";
 import { bridgeGrantIssuer } from "./engine/pipeline/grants.ts";
 import { assembleHost } from "./host-api.ts";
@@ -109,7 +110,7 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
         createArtifactsCapability({ store, now: resolved.clock }),
         createKnowledgeCapability({ store, audit }),
         ...createNotifyCapabilities(),
-        createElicitCapability({ audit }),
+        createElicitCapability({ audit, forms: elicitForms }),
         createFetchCapability({
           secrets,
           policy: resolved.egress,

@@ -1,37 +1,40 @@
-// The part of a call that crosses into the sandbox: load the plugin version (lazily), issue a
-// CallGrant through the bridge, run the tool, revoke the grant.
+// Executor "sandbox": a plugin tool runs in its isolate. Loads the plugin version (lazily),
+// issues a CallGrant through the bridge, runs the tool, revokes the grant.
 // Invariants: the grant is revoked and its signal aborted on every path; the wall deadline is the
 // sandbox's own (both modes start it where the call enters the sandbox and reject at once when it
 // passes or when the caller's signal aborts: the Sandbox contract), so a call has one deadline
 // timer and one abort path; a sandbox rejection becomes a Stop carrying its AIRLOCK_* code
 // (AIRLOCK_TOOL_FAILED otherwise), a passed deadline always AIRLOCK_TOOL_TIMEOUT.
 import { hasCode, type ToolResult } from "@airlock/sdk";
-import type { CallOptions } from "../../contracts/host.ts";
-import type { CallNotification, ElicitChannel, OpenUrlChannel } from "../../isolation/bridge/types.ts";
-import type { EffectiveLimits } from "../../isolation/sandbox/types.ts";
-import type { CatalogueEntry } from "../catalogue/catalogue.ts";
-import { inChildSpan } from "../observability/spans.ts";
-import type { GrantRequest, PipelineDeps } from "./deps.ts";
-import type { Stop } from "./invoke.ts";
-import type { RunContext } from "./run.ts";
-
-export interface ExecuteRequest {
-  callId: string;
-  run: RunContext;
-  entry: CatalogueEntry;
-  input: Record<string, unknown>;
-  limits: EffectiveLimits;
-  /** The agent's knowledge level as read at this call's start ("none" → no ctx.knowledge). */
-  agentLevel: string;
-  options: CallOptions;
-  emitProgress(notification: CallNotification): void;
-}
+import type { CallNotification, ElicitChannel, OpenUrlChannel } from "../../../isolation/bridge/types.ts";
+import { inChildSpan } from "../../observability/spans.ts";
+import type { ExecuteRequest, Stop } from "../call-types.ts";
+import type { GrantRequest, PipelineDeps } from "../deps.ts";
 
 function toStop(error: unknown, fallback: string): Stop {
   if (hasCode(error) && error.code.startsWith("AIRLOCK_"))
     return { code: error.code, message: error.message };
   const message = error instanceof Error ? error.message : String(error);
   return { code: "AIRLOCK_TOOL_FAILED", message: `${fallback}: ${message}` };
+}
+
+/**
+ * The caller's channel, ending the call when a 2026-07-28 round needs the answer first (the
+ * client retries with it), whatever the plugin does with the error.
+ */
+function endingRound<Q, A>(
+  ask: ((question: Q, signal: AbortSignal) => Promise<A>) | undefined,
+  controller: AbortController,
+): ((question: Q, signal: AbortSignal) => Promise<A>) | undefined {
+  if (ask === undefined) return undefined;
+  return async (question, signal) => {
+    try {
+      return await ask(question, signal);
+    } catch (error) {
+      if (hasCode(error, "AIRLOCK_INPUT_REQUIRED")) controller.abort(error);
+      throw error;
+    }
+  };
 }
 
 /** The abort reason of a call that ended normally: one shared value, no stack captured per call. */
@@ -42,9 +45,6 @@ export async function executeInSandbox(
   req: ExecuteRequest,
 ): Promise<{ result: ToolResult } | Stop> {
   const { entry, run, limits } = req;
-  // A remote MCP server's tool: called over the egress gate instead of the sandbox.
-  if (deps.remote?.owns(entry.plugin) === true)
-    return (await deps.remote.execute(req)) as { result: ToolResult } | Stop;
   let pluginKey: string;
   try {
     pluginKey = await deps.loader.ensure(entry.plugin);
@@ -72,33 +72,10 @@ export async function executeInSandbox(
     req.emitProgress(n);
   };
 
-  // ctx.elicit through the caller's channel; a 2026-07-28 round that needs the answer first
-  // ends the call here (the client retries with it), whatever the plugin does with the error.
-  const ask = req.options.people?.elicit;
-  const elicit: ElicitChannel | undefined =
-    ask === undefined
-      ? undefined
-      : async (request, askSignal) => {
-          try {
-            return await ask(request, askSignal);
-          } catch (error) {
-            if (hasCode(error, "AIRLOCK_INPUT_REQUIRED")) controller.abort(error);
-            throw error;
-          }
-        };
-  // A capability's URL question (ctx.oauth's connect link) ends a 2026-07-28 round the same way.
-  const open = req.options.people?.openUrl;
-  const openUrl: OpenUrlChannel | undefined =
-    open === undefined
-      ? undefined
-      : async (question, askSignal) => {
-          try {
-            return await open(question, askSignal);
-          } catch (error) {
-            if (hasCode(error, "AIRLOCK_INPUT_REQUIRED")) controller.abort(error);
-            throw error;
-          }
-        };
+  // ctx.elicit and a capability's URL question (ctx.oauth's connect link) through the caller's
+  // channels; a 2026-07-28 round that needs the answer first ends the call here.
+  const elicit: ElicitChannel | undefined = endingRound(req.options.people?.elicit, controller);
+  const openUrl: OpenUrlChannel | undefined = endingRound(req.options.people?.openUrl, controller);
   const request: GrantRequest = {
     callId: req.callId,
     agent: run.agent,

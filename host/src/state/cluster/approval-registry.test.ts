@@ -1,6 +1,6 @@
 import { hasCode } from "@airlock/sdk";
 import { describe, expect, it, vi } from "vitest";
-import { createApprovalRegistry, OPEN_APPROVAL_TTL_MS } from "./approvals.ts";
+import { createApprovalRegistry, OPEN_APPROVAL_TTL_MS } from "./approval-registry.ts";
 
 const fields = { runId: "r", agent: "a", toolName: "ns:write", input: { x: 1 } };
 

@@ -6,11 +6,15 @@
 // id is gone from `list`; an opened approval's decision is handed out by `take` once, and an
 // opened approval left undecided expires after OPEN_APPROVAL_TTL_MS.
 // This is the one-process registry; replicas sharing a PostgreSQL store use the store-backed
-// one (cluster/approvals.ts), which keeps this interface.
+// one (approvals.ts beside it), which keeps this interface. Both are state (where a pending
+// approval lives), so they sit in state/ and the engine's people/ steps use them from above:
+// who decides, and how a person is asked, is engine/people/.
 import { randomUUID } from "node:crypto";
 import { AirlockError } from "@airlock/sdk";
 import type { PendingApproval } from "../../contracts/host.ts";
-import { PIPELINE_ERRORS } from "./errors.ts";
+
+/** AIRLOCK_APPROVAL_NOT_FOUND's status (its catalogue entry is in engine/pipeline/errors.ts). */
+const NOT_FOUND_STATUS = 404;
 
 export type ApprovalDecision =
   | { approved: true }
@@ -61,7 +65,7 @@ export function openedExpired(approval: PendingApproval, now = Date.now()): bool
 
 export function approvalNotFound(id: string): AirlockError {
   return new AirlockError("AIRLOCK_APPROVAL_NOT_FOUND", `no pending approval "${id}"`, {
-    status: PIPELINE_ERRORS.AIRLOCK_APPROVAL_NOT_FOUND.status,
+    status: NOT_FOUND_STATUS,
   });
 }
 
