@@ -27,8 +27,7 @@ import type {
   UrlOutcome,
   UrlQuestion,
 } from "../../contracts/people.ts";
-import { PEOPLE_ERRORS } from "../../engine/people/errors.ts";
-import { checkContent, checkForm } from "../../engine/people/form-schema.ts";
+import { checkContent, checkForm, PEOPLE_ERRORS } from "../../index.ts";
 import { mintSecretTicket } from "../http/people/tickets.ts";
 import type { EraRound, ProtocolEra, RoundCall } from "./era.ts";
 import { waitForSecrets, waitUntil } from "./people-waits.ts";

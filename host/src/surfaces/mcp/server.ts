@@ -20,7 +20,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/server";
 import type { AirlockHost, CallOptions, ModelTool, Run, RunOptions } from "../../contracts/host.ts";
-import { subjectFromWire } from "../../engine/oauth/subject.ts";
+import { subjectFromWire } from "../../index.ts";
 import { decodeCursor, encodeCursor, PAGE_SIZE } from "./cursor.ts";
 import type { EraName, ProtocolEra } from "./era.ts";
 import { ERA_2025 } from "./era-2025/era.ts";

@@ -2,7 +2,7 @@
 // (search_tools and run_code on its MCP endpoint; docs/code-mode.md), on the running host
 // through its admin API or directly on a data directory, like the other `agents` commands.
 import type { CodeModeChange, CodeModeSettings } from "../../../contracts/code-mode.ts";
-import { CODE_MODE_LIMIT_RANGES } from "../../../engine/code-mode/settings.ts";
+import { CODE_MODE_LIMIT_RANGES } from "../../../index.ts";
 import type { CliHost } from "../admin-client.ts";
 import { type Parsed, parseOptions, requiredPositional } from "../args.ts";
 import { cliError } from "../errors.ts";

@@ -10,7 +10,7 @@
 // free, so no agent token can lock the operator out.
 import { z } from "zod";
 import type { StreamEventType } from "../../../contracts/events.ts";
-import { STREAM_EVENT_TYPES } from "../../../state/cluster/events.ts";
+import { STREAM_EVENT_TYPES } from "../../../index.ts";
 import { apiError } from "../errors.ts";
 import { defineRoute, type RouteSpec } from "../route-table.ts";
 import { slug } from "../schemas.ts";

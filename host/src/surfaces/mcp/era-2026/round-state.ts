@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { AirlockError } from "@airlock/sdk";
 import type { ElicitResult as WireElicitResult } from "@modelcontextprotocol/server";
 import type { AirlockHost } from "../../../contracts/host.ts";
-import { PEOPLE_ERRORS } from "../../../engine/people/errors.ts";
+import { PEOPLE_ERRORS } from "../../../index.ts";
 
 export const MRTR_PURPOSE = "mcp-input-required";
 /** How long a sealed round state opens (ms). */

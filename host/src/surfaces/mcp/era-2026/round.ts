@@ -17,7 +17,7 @@ import {
   type ElicitResult as WireElicitResult,
 } from "@modelcontextprotocol/server";
 import type { OperatorRound } from "../../../contracts/people.ts";
-import { PEOPLE_ERRORS } from "../../../engine/people/errors.ts";
+import { PEOPLE_ERRORS } from "../../../index.ts";
 import type { AskedUrl, EraRound, RoundCall } from "../era.ts";
 import {
   inputDigest,

@@ -6,10 +6,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { AirlockHost } from "../../contracts/host.ts";
+import { installFixture } from "../../engine/pipeline/test-fixtures.ts";
 import { createHost } from "../../host.ts";
 import { openStore } from "../../state/store/index.ts";
-import { startAdminServer } from "../../surfaces/http/server.ts";
-import { installFixture } from "../pipeline/test-fixtures.ts";
+import { startAdminServer } from "./server.ts";
 
 let dir: string;
 let host: AirlockHost;
