@@ -8,7 +8,6 @@ export { canonicalToolId } from "./engine/catalogue/catalogue.ts";
 export { CATALOGUE_ERRORS } from "./engine/catalogue/errors.ts";
 export { PIPELINE_ERRORS } from "./engine/pipeline/errors.ts";
 export { createHost } from "./host.ts";
-export { assembleHost, type HostParts } from "./host-api.ts";
 export type { ResolvedAddress, Resolver } from "./isolation/egress/types.ts";
 export { AUTH_ERRORS } from "./state/auth/errors.ts";
 export { TOKEN_PREFIXES, tokenRole } from "./state/auth/tokens.ts";
