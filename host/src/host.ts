@@ -26,6 +26,7 @@ import { createRunOps } from "./engine/admin/runs.ts";
 import { createSecretOps } from "./engine/admin/secrets.ts";
 import { createSkillOps } from "./engine/admin/skills.ts";
 import { type EngineParts, startEngine } from "./engine/admin/start-engine.ts";
+import { createSurfaceStateOps } from "./engine/admin/surface-state.ts";
 import { createTokenOps } from "./engine/admin/tokens.ts";
 import { createToolOps } from "./engine/admin/tools.ts";
 import { createAdminAudit } from "./engine/catalogue/admin-audit.ts";
@@ -52,6 +53,10 @@ import type { QuarantineNotice } from "./isolation/sandbox/worker-tiers.ts";
 import { createSecretSource, createVault, openVault, type Vault } from "./state/secrets/index.ts";
 import { openStore } from "./state/store/index.ts";
 import type { AuditInput, Store } from "./state/store/types.ts";
+
+/** For embedders and test harnesses that open the store themselves (`store: {kind: "instance"}`). */
+export { openStore };
+export type { Store };
 
 async function openHostStore(options: ResolvedHostOptions): Promise<{ store: Store; owned: boolean }> {
   const s = options.store;
@@ -267,7 +272,6 @@ async function wireHost(parts: HostParts): Promise<AirlockHost> {
   });
   return {
     version: options.hostVersion,
-    store,
     tasks,
     ...createPluginOps(ctx, {
       lifecycle: parts.lifecycle,
@@ -275,7 +279,10 @@ async function wireHost(parts: HostParts): Promise<AirlockHost> {
       remoteContext: engine.remoteContext,
       refresh: sync.refresh,
     }),
-    ...createAgentOps(ctx, (agent) => membership.announce({ kind: "level", agent })),
+    ...createAgentOps(ctx, {
+      announceLevel: (agent) => membership.announce({ kind: "level", agent }),
+      pendingApprovals: (agent) => membership.approvals.list(agent),
+    }),
     ...createTokenOps(ctx),
     ...createToolOps(ctx),
     ...createSkillOps(ctx),
@@ -284,6 +291,7 @@ async function wireHost(parts: HostParts): Promise<AirlockHost> {
     ...runs,
     ...createPeopleOps(ctx, membership.approvals),
     ...createObserveOps({ store, events, membership, sandbox: parts.sandbox, codec: parts.codec }),
+    ...createSurfaceStateOps(store),
     oauth: parts.brokered.oauth,
     models: parts.brokered.models,
     close() {

@@ -1,5 +1,5 @@
 // The host's code-mode operations: an agent's code-mode settings and its saved run_code snippets.
-// Invariants: the agent must exist (AIRLOCK_AGENT_UNKNOWN); a change is validated whole, audited
+// Invariants: the agent must exist (AIRLOCK_AGENT_NOT_FOUND); a change is validated whole, audited
 // (agent.code_mode, snippet.*) and announced (reason "enablement": what the agent is served moves).
 import type { AirlockHost } from "../../contracts/host.ts";
 import { audited } from "../catalogue/admin-audit.ts";

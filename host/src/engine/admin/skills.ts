@@ -1,6 +1,6 @@
 // The host's skill operations: an agent's skills (plugins' and its promoted snippets'), enabling
 // them, and reading one's body.
-// Invariants: the agent must exist (AIRLOCK_AGENT_UNKNOWN); every read picks up another
+// Invariants: the agent must exist (AIRLOCK_AGENT_NOT_FOUND); every read picks up another
 // replica's catalogue change first; an enablement change is audited (skills.set_enabled) and
 // announced (reason "enablement").
 import type { AirlockHost } from "../../contracts/host.ts";

@@ -48,7 +48,6 @@ export const LEGACY_VERSIONS: ReadonlySet<string> = new Set([
   "2025-11-25",
 ]);
 const SEAL_PURPOSE = "mcp-session";
-const STATE_NAMESPACE = "airlock";
 const LOG_LEVEL_KEY = "mcp.logLevel";
 
 interface Claims {
@@ -212,19 +211,12 @@ export class LegacyMcpHttp {
   }
 
   async #logLevel(claims: Claims): Promise<LoggingLevel | undefined> {
-    const stored = await this.#host.store.getState(claims.a, claims.c, STATE_NAMESPACE, LOG_LEVEL_KEY);
+    const stored = await this.#host.conversationSettings.get(claims.a, claims.c, LOG_LEVEL_KEY);
     return stored === null ? undefined : (JSON.parse(stored) as LoggingLevel);
   }
 
   async #setLogLevel(claims: Claims, level: LoggingLevel): Promise<void> {
-    await this.#host.store.setState(
-      claims.a,
-      claims.c,
-      STATE_NAMESPACE,
-      LOG_LEVEL_KEY,
-      JSON.stringify(level),
-      4096,
-    );
+    await this.#host.conversationSettings.set(claims.a, claims.c, LOG_LEVEL_KEY, JSON.stringify(level));
   }
 
   #stream(request: Request, claims: Claims, sessionId: string): Response {

@@ -2,8 +2,9 @@
 // Invariants: an access token is accepted only for the resource (MCP URL) it was granted for,
 // while its grant is active and its agent is the one that consented (an agent deleted and made
 // again does not inherit grants); a refusal is audited with its code, never with the token.
+
+import type { AuthGrantRecord } from "../../../contracts/admin-ops.ts";
 import type { AirlockHost } from "../../../contracts/host.ts";
-import type { AuthGrantRecord } from "../../../state/store/authz-types.ts";
 import type { TokenRecord } from "../../../state/store/types.ts";
 import { authzAudit } from "./config.ts";
 import { hashSecret, refuse, SECRET_PREFIXES } from "./grants.ts";
@@ -20,7 +21,7 @@ export async function verifyAccessToken(
   token: string,
   resource: string,
 ): Promise<TokenRecord> {
-  const { authServer } = host.store;
+  const authServer = host.authorization;
   const found = token.length > 512 ? null : await authServer.findSecret(hashSecret(token), Date.now());
   const grant = found === null || found.kind !== "access" ? null : await authServer.getGrant(found.grantId);
   const agent = grant === null ? null : await host.getAgent(grant.agent);
@@ -58,7 +59,7 @@ export async function revokeGrantOf(
   agent: string,
   grantId: string,
 ): Promise<AuthGrantRecord> {
-  const { authServer } = host.store;
+  const authServer = host.authorization;
   const grant = await authServer.getGrant(grantId);
   if (grant === null || grant.agent !== agent) {
     return refuse(

@@ -4,8 +4,8 @@
 // Invariants: operator access only (the console calls these with its session); a listing
 // carries no token, code or hash; a revocation is audited (grants.ts revokeGrantOf).
 import { z } from "zod";
+import type { AuthGrantRecord } from "../../../contracts/admin-ops.ts";
 import type { AirlockHost } from "../../../contracts/host.ts";
-import type { AuthGrantRecord } from "../../../state/store/authz-types.ts";
 import { apiError } from "../errors.ts";
 import { defineRoute, type RouteSpec } from "../route-table.ts";
 import { slug } from "../schemas.ts";
@@ -41,7 +41,7 @@ export const grantRoutes: RouteSpec[] = [
     responses: { 200: { description: "The grants.", schema: z.object({ grants: z.array(grantView) }) } },
     async handler({ host, params }) {
       await knownAgent(host, params.slug);
-      return { json: { grants: (await host.store.authServer.listGrants(params.slug)).map(viewOf) } };
+      return { json: { grants: (await host.authorization.listGrants(params.slug)).map(viewOf) } };
     },
   }),
   defineRoute({
