@@ -5,6 +5,7 @@
 // none is sampled after WARM_CALLS calls (warm-call.ts: V8 tiers the call path up over the first
 // 1,000–1,500 calls; sampled cold, it read 235–459 µs p50 against 69–149 warm, which made the
 // slope look smaller than it is); each tool making N is sampled after 50 calls (50 × N ctx calls).
+import { openStore } from "../../host/src/host.ts";
 import { createSecretSource, openVault } from "../../host/src/state/secrets/index.ts";
 import { startBenchHost } from "../lib/bench-host.ts";
 import { buildBenchPlugin } from "../lib/plugin.ts";
@@ -20,13 +21,16 @@ export async function capabilityCall(quick: boolean): Promise<Row[]> {
   const rows: Row[] = [];
   for (const mode of ["workers", "in-process"] as const) {
     const bench = await startBenchHost(plugin, { mode });
+    // The host has no public store: the baseline and the seeding use a handle of their own on
+    // the same SQLite store (writes through it are seen by the host's next read).
+    const db = await openStore({ kind: "sqlite", dataDir: bench.dataDir });
     try {
       const { host, dataDir } = bench;
       await host.setSecrets("bench", { bench_key: "s3cr3t-bench-value" });
-      await host.store.setState("bench", "c1", "bench", "k", JSON.stringify({ v: 1 }), 1 << 20);
+      await db.setState("bench", "c1", "bench", "k", JSON.stringify({ v: 1 }), 1 << 20);
       for (let i = 0; i < 50; i++) {
         const now = new Date().toISOString();
-        await host.store.putKnowledgeDoc({
+        await db.putKnowledgeDoc({
           id: `doc-${i}`,
           agent: "bench",
           filename: `doc-${i}.md`,
@@ -38,13 +42,13 @@ export async function capabilityCall(quick: boolean): Promise<Row[]> {
         });
       }
       const source = createSecretSource({
-        store: host.store,
+        store: db,
         vault: openVault({ dataDir, env: process.env }),
       });
       const baselineOps: Record<(typeof KINDS)[number], () => Promise<unknown>> = {
         secrets: () => source.get("bench", "bench_key"),
-        state: () => host.store.getState("bench", "c1", "bench", "k"),
-        knowledge: () => host.store.searchKnowledge("bench", "benchmark", 5),
+        state: () => db.getState("bench", "c1", "bench", "k"),
+        knowledge: () => db.searchKnowledge("bench", "benchmark", 5),
       };
       const run = bench.run;
       const zero = summarize(
@@ -70,6 +74,7 @@ export async function capabilityCall(quick: boolean): Promise<Row[]> {
         });
       }
     } finally {
+      await db.close();
       await bench.close();
     }
   }

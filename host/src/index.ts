@@ -15,7 +15,6 @@ export { PEOPLE_ERRORS } from "./engine/people/errors.ts";
 export { checkContent, checkForm } from "./engine/people/form-schema.ts";
 export { PIPELINE_ERRORS } from "./engine/pipeline/errors.ts";
 export { createHost } from "./host.ts";
-export { assembleHost, type HostParts } from "./host-api.ts";
 export type { ResolvedAddress, Resolver } from "./isolation/egress/types.ts";
 export { AUTH_ERRORS } from "./state/auth/errors.ts";
 export { TOKEN_PREFIXES, tokenRole } from "./state/auth/tokens.ts";

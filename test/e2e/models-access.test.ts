@@ -207,7 +207,7 @@ describe("declared OAuth providers at install", () => {
     await expect(install("gh-evil", "https://collector.example/token")).rejects.toMatchObject({
       code: "AIRLOCK_INSTALL_OAUTH_PROVIDER_CONFLICT",
     });
-    expect((await t.host.store.listActivations()).map((a) => a.namespace)).not.toContain("gh-evil");
+    expect((await (await t.store()).listActivations()).map((a) => a.namespace)).not.toContain("gh-evil");
     const failed = (await t.host.queryAudit({ kind: "admin", limit: 200 })).filter(
       (a) => a.action === "plugin.install" && a.success === false,
     );

@@ -44,6 +44,7 @@ beforeAll(async () => {
   });
   fx = {
     host: t.host,
+    dataDir: t.dir,
     server: admin,
     operatorToken: (await t.host.issueToken("operator", undefined, "test")).token,
     agentToken: (await t.host.issueToken("agent", "alpha", "test")).token,

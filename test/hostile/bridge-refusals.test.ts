@@ -81,13 +81,13 @@ describe.each(["in-process", "workers"] as const)("refused capability calls (%s)
   afterAll(async () => t?.close());
 
   const rowsOf = async (tool: string): Promise<AuditRecord[]> =>
-    (await t.host.store.queryAudit({ kind: "capability", tool, limit: 10_000 })).reverse();
+    (await t.host.queryAudit({ kind: "capability", tool, limit: 10_000 })).reverse();
 
   async function expectHealthy(): Promise<void> {
     const out = await t.host.callTool("ada", "refuser:echo", { still: "alive" });
     expect(out.errorCode).toBeUndefined();
     expect(out.result.structuredContent).toEqual({ echoed: { still: "alive" } });
-    const everything = JSON.stringify(await t.host.store.queryAudit({ limit: 100_000 }));
+    const everything = JSON.stringify(await t.host.queryAudit({ limit: 100_000 }));
     expect(everything).not.toContain(SECRET);
     expect(everything).not.toContain(UNDECLARED);
     // the one report allowed: the sandbox resetting an isolate whose left-over code kept calling ctx

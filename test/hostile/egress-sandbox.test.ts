@@ -71,7 +71,7 @@ async function call(url: string, withKey = false): Promise<Record<string, unknow
 async function healthyAndLeakFree(): Promise<void> {
   const ok = await call(`http://127.0.0.1:${echo.port}/health`);
   expect(ok.status).toBe(200);
-  const audit = await t.host.store.queryAudit({ limit: 500 });
+  const audit = await t.host.queryAudit({ limit: 500 });
   expect(JSON.stringify(audit)).not.toContain(SECRET);
 }
 
@@ -109,7 +109,7 @@ describe("hostile egress from inside the sandbox", () => {
 
   it("audits each request once, as fetch.request, with the plugin and tool", async () => {
     const fetches = async () =>
-      (await t.host.store.queryAudit({ plugin: "prober", limit: 1000 })).filter(
+      (await t.host.queryAudit({ plugin: "prober", limit: 1000 })).filter(
         (e) => e.action === "fetch.request",
       );
     const before = (await fetches()).length;

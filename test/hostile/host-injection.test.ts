@@ -74,7 +74,7 @@ const get = async (url: string) =>
 async function expectHealthy(): Promise<void> {
   answers["api.seams.test"] = "127.0.0.1";
   expect(await get(`http://api.seams.test:${server.port}/ok`)).toEqual({ status: 200, text: "reached" });
-  expect(JSON.stringify(await t.host.store.queryAudit({ limit: 10_000 }))).not.toContain(SECRET);
+  expect(JSON.stringify(await t.host.queryAudit({ limit: 10_000 }))).not.toContain(SECRET);
 }
 
 describe("createHost with an injected resolver", () => {
@@ -88,7 +88,7 @@ describe("createHost with an injected resolver", () => {
     expect(await get(`http://inner.seams.test:${server.port}/`)).toEqual({
       code: "AIRLOCK_FETCH_ADDRESS_REFUSED",
     });
-    const row = (await t.host.store.queryAudit({ tool: "get" })).find((r) => r.action === "fetch.request");
+    const row = (await t.host.queryAudit({ tool: "get" })).find((r) => r.action === "fetch.request");
     expect(row).toMatchObject({ allowed: false, error: "AIRLOCK_FETCH_ADDRESS_REFUSED" });
     await expectHealthy();
   });
@@ -112,7 +112,7 @@ describe("createHost with an injected clock", () => {
     now += 60_001;
     const out = await t.host.callTool("ada", "seams:take", { handle });
     expect(out.result.structuredContent).toEqual({ got: false });
-    const row = (await t.host.store.queryAudit({ tool: "take" })).find((r) => r.action === "artifacts.take");
+    const row = (await t.host.queryAudit({ tool: "take" })).find((r) => r.action === "artifacts.take");
     expect(row).toMatchObject({
       allowed: false,
       error: "AIRLOCK_ARTIFACT_UNAVAILABLE",

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AirlockHost, HostEventMap } from "../../host/src/contracts/host.ts";
-import { createHost } from "../../host/src/host.ts";
+import { createHost, openStore } from "../../host/src/host.ts";
 import { pluginsCommands } from "../../host/src/surfaces/cli/commands/plugins.ts";
 import { runCli } from "../../host/src/surfaces/cli/main.ts";
 import { KIT, kitTarball } from "../../host/src/surfaces/http/test-support.ts";
@@ -61,7 +61,7 @@ const workerOf = async (namespace: string) =>
 const healthy = async () => {
   expect(await call("kit__echo")).toEqual({ code: undefined, content: [{ type: "text", text: "echo: hi" }] });
   expect(await call("crasher__fine")).toEqual({ code: undefined, content: [{ type: "text", text: "fine" }] });
-  const everything = JSON.stringify({ logs, audit: await host.store.queryAudit({}) });
+  const everything = JSON.stringify({ logs, audit: await host.queryAudit({}) });
   expect(everything).not.toContain(CANARY);
 };
 
@@ -95,7 +95,7 @@ describe("a plugin that aborts its worker, through the host", { timeout: 120_000
     expect(quarantines[0]).toEqual({ namespace: "crasher", ...details });
     expect(await workerOf("crasher")).toMatchObject({ tier: "own", reason: "quarantine", details });
     expect(await workerOf("kit")).toMatchObject({ tier: "shared" });
-    const rows = await host.store.queryAudit({ plugin: "crasher", kind: "admin" });
+    const rows = await host.queryAudit({ plugin: "crasher", kind: "admin" });
     expect(rows.filter((r) => r.action === "plugin.quarantined")).toEqual([
       expect.objectContaining({
         allowed: false,
@@ -104,9 +104,15 @@ describe("a plugin that aborts its worker, through the host", { timeout: 120_000
         details,
       }),
     ]);
-    expect((await host.store.listPluginWorkers()).map((r) => [r.namespace, r.reason])).toEqual([
-      ["crasher", "quarantine"],
-    ]);
+    // The host has no public store: read the row through a handle of our own (as another process would).
+    const store = await openStore({ kind: "sqlite", dataDir });
+    try {
+      expect((await store.listPluginWorkers()).map((r) => [r.namespace, r.reason])).toEqual([
+        ["crasher", "quarantine"],
+      ]);
+    } finally {
+      await store.close();
+    }
     await healthy();
   });
 
@@ -137,7 +143,7 @@ describe("the operator's worker tier", () => {
     await expect(host.setPluginWorker("kit", "alone" as "own")).rejects.toMatchObject({
       code: "AIRLOCK_PLUGIN_WORKER_TIER_INVALID",
     });
-    const rows = (await host.store.queryAudit({ kind: "admin" })).filter((r) => r.action === "plugin.worker");
+    const rows = (await host.queryAudit({ kind: "admin" })).filter((r) => r.action === "plugin.worker");
     expect(rows.map((r) => [r.plugin, r.success, r.error])).toEqual([
       ["kit", false, "AIRLOCK_PLUGIN_WORKER_TIER_INVALID"],
       ["nothere", false, "AIRLOCK_INSTALL_NOT_INSTALLED"],

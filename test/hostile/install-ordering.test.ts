@@ -32,7 +32,7 @@ async function expectServing(version: string, refused: string[]): Promise<void> 
   const out = await t.host.callTool("ada", "echoer:echo", { text: "still here" });
   expect(out.errorCode).toBeUndefined();
   expect(out.result.content).toEqual([{ type: "text", text: '{"text":"still here"}' }]);
-  const failed = (await t.host.store.queryAudit({ kind: "admin" })).filter(
+  const failed = (await t.host.queryAudit({ kind: "admin" })).filter(
     (a) => a.action === "plugin.install" && a.success === false,
   );
   expect(failed.map((a) => a.error)).toEqual(refused);
@@ -47,7 +47,7 @@ describe("versions only move forward", () => {
   it("refuses a lower version with AIRLOCK_INSTALL_DOWNGRADE, keeping 1.2.0 active", async () => {
     expect(await codeOf(install("1.1.0"))).toBe("AIRLOCK_INSTALL_DOWNGRADE");
     await expectServing("1.2.0", ["AIRLOCK_INSTALL_DOWNGRADE"]);
-    expect((await t.host.store.listInstalledPlugins("echoer")).map((r) => r.version)).toEqual(["1.2.0"]);
+    expect((await (await t.store()).listInstalledPlugins("echoer")).map((r) => r.version)).toEqual(["1.2.0"]);
   });
 
   it("refuses the same precedence with other build metadata (1.2.0+meta over 1.2.0)", async () => {

@@ -63,14 +63,12 @@ async function expectHealthy(): Promise<void> {
   expect((await t.host.listTools()).map((x) => x.namespace)).toEqual(["payments", "payments"]);
   const out = await t.host.callTool("ada", "payments:keyed", {});
   expect(out.errorCode).toBeUndefined();
-  const audit = JSON.stringify(await t.host.store.queryAudit({ limit: 10_000 }));
+  const audit = JSON.stringify(await t.host.queryAudit({ limit: 10_000 }));
   expect(audit).not.toContain(SECRET);
 }
 
 async function lastInstallError(): Promise<string | null> {
-  const rows = (await t.host.store.queryAudit({ kind: "admin" })).filter(
-    (r) => r.action === "plugin.install",
-  );
+  const rows = (await t.host.queryAudit({ kind: "admin" })).filter((r) => r.action === "plugin.install");
   return rows[0]?.error ?? null;
 }
 
@@ -93,7 +91,7 @@ describe("namespaces", () => {
         "AIRLOCK_INSTALL_NAMESPACE_LOOKALIKE",
       );
       expect(await lastInstallError()).toBe("AIRLOCK_INSTALL_NAMESPACE_LOOKALIKE");
-      expect(await t.host.store.listInstalledPlugins(namespace)).toEqual([]);
+      expect(await (await t.store()).listInstalledPlugins(namespace)).toEqual([]);
       await expectHealthy();
     },
   );
@@ -116,7 +114,7 @@ describe("manifests", () => {
     const err = await install(bytes, "fetcher").catch((e: unknown) => e);
     expect(err).toMatchObject({ code });
     expect(JSON.stringify((err as { details: unknown }).details)).toContain("$.egress[0].host");
-    expect(await t.host.store.listInstalledPlugins("fetcher")).toEqual([]);
+    expect(await (await t.store()).listInstalledPlugins("fetcher")).toEqual([]);
     await expectHealthy();
   });
 
@@ -157,7 +155,7 @@ describe("tool input (library API)", () => {
     const out = await t.host.callTool("ada", "payments:seen", JSON.parse(json));
     expect(out.errorCode).toBe(code);
     expect(out.result.isError).toBe(true);
-    const row = (await t.host.store.queryAudit({ kind: "tool", tool: "seen" }))[0];
+    const row = (await t.host.queryAudit({ kind: "tool", tool: "seen" }))[0];
     expect(row).toMatchObject({ allowed: false, success: false, error: code });
     await expectHealthy();
   });
@@ -183,11 +181,11 @@ describe("admin API bodies", () => {
     ['{"tool":"payments:seen","input":{"__proto__":{"x":1}}}', "AIRLOCK_API_KEY_FORBIDDEN"],
     ['{"tool":"payments:seen","input":{"t":"\\udc00"}}', "AIRLOCK_API_NOT_UNICODE"],
   ])("answers %s with 400 %s and runs nothing", async (body, code) => {
-    const before = (await t.host.store.queryAudit({ kind: "tool" })).length;
+    const before = (await t.host.queryAudit({ kind: "tool" })).length;
     const res = await send(body);
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe(code);
-    expect((await t.host.store.queryAudit({ kind: "tool" })).length).toBe(before);
+    expect((await t.host.queryAudit({ kind: "tool" })).length).toBe(before);
     await expectHealthy();
   });
 });

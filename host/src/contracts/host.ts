@@ -9,8 +9,15 @@
 
 import type { KnowledgeLevel } from "@airlock/sdk";
 import type { Presentation } from "@airlock/sdk/manifest";
-// `store` leaves the public host object (issue 37); this import goes with it.
-import type { Store } from "../state/store/types.ts";
+import type {
+  AgentRemoval,
+  AuthServerStore,
+  ConversationSettings,
+  FormTokens,
+  InstalledVersion,
+  SurfaceAuditEntry,
+  TokenView,
+} from "./admin-ops.ts";
 import type { CodeModeChange, CodeModeSettings, HostSnippets } from "./code-mode.ts";
 import type { HostEventMap, HostEventType, StreamEventType, StreamListener } from "./events.ts";
 import type { ModelsAdmin, OAuthAdmin } from "./oauth.ts";
@@ -75,7 +82,6 @@ export interface PluginLifecycle {
 
 export interface AirlockHost {
   readonly version: string;
-  readonly store: Store;
   readonly plugins: PluginLifecycle;
   /** Remote MCP servers installed as plugins (host/src/engine/remote/types.ts). */
   readonly remote: RemoteServers;
@@ -93,6 +99,18 @@ export interface AirlockHost {
     label?: string,
   ): Promise<{ id: string; token: string }>;
   authenticate(token: string): Promise<TokenRecord | null>;
+  /** Every token (or one agent's) as listed: never a value or a hash. */
+  listTokens(agent?: string): Promise<TokenView[]>;
+  /** Revokes a token (audited token.revoke); AIRLOCK_AUTH_TOKEN_NOT_FOUND when no token has this id. */
+  revokeToken(id: string): Promise<TokenView>;
+  /** What deleting the agent would remove: its tokens, enabled tools, secrets, documents, approvals. */
+  previewAgentRemoval(slug: string): Promise<AgentRemoval>;
+  /**
+   * Deletes the agent with its tokens, enablement, secrets, conversation state, artifacts and
+   * knowledge documents (audited agent.delete; `tools.changed` raised and announced to the
+   * replicas); AIRLOCK_AGENT_NOT_FOUND when there is none. Answers what was removed.
+   */
+  deleteAgent(slug: string): Promise<AgentRemoval>;
 
   // catalogue and enablement
   listTools(): Promise<CatalogueTool[]>;
@@ -116,6 +134,10 @@ export interface AirlockHost {
    * (`shared`, also ending a quarantine); workers sandbox only. Stored; loaded versions move now.
    */
   setPluginWorker(namespace: string, tier: WorkerTier): Promise<WorkerTierView>;
+  /** One installed version of a plugin (`version` left out: the active one), or null. */
+  getInstalledVersion(namespace: string, version?: string): Promise<InstalledVersion | null>;
+  /** The active version of every installed plugin. */
+  listActiveVersions(): Promise<InstalledVersion[]>;
 
   // runs, calls, hooks, approvals, events
   /** An agent's code mode: on or off, listing, limits (docs/code-mode.md). */
@@ -158,6 +180,14 @@ export interface AirlockHost {
   stats(): { sandbox: SandboxStats; streams: number };
 
   queryAudit(query: AuditQuery): Promise<AuditRecord[]>;
+  /** Writes an audit entry of something only a surface sees (a console sign-in, a refused page). */
+  recordAudit(entry: SurfaceAuditEntry): Promise<void>;
+  /** The host pages' single-use CSRF form tokens (any replica takes one minted on another). */
+  readonly formTokens: FormTokens;
+  /** Small values a surface keeps per agent and conversation (an MCP session's log level). */
+  readonly conversationSettings: ConversationSettings;
+  /** The persistence of the host's own OAuth 2.1 authorization server (surfaces/http/authz/). */
+  readonly authorization: AuthServerStore;
 
   /** OAuth connections the host brokers for plugins' declared providers (docs/oauth.md). */
   readonly oauth: OAuthAdmin;

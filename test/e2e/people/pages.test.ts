@@ -7,6 +7,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
+import { openStore } from "../../../host/src/host.ts";
 import { connect, failures, KINDS, type LoopFixture, startLoopHost, text } from "./support.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -129,7 +130,8 @@ suite(`the host's pages in Chromium${missing === null ? "" : ` [skipped: ${missi
       expect(JSON.stringify(await fx.host.queryAudit({ limit: 1000 }))).not.toContain(canary);
       expect(logged.join("\n")).not.toContain(canary);
       // Stored encrypted like any secret.
-      const stored = await fx.host.store.getSecret("alpha", "api_key");
+      const store = await openStore({ kind: "sqlite", dataDir: fx.dataDir }); // the host has no public store
+      const stored = await store.getSecret("alpha", "api_key").finally(() => store.close());
       expect(stored?.ciphertext).toBeDefined();
       expect(stored?.ciphertext).not.toContain(canary);
       const rows = await fx.host.queryAudit({ agent: "alpha", kind: "tool", limit: 50 });

@@ -52,6 +52,8 @@ export const LOOP: FixturePlugin = {
 
 export interface LoopFixture {
   host: AirlockHost;
+  /** The host's data dir (its SQLite store: a test that reads rows opens it itself). */
+  dataDir: string;
   server: AdminServer;
   operatorToken: string;
   agentToken: string;
@@ -85,6 +87,7 @@ export async function startLoopHost(
   });
   return {
     host,
+    dataDir,
     server,
     operatorToken: operator.token,
     agentToken: agent.token,

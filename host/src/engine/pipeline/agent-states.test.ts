@@ -1,6 +1,6 @@
 // The per-call agent-state cache: a warm call does not re-read the agent, its enablement and
 // its secrets, yet every write made through the host (disable, secret cleared, level changed,
-// even a direct host.store write) is seen by the very next call of a run already started.
+// the agent deleted) is seen by the very next call of a run already started.
 // Real host: SQLite store + in-process sandbox.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -54,11 +54,18 @@ describe("agent state seen by calls of a started run", () => {
     ]);
   });
 
-  it("sees a disable written directly through host.store", async () => {
+  it("sees a disable made through host.setToolsEnabled", async () => {
     const run = await t.host.startRun({ agent: "ada" });
     expect((await run.call("weather:forecast", {})).errorCode).toBeUndefined();
-    await t.host.store.setToolEnabled("ada", "weather:forecast", false);
+    await t.host.setToolsEnabled("ada", { "weather:forecast": false });
     expect((await run.call("weather:forecast", {})).errorCode).toBe("AIRLOCK_TOOL_DISABLED");
+  });
+
+  it("refuses the next call once the agent is deleted through host.deleteAgent", async () => {
+    const run = await t.host.startRun({ agent: "ada" });
+    expect((await run.call("weather:forecast", {})).errorCode).toBeUndefined();
+    await t.host.deleteAgent("ada");
+    expect((await run.call("weather:forecast", {})).errorCode).toMatch(/^AIRLOCK_/);
   });
 });
 

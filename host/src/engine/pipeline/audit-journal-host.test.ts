@@ -36,7 +36,7 @@ describe("audit journal in a host", () => {
     const journals = readdirSync(dir);
     expect(journals).toHaveLength(1);
     expect(journals[0]).toMatch(new RegExp(`^${process.pid}-[0-9a-f]+\\.0\\.jsonl$`));
-    const rows = await t.host.store.queryAudit({ kind: "capability", limit: 10 });
+    const rows = await t.host.queryAudit({ kind: "capability", limit: 10 });
     const actions = rows.map((r) => r.action).reverse();
     expect(actions).toEqual(["state.set", "state.get"]);
     await t.host.close();

@@ -145,7 +145,7 @@ describe("failing tools are error results and the host keeps serving", () => {
   });
 
   it("a bundle altered on disk after install is never loaded", async () => {
-    const [plugin] = await t.host.store.listInstalledPlugins("lab");
+    const [plugin] = await (await t.store()).listInstalledPlugins("lab");
     await writeFile(join(plugin?.path ?? "", "index.js"), "globalThis.__airlockPlugin = {};");
     const out = await t.host.callTool("ada", "lab:greet", { name: "x", times: 1 });
     expect(out.errorCode).toBe("AIRLOCK_PLUGIN_INTEGRITY_MISMATCH");

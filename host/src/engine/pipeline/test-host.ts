@@ -1,6 +1,8 @@
 // Test support (imported by tests only): a real host — SQLite store in a temp dir, in-process
 // sandbox, real bridge and capabilities — with fixture plugins recorded before it starts.
-// Internal errors the host reports are collected so a test can assert on them.
+// Internal errors the host reports are collected so a test can assert on them. The host keeps no
+// store in its public object: a test that reads or writes rows directly opens the store's data
+// dir a second time (`store()`, as another process would), closed with the host.
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -9,12 +11,15 @@ import type { HostOptions } from "../../config.ts";
 import type { AirlockHost } from "../../contracts/host.ts";
 import { createHost } from "../../host.ts";
 import { openStore } from "../../state/store/index.ts";
+import type { Store } from "../../state/store/types.ts";
 import { type FixturePlugin, installFixture } from "./test-fixtures.ts";
 
 export interface TestHost {
   host: AirlockHost;
   dir: string;
   internalErrors: Array<{ what: string; error: unknown }>;
+  /** A second handle on the host's SQLite store (opened on first use, closed by close()). */
+  store(): Promise<Store>;
   /** Records another fixture in the store (as another replica's installer would). */
   install(plugin: FixturePlugin): Promise<void>;
   close(): Promise<void>;
@@ -33,15 +38,22 @@ export async function openTestHost(plugins: FixturePlugin[], options: HostOption
     onInternalError: (what, error) => internalErrors.push({ what, error }),
     ...options,
   });
+  let second: Promise<Store> | undefined;
+  const store = () => {
+    second ??= openStore({ kind: "sqlite", dataDir: dir });
+    return second;
+  };
   return {
     host,
     dir,
     internalErrors,
+    store,
     install: async (plugin) => {
-      await installFixture(host.store, join(dir, "plugins"), plugin);
+      await installFixture(await store(), join(dir, "plugins"), plugin);
     },
     close: async () => {
       await host.close();
+      await (await second)?.close();
       await rm(dir, { recursive: true, force: true });
     },
   };

@@ -31,7 +31,7 @@ export interface RemoteContextOptions {
   egress: EgressPolicy;
   resolver?: Resolver | undefined;
   audit(entry: AuditInput): Promise<void>;
-  /** Re-reads the catalogue and raises `tools.changed` (host-api.ts's refresh). */
+  /** Re-reads the catalogue and raises `tools.changed` (engine/admin/catalogue-sync.ts's refresh). */
   refreshCatalogue(): Promise<void>;
   /** Raises `tools.changed` for every agent without a reload (a drift seen). */
   toolsChanged(): void;

@@ -8,6 +8,10 @@ export const AUTH_ERRORS = defineErrorCodes({
     description: "An agent token must name an existing agent; an operator token must not name one.",
   },
   AIRLOCK_AUTH_INVALID_LABEL: { status: 400, description: "A token label is at most 200 characters." },
+  AIRLOCK_AUTH_TOKEN_NOT_FOUND: {
+    status: 404,
+    description: "No token has this id (revoked already, or mistyped).",
+  },
 });
 
 export type AuthErrorCode = keyof typeof AUTH_ERRORS;

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { describePg, PG_URL } from "../../../../test/support/postgres.ts";
 import type { AirlockHost, HostEventMap } from "../../contracts/host.ts";
 import { createHost } from "../../host.ts";
+import { openStore } from "../store/index.ts";
 import { dropSchemas, freshSchemaName } from "../store/postgres/test-schema.ts";
 import type { StreamEvent } from "./events.ts";
 
@@ -153,7 +154,8 @@ describePg("replicas coordinating through PostgreSQL", () => {
   });
 
   it("abandons, with a reason, the pending approvals of a replica that stopped beating", async () => {
-    const cluster = a.store.cluster;
+    const raw = await openStore({ kind: "postgres", url: PG_URL, schema }); // the host has no public store
+    const cluster = raw.cluster;
     if (cluster === undefined) throw new Error("expected a cluster store");
     await cluster.heartbeat("ghost", 0, 500);
     await cluster.insertApproval({
@@ -169,6 +171,7 @@ describePg("replicas coordinating through PostgreSQL", () => {
     await until(async () => (await cluster.getApproval("apr_ghost"))?.status === "abandoned", 3000);
     expect((await cluster.getApproval("apr_ghost"))?.reason).toMatch(/^replica ghost stopped answering/);
     expect((await b.listApprovals()).map((x) => x.id)).not.toContain("apr_ghost");
+    await raw.close();
   });
 
   it("delivers one replica's events to another replica's stream, naming the replica that served them", async () => {
@@ -213,7 +216,8 @@ describePg("replicas coordinating through PostgreSQL", () => {
     const admin = new pg.Client({ connectionString: PG_URL });
     await admin.connect();
     try {
-      const record = await a.store.getInstalledPlugin("tampered", "1.0.0");
+      const raw = await openStore({ kind: "postgres", url: PG_URL, schema }); // the host has no public store
+      const record = await raw.getInstalledPlugin("tampered", "1.0.0").finally(() => raw.close());
       await admin.query(
         `UPDATE "${schema}".plugin_packages SET bytes = bytes || '\\x00'::bytea WHERE integrity = $1`,
         [record?.integrity],

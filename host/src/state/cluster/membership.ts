@@ -1,6 +1,6 @@
 // A host's place among the replicas sharing its store. On a store with `cluster` (PostgreSQL):
 // the coordinator (heartbeat, LISTEN, wake-ups), the store-backed approvals and the event
-// fan-out; otherwise the one-process registry and the local event source. host-api.ts uses only
+// fan-out; otherwise the one-process registry and the local event source. The host (host.ts) uses only
 // this interface, so the rest of the host does not know whether it has peers.
 // Invariants: what another replica changed reaches `handlers` within one NOTIFY round trip (the
 // host re-reads rows there); after a dropped LISTEN connection `onResync` makes it re-read

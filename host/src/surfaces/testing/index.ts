@@ -12,7 +12,7 @@ import { join } from "node:path";
 import type { KnowledgeLevel } from "@airlock/sdk";
 import type { EgressPolicy } from "../../contracts/config.ts";
 import type { AirlockHost } from "../../contracts/host.ts";
-import { createHost } from "../../host.ts";
+import { createHost, openStore, type Store } from "../../host.ts";
 import { egressPolicyFor } from "./egress-policy.ts";
 import type {
   HostTestHarness,
@@ -32,7 +32,7 @@ export const DEFAULT_CONVERSATION = "test-conversation";
 async function harnessGroups(host: AirlockHost): Promise<Map<string, string>> {
   const groups = new Map<string, string>();
   for (const view of await host.plugins.list()) {
-    const record = await host.store.getInstalledPlugin(view.namespace, view.active);
+    const record = await host.getInstalledVersion(view.namespace, view.active);
     for (const tool of record?.manifest.tools ?? []) {
       if (tool.harness !== null) groups.set(`${view.namespace}:${tool.name}`, tool.harness);
     }
@@ -44,19 +44,25 @@ export async function createHostTestHarness(options: HostTestHarnessOptions): Pr
   const dataDir = await mkdtemp(join(tmpdir(), "airlock-testing-"));
   const egress: EgressPolicy = egressPolicyFor(options.egress);
   let host: AirlockHost;
+  // The harness keeps the store itself (seeded documents are written straight into it): the host
+  // is handed it as an instance, and the harness closes it after the host.
+  let store: Store | undefined;
   try {
+    store = await openStore({ kind: "sqlite", dataDir });
     host = await createHost({
       dataDir,
-      store: { kind: "sqlite", dataDir },
+      store: { kind: "instance", store },
       sandbox: { mode: "in-process" },
       egress,
       autoApprove: true,
       masterKey: randomBytes(32).toString("base64"),
     });
   } catch (error) {
+    await store?.close();
     await rm(dataDir, { recursive: true, force: true });
     throw error;
   }
+  const seeded = store;
   const agent = options.agent;
   await host.createAgent(agent);
   const setLevel = (level: KnowledgeLevel | null) => host.setKnowledgeLevel(agent, level ?? "none");
@@ -94,7 +100,7 @@ export async function createHostTestHarness(options: HostTestHarnessOptions): Pr
     async seedKnowledge(doc: SeedDocument): Promise<string> {
       const now = new Date().toISOString();
       const id = `doc-${randomBytes(8).toString("hex")}`;
-      await host.store.putKnowledgeDoc({
+      await seeded.putKnowledgeDoc({
         id,
         agent,
         filename: doc.filename,
@@ -123,6 +129,7 @@ export async function createHostTestHarness(options: HostTestHarnessOptions): Pr
     async close(): Promise<void> {
       try {
         await host.close();
+        await seeded.close();
       } finally {
         await rm(dataDir, { recursive: true, force: true });
       }

@@ -72,8 +72,8 @@ Example:
     const id = requiredPositional(parsed, 0, "<token-id>");
     if (!/^tok_[A-Za-z0-9_-]{1,64}$/.test(id))
       throw cliError("AIRLOCK_CLI_USAGE", "a token id looks like tok_…");
-    // The library API has no revoke; the store's deleteToken is the operation (idempotent).
-    await withHost(hostOptionsFrom(parsed, io, "in-process"), (host) => host.store.deleteToken(id));
+    // AIRLOCK_AUTH_TOKEN_NOT_FOUND when no token has this id (revoked already, or mistyped).
+    await withHost(hostOptionsFrom(parsed, io, "in-process"), (host) => host.revokeToken(id));
     io.stdout(`Token ${id} revoked.\n`);
     return 0;
   },

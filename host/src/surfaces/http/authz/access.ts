@@ -2,6 +2,7 @@
 // Invariants: an access token is accepted only for the resource (MCP URL) it was granted for,
 // while its grant is active and its agent is the one that consented (an agent deleted and made
 // again does not inherit grants); a refusal is audited with its code, never with the token.
+
 import type { AirlockHost } from "../../../contracts/host.ts";
 import type { AuthGrantRecord, TokenRecord } from "../../../contracts/records.ts";
 import { authzAudit } from "./config.ts";
@@ -19,7 +20,7 @@ export async function verifyAccessToken(
   token: string,
   resource: string,
 ): Promise<TokenRecord> {
-  const { authServer } = host.store;
+  const authServer = host.authorization;
   const found = token.length > 512 ? null : await authServer.findSecret(hashSecret(token), Date.now());
   const grant = found === null || found.kind !== "access" ? null : await authServer.getGrant(found.grantId);
   const agent = grant === null ? null : await host.getAgent(grant.agent);
@@ -57,7 +58,7 @@ export async function revokeGrantOf(
   agent: string,
   grantId: string,
 ): Promise<AuthGrantRecord> {
-  const { authServer } = host.store;
+  const authServer = host.authorization;
   const grant = await authServer.getGrant(grantId);
   if (grant === null || grant.agent !== agent) {
     return refuse(

@@ -5,6 +5,7 @@
 // client or redirect URI is wrong is answered on this host's page, never by sending the browser
 // to that URI (RFC 6749 §4.1.2.1); `resource` must be the MCP URL of an existing agent of this
 // origin; every refusal is audited.
+
 import type { AirlockHost } from "../../../contracts/host.ts";
 import type { AuthClientRecord } from "../../../contracts/records.ts";
 import { authzAudit } from "./config.ts";
@@ -72,7 +73,7 @@ export async function registerClient(host: AirlockHost, body: unknown): Promise<
     redirectUris: uris as string[],
     createdAt: new Date().toISOString(),
   };
-  await host.store.authServer.putClient(client);
+  await host.authorization.putClient(client);
   await authzAudit(host, "register", null, null, { clientId: client.id, clientName: client.name });
   return {
     client_id: client.id,
@@ -134,8 +135,7 @@ export async function checkAuthorizationRequest(
   params: Readonly<Record<string, string | undefined>>,
   origin: string,
 ): Promise<AuthorizationCheck> {
-  const client =
-    params.client_id === undefined ? null : await host.store.authServer.getClient(params.client_id);
+  const client = params.client_id === undefined ? null : await host.authorization.getClient(params.client_id);
   if (client === null) {
     return { ok: false, redirect: false, code: "AIRLOCK_AUTHZ_UNKNOWN_CLIENT", message: "unknown client_id" };
   }

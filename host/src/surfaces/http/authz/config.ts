@@ -91,17 +91,5 @@ export async function authzAudit(
   agent: string | null,
   details: Record<string, unknown> = {},
 ): Promise<void> {
-  await host.store.appendAudit({
-    agent,
-    plugin: null,
-    tool: null,
-    conversationId: null,
-    kind: "admin",
-    action: `oauth_as.${step}`,
-    allowed: error === null,
-    success: error === null,
-    error,
-    durationMs: null,
-    details: { ...details },
-  });
+  await host.recordAudit({ action: `oauth_as.${step}`, error, agent, details: { ...details } });
 }

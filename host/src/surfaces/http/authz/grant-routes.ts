@@ -41,7 +41,7 @@ export const grantRoutes: RouteSpec[] = [
     responses: { 200: { description: "The grants.", schema: z.object({ grants: z.array(grantView) }) } },
     async handler({ host, params }) {
       await knownAgent(host, params.slug);
-      return { json: { grants: (await host.store.authServer.listGrants(params.slug)).map(viewOf) } };
+      return { json: { grants: (await host.authorization.listGrants(params.slug)).map(viewOf) } };
     },
   }),
   defineRoute({

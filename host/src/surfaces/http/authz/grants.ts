@@ -61,7 +61,7 @@ export async function issueCode(
 ): Promise<string> {
   const code = mint("code");
   const grantId = newId("alg_");
-  await host.store.authServer.putSecret({
+  await host.authorization.putSecret({
     hash: hashSecret(code),
     kind: "code",
     grantId,
@@ -81,7 +81,7 @@ async function issueTokens(host: AirlockHost, config: AuthzConfig, grantId: stri
   const access = mint("access");
   const refresh = mint("refresh");
   const now = Date.now();
-  const { authServer } = host.store;
+  const authServer = host.authorization;
   await authServer.putSecret({
     hash: hashSecret(access),
     kind: "access",
@@ -113,7 +113,7 @@ export async function exchangeCode(
   config: AuthzConfig,
   form: Record<string, string>,
 ): Promise<TokenResponse> {
-  const { authServer } = host.store;
+  const authServer = host.authorization;
   const code = form.code ?? "";
   const found = code === "" ? null : await authServer.findSecret(hashSecret(code), Date.now());
   if (found === null || found.kind !== "code" || found.data === null) {
@@ -195,7 +195,7 @@ export async function refreshTokens(
   config: AuthzConfig,
   form: Record<string, string>,
 ): Promise<TokenResponse> {
-  const { authServer } = host.store;
+  const authServer = host.authorization;
   const presented = form.refresh_token ?? "";
   const found = presented === "" ? null : await authServer.findSecret(hashSecret(presented), Date.now());
   const grant = found === null || found.kind !== "refresh" ? null : await authServer.getGrant(found.grantId);
@@ -226,7 +226,7 @@ export async function refreshTokens(
 
 /** RFC 7009: revokes the grant of an access or refresh token of this client; unknown tokens are ignored. */
 export async function revokeToken(host: AirlockHost, token: string, clientId: string): Promise<void> {
-  const { authServer } = host.store;
+  const authServer = host.authorization;
   const found = token === "" ? null : await authServer.findSecret(hashSecret(token), Date.now());
   if (found === null || found.kind === "code") return;
   const grant = await authServer.getGrant(found.grantId);

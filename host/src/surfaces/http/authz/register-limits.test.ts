@@ -57,7 +57,7 @@ describe("registration limits", () => {
     const app = new Hono();
     mountAuthorizationServer(app, h.f.host, {
       ...authzConfig({}),
-      maxClients: 2 + (await h.f.host.store.authServer.countClients()),
+      maxClients: 2 + (await h.f.host.authorization.countClients()),
     });
     const register = (n: number) =>
       app.request(
@@ -71,13 +71,13 @@ describe("registration limits", () => {
       );
     expect((await register(1)).status).toBe(201);
     expect((await register(2)).status).toBe(201);
-    const before = await h.f.host.store.authServer.countClients();
+    const before = await h.f.host.authorization.countClients();
     const over = await register(3);
     expect(over.status).toBe(503);
     expect(((await over.json()) as Record<string, string>).airlock_code).toBe(
       "AIRLOCK_AUTHZ_TOO_MANY_CLIENTS",
     );
-    expect(await h.f.host.store.authServer.countClients()).toBe(before);
+    expect(await h.f.host.authorization.countClients()).toBe(before);
     expect(await refusals("AIRLOCK_AUTHZ_TOO_MANY_CLIENTS")).toHaveLength(1);
     await h.healthyAndClean();
   });

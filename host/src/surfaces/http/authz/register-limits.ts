@@ -87,7 +87,7 @@ export async function checkRegistrationLimits(
       `too many registrations from this address: ${config.registerBurst} at once, then one every ${every} s; try again later`,
     );
   }
-  if ((await host.store.authServer.countClients()) >= config.maxClients) {
+  if ((await host.authorization.countClients()) >= config.maxClients) {
     await authzAudit(host, "register", "AIRLOCK_AUTHZ_TOO_MANY_CLIENTS", null, { address });
     throw authzError(
       "AIRLOCK_AUTHZ_TOO_MANY_CLIENTS",

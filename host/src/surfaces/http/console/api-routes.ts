@@ -3,17 +3,17 @@
 // of an uploaded tarball, or of an installed version, against the active one).
 // Invariants: operator access only; a token's value is answered once, when issued, and a listing
 // never carries a value or a hash; every change is audited (kind admin) — issuing through the
-// host's own audited issueToken; a preview reads manifests only and writes nothing.
+// the host's own audited operations (issueToken, revokeToken, deleteAgent); a preview reads manifests only and writes nothing.
+import { hasCode } from "@airlock/sdk";
 import { readPluginTarball } from "@airlock/sdk/package";
 import { z } from "zod";
 import type { AirlockHost } from "../../../contracts/host.ts";
 import type { TokenRecord } from "../../../contracts/records.ts";
-import { TOKEN_PREFIXES } from "../../../state/auth/tokens.ts";
+import { TOKEN_PREFIXES } from "../../../index.ts";
 import { apiError } from "../errors.ts";
 import { defineRoute, type RouteSpec } from "../route-table.ts";
 import { namespaceParams, slug, slugParams } from "../schemas.ts";
 import { diffManifests, type PluginDiff } from "./plugin-diff.ts";
-import { consoleAudit } from "./session.ts";
 
 const MAX_PREVIEW_BYTES = 64 * 1024 * 1024;
 
@@ -47,36 +47,8 @@ const diffView = z.object({
   knowledge: z.object({ from: z.string().nullable(), to: z.string().nullable() }).nullable(),
 });
 
-function viewOf(t: TokenRecord) {
-  return {
-    id: t.id,
-    role: t.role,
-    agent: t.agent,
-    label: t.label,
-    createdAt: t.createdAt,
-    // The token's own first characters (role prefix + 4); a token issued before they were kept
-    // shows its role prefix only.
-    prefix: t.prefix ?? TOKEN_PREFIXES[t.role],
-  };
-}
-
-async function removalOf(host: AirlockHost, agent: string) {
-  const tokens = (await host.store.listTokens()).filter((t) => t.agent === agent).map(viewOf);
-  const secrets = (await host.store.listSecrets(agent)).map((s) => s.key).sort();
-  return {
-    agent,
-    tokens,
-    enabledTools: (await host.store.listEnabledTools(agent)).sort(),
-    secrets,
-    knowledgeDocuments: await host.store.countKnowledgeDocs(agent),
-    pendingApprovals: (await host.listApprovals(agent)).length,
-  };
-}
-
 async function activeManifest(host: AirlockHost, ns: string) {
-  const activation = await host.store.getActivation(ns);
-  if (activation === null) return null;
-  return (await host.store.getInstalledPlugin(ns, activation.active))?.manifest ?? null;
+  return (await host.getInstalledVersion(ns))?.manifest ?? null;
 }
 
 export const consoleApiRoutes: RouteSpec[] = [
@@ -90,9 +62,7 @@ export const consoleApiRoutes: RouteSpec[] = [
     query: z.strictObject({ agent: slug.optional() }),
     responses: { 200: { description: "The tokens.", schema: z.object({ tokens: z.array(tokenView) }) } },
     async handler({ host, query }) {
-      const all = await host.store.listTokens();
-      const tokens = query.agent === undefined ? all : all.filter((t) => t.agent === query.agent);
-      return { json: { tokens: tokens.map(viewOf) } };
+      return { json: { tokens: await host.listTokens(query.agent) } };
     },
   }),
   defineRoute({
@@ -118,9 +88,9 @@ export const consoleApiRoutes: RouteSpec[] = [
         throw apiError("AIRLOCK_API_UNKNOWN_AGENT", `no agent has slug ${JSON.stringify(body.agent)}`);
       }
       const issued = await host.issueToken(body.role, body.agent, body.label ?? "issued in the console");
-      const record = (await host.store.listTokens()).find((t) => t.id === issued.id);
+      const record = (await host.listTokens()).find((t) => t.id === issued.id);
       if (record === undefined) throw new Error("an issued token is not in the store");
-      return { status: 201, json: { token: issued.token, record: viewOf(record) } };
+      return { status: 201, json: { token: issued.token, record } };
     },
   }),
   defineRoute({
@@ -135,17 +105,13 @@ export const consoleApiRoutes: RouteSpec[] = [
       200: { description: "Revoked.", schema: z.object({ id: z.string(), revoked: z.literal(true) }) },
     },
     async handler({ host, params }) {
-      const found = (await host.store.listTokens()).find((t) => t.id === params.id);
-      if (found === undefined) {
-        await consoleAudit(host, "token.revoke", "AIRLOCK_API_UNKNOWN_TOKEN", { tokenId: params.id });
-        throw apiError("AIRLOCK_API_UNKNOWN_TOKEN", `no token has id ${JSON.stringify(params.id)}`);
+      try {
+        await host.revokeToken(params.id);
+      } catch (error) {
+        if (hasCode(error) && error.code === "AIRLOCK_AUTH_TOKEN_NOT_FOUND")
+          throw apiError("AIRLOCK_API_UNKNOWN_TOKEN", `no token has id ${JSON.stringify(params.id)}`);
+        throw error;
       }
-      await host.store.deleteToken(params.id);
-      await consoleAudit(host, "token.revoke", null, {
-        tokenId: params.id,
-        role: found.role,
-        agent: found.agent,
-      });
       return { json: { id: params.id, revoked: true } };
     },
   }),
@@ -159,7 +125,7 @@ export const consoleApiRoutes: RouteSpec[] = [
     params: slugParams,
     responses: { 200: { description: "What would be removed.", schema: removalView } },
     async handler({ host, params }) {
-      return { json: await removalOf(host, params.slug) };
+      return { json: await host.previewAgentRemoval(params.slug) };
     },
   }),
   defineRoute({
@@ -173,16 +139,7 @@ export const consoleApiRoutes: RouteSpec[] = [
     params: slugParams,
     responses: { 200: { description: "What was removed.", schema: removalView } },
     async handler({ host, params }) {
-      const removed = await removalOf(host, params.slug);
-      await host.store.deleteAgent(params.slug);
-      await consoleAudit(host, "agent.delete", null, {
-        agent: params.slug,
-        tokens: removed.tokens.length,
-        enabledTools: removed.enabledTools.length,
-        secrets: removed.secrets,
-        knowledgeDocuments: removed.knowledgeDocuments,
-      });
-      return { json: removed };
+      return { json: await host.deleteAgent(params.slug) };
     },
   }),
   defineRoute({
@@ -197,7 +154,7 @@ export const consoleApiRoutes: RouteSpec[] = [
     query: z.strictObject({ to: z.string().min(1).max(256) }),
     responses: { 200: { description: "The changes.", schema: diffView } },
     async handler({ host, params, query }) {
-      const target = await host.store.getInstalledPlugin(params.ns, query.to);
+      const target = await host.getInstalledVersion(params.ns, query.to);
       if (target === null) {
         throw apiError(
           "AIRLOCK_API_UNKNOWN_PLUGIN",

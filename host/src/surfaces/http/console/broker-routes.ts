@@ -8,12 +8,7 @@ import type { AirlockHost } from "../../../contracts/host.ts";
 import { defineRoute, type RouteSpec } from "../route-table.ts";
 
 async function activeManifests(host: AirlockHost) {
-  const out = [];
-  for (const a of await host.store.listActivations()) {
-    const record = await host.store.getInstalledPlugin(a.namespace, a.active);
-    if (record !== null) out.push(record.manifest);
-  }
-  return out;
+  return (await host.listActiveVersions()).map((v) => v.manifest);
 }
 
 export const consoleBrokerRoutes: RouteSpec[] = [

@@ -32,9 +32,8 @@ function configuredRegistry(host: AirlockHost): string {
   return url;
 }
 
-async function activeRecord(host: AirlockHost, ns: string) {
-  const activation = await host.store.getActivation(ns);
-  return activation === null ? null : host.store.getInstalledPlugin(ns, activation.active);
+function activeRecord(host: AirlockHost, ns: string) {
+  return host.getInstalledVersion(ns);
 }
 
 /** The registry an upgrade of `ns` reads (where its active version came from), as `upgrade` does. */
@@ -98,12 +97,12 @@ export const consoleRegistryRoutes: RouteSpec[] = [
         const { hits, total } = await searchRegistry(registry, text, 20);
         const packages = [];
         for (const hit of hits) {
-          const active = await host.store.getActivation(hit.name);
+          const active = await host.getInstalledVersion(hit.name);
           packages.push({
             name: hit.name,
             latest: hit.version,
             description: hit.description,
-            installed: active?.active ?? null,
+            installed: active?.version ?? null,
           });
         }
         return { json: { registry, total, packages } };
@@ -143,7 +142,7 @@ export const consoleRegistryRoutes: RouteSpec[] = [
             signatures: dist.signatures.length,
             latest: version === doc.latest,
           }));
-        const installed = (await host.store.getActivation(params.name))?.active ?? null;
+        const installed = (await host.getInstalledVersion(params.name))?.version ?? null;
         return { json: { registry, name: params.name, installed, versions } };
       });
     },

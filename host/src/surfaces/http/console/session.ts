@@ -70,20 +70,7 @@ export function sessionCookie(c: Context, value: string, maxAgeSeconds: number):
 
 /** An audit entry of the console (kind admin); never a token or a secret. */
 export function consoleAudit(host: AirlockHost, action: string, error: string | null, details?: object) {
-  const entry: AuditInput = {
-    agent: null,
-    plugin: null,
-    tool: null,
-    conversationId: null,
-    kind: "admin",
-    action,
-    allowed: error === null,
-    success: error === null,
-    error,
-    durationMs: null,
-    details: details === undefined ? null : { ...details },
-  };
-  return host.store.appendAudit(entry);
+  return host.recordAudit({ action, error, details: details === undefined ? null : { ...details } });
 }
 
 /** The session the cookie stands for, or null (no cookie); throws when it is dead or forged. */
@@ -172,16 +159,21 @@ export async function signIn(
 
 /** Signs out: revokes the session's token (the cookie is then refused everywhere). */
 export async function signOut(host: AirlockHost, session: ConsoleSession): Promise<void> {
-  await host.store.deleteToken(session.record.id);
+  await host.revokeToken(session.record.id).catch(ignoreRevoked);
   await consoleAudit(host, "console.sign_out", null, { sessionTokenId: session.record.id });
+}
+
+/** A token revoked already (by another sign-out or sweep) is what the caller wanted. */
+function ignoreRevoked(error: unknown): void {
+  if (!(hasCode(error) && error.code === "AIRLOCK_AUTH_TOKEN_NOT_FOUND")) throw error;
 }
 
 /** Session tokens older than the session lifetime are revoked (their cookies are dead anyway). */
 async function sweepExpiredSessions(host: AirlockHost): Promise<void> {
   const cutoff = Date.now() - SESSION_TTL_MS;
-  for (const token of await host.store.listTokens()) {
+  for (const token of await host.listTokens()) {
     if (token.label.startsWith(CONSOLE_SESSION_LABEL) && Date.parse(token.createdAt) < cutoff) {
-      await host.store.deleteToken(token.id);
+      await host.revokeToken(token.id).catch(ignoreRevoked); // another replica's sweep may win
     }
   }
 }

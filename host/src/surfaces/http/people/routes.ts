@@ -11,9 +11,10 @@
 // secret page sets only keys the operator allows for the agent and that are still missing;
 // no value typed is rendered back or logged; every refusal answers a page with its code and
 // is audited.
+
+import { hasCode } from "@airlock/sdk";
 import type { Context, Hono } from "hono";
 import type { AirlockHost } from "../../../contracts/host.ts";
-import { readPolicy } from "../../../engine/people/policy.ts";
 import { externalOrigin } from "../authz/config.ts";
 import type { ExtraPath } from "../openapi.ts";
 import { escapeHtml, notice, PAGE_HEADERS, page } from "./html.ts";
@@ -49,20 +50,8 @@ async function refuse(
   code: PageCode,
   message: string,
 ): Promise<Response> {
-  await host.store
-    .appendAudit({
-      agent,
-      plugin: null,
-      tool: null,
-      conversationId: null,
-      kind: "admin",
-      action: `page.${page}`,
-      allowed: false,
-      success: false,
-      error: code,
-      durationMs: null,
-      details: { method: c.req.method },
-    })
+  await host
+    .recordAudit({ action: `page.${page}`, error: code, agent, details: { method: c.req.method } })
     .catch(() => undefined); // the refusal stands whether or not its row could be written
   return html(c, notice("Not possible", `${message} (${code})`, "error"), STATUS[code], code);
 }
@@ -274,7 +263,12 @@ async function askableOrRefuse(
 
 /** The ticket's keys still missing, or null when the operator no longer allows one of them. */
 async function askable(host: AirlockHost, agent: string, keys: readonly string[]): Promise<string[] | null> {
-  const policy = await readPolicy(host.store, agent);
+  const policy = await host.getPeoplePolicy(agent).catch((error: unknown) => {
+    // An agent deleted since the ticket was minted has no askable secret.
+    if (hasCode(error) && error.code === "AIRLOCK_AGENT_NOT_FOUND") return null;
+    throw error;
+  });
+  if (policy === null) return null;
   if (!keys.every((k) => policy.askSecrets.includes(k))) return null;
   const views = await host.listSecrets(agent);
   return keys.filter((k) => !views.some((v) => v.key === k && v.set));

@@ -2,8 +2,8 @@
 // - a secret ticket: the agent, the keys and the tool a secret page is for, sealed under the
 //   host's master key with an expiry (the URL the MCP client opens carries it; any replica opens it);
 // - a form token: a single-use CSRF token a page's GET hands its form, bound to what the page is
-//   for, kept in the store as a host-owned artifact (agent, PAGES_CONVERSATION): the store's
-//   atomic take consumes it, so a token works once, on one replica, before it expires.
+//   for, kept by the host (host.formTokens, engine/admin/surface-state.ts): the store's atomic
+//   take consumes it, so a token works once, on one replica, before it expires.
 // Invariants: a ticket opens only under the same key, for its purpose, before its expiry; a form
 // token is consumed by the first POST that presents it, and only for the binding it was minted for.
 import { randomBytes } from "node:crypto";
@@ -11,9 +11,6 @@ import type { AirlockHost } from "../../../contracts/host.ts";
 
 export const SECRET_TICKET_PURPOSE = "people-secret-page";
 export const TICKET_TTL_MS = 15 * 60 * 1000;
-export const FORM_TOKEN_TTL_MS = 15 * 60 * 1000;
-/** The conversation the host's own page tokens are kept under (no MCP or plugin conversation has this form). */
-export const PAGES_CONVERSATION = "airlock:pages";
 
 export interface SecretTicket {
   agent: string;
@@ -45,42 +42,17 @@ export function openSecretTicket(host: AirlockHost, sealed: string): SecretTicke
   return t as SecretTicket;
 }
 
-const TOKEN_CAPS = {
-  maxBytesPerArtifact: 1024,
-  maxCountPerBinding: 10_000,
-  maxBytesPerBinding: 10 * 1024 * 1024,
-  maxCountGlobal: Number.MAX_SAFE_INTEGER,
-  maxBytesGlobal: Number.MAX_SAFE_INTEGER,
-};
-
 /** A fresh single-use form token for `binding` (what the form decides), kept under the agent. */
-export async function mintFormToken(host: AirlockHost, agent: string, binding: string): Promise<string> {
-  const token = `ft_${randomBytes(24).toString("base64url")}`;
-  const outcome = await host.store.putArtifact(
-    {
-      handle: token,
-      agent,
-      conversationId: PAGES_CONVERSATION,
-      filename: binding,
-      mime: "application/x-airlock-form-token",
-      bytes: new Uint8Array(0),
-      expiresAt: Date.now() + FORM_TOKEN_TTL_MS,
-    },
-    TOKEN_CAPS,
-    Date.now(),
-  );
-  if (!outcome.ok) throw new Error(`could not keep a form token (${outcome.reason})`);
-  return token;
+export function mintFormToken(host: AirlockHost, agent: string, binding: string): Promise<string> {
+  return host.formTokens.mint(agent, binding);
 }
 
 /** Consumes the token: true once, for the binding it was minted for, before it expires. */
-export async function takeFormToken(
+export function takeFormToken(
   host: AirlockHost,
   agent: string,
   binding: string,
   token: unknown,
 ): Promise<boolean> {
-  if (typeof token !== "string" || !/^ft_[A-Za-z0-9_-]{32}$/.test(token)) return false;
-  const record = await host.store.takeArtifact(token, agent, PAGES_CONVERSATION, Date.now());
-  return record !== null && record.filename === binding;
+  return host.formTokens.take(agent, binding, token);
 }

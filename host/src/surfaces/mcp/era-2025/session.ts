@@ -3,7 +3,7 @@
 // time, and what the client declared: its protocol version and elicitation modes). Any replica
 // sharing the key opens it. Each request is served by a fresh server instance, which learns
 // what the client declared from a synthetic initialize (primer). A session's log level
-// (logging/setLevel) lives in the store, under the session's conversation.
+// (logging/setLevel) is kept by the host under the session's conversation (conversationSettings).
 // Invariants: a session id opens only for the agent and token that initialized it, within its
 // lifetime, and only if this host sealed it; an id longer than 1 KiB is refused unopened.
 import { randomUUID } from "node:crypto";
@@ -18,7 +18,6 @@ export const LEGACY_VERSIONS: ReadonlySet<string> = new Set([
   "2025-11-25",
 ]);
 const SEAL_PURPOSE = "mcp-session";
-const STATE_NAMESPACE = "airlock";
 const LOG_LEVEL_KEY = "mcp.logLevel";
 
 /** What a session id carries (sealed). */
@@ -70,7 +69,7 @@ export function openSession(
 
 /** The minimum log level the session chose (undefined = everything). */
 export async function sessionLogLevel(host: AirlockHost, claims: Claims): Promise<LoggingLevel | undefined> {
-  const stored = await host.store.getState(claims.a, claims.c, STATE_NAMESPACE, LOG_LEVEL_KEY);
+  const stored = await host.conversationSettings.get(claims.a, claims.c, LOG_LEVEL_KEY);
   return stored === null ? undefined : (JSON.parse(stored) as LoggingLevel);
 }
 
@@ -80,7 +79,7 @@ export async function setSessionLogLevel(
   claims: Claims,
   level: LoggingLevel,
 ): Promise<void> {
-  await host.store.setState(claims.a, claims.c, STATE_NAMESPACE, LOG_LEVEL_KEY, JSON.stringify(level), 4096);
+  await host.conversationSettings.set(claims.a, claims.c, LOG_LEVEL_KEY, JSON.stringify(level));
 }
 
 /** The client's protocol version and elicitation modes from its initialize (kept in the session). */

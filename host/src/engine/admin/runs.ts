@@ -1,0 +1,65 @@
+// The host's run operations: start a run, the one-shot callTool, and the before/after hooks.
+// Invariants: no run starts on a closed host (AIRLOCK_HOST_CLOSED) nor before another replica's
+// catalogue change is picked up; a run is traced, then given the skill tools, then code mode
+// (each a no-op when it does not apply); callTool's run options never leak into the call's.
+import type { AirlockHost, RunOptions } from "../../contracts/host.ts";
+import type { Store } from "../../state/store/types.ts";
+import type { Catalogue } from "../catalogue/catalogue.ts";
+import type { CodeMode } from "../code-mode/index.ts";
+import type { PipelineDeps } from "../pipeline/deps.ts";
+import type { HookRegistry } from "../pipeline/hooks.ts";
+import { startRun } from "../pipeline/run.ts";
+import { skillHostTools } from "../skills/skill-tools.ts";
+
+export type RunOps = Pick<AirlockHost, "startRun" | "callTool" | "beforeToolCall" | "afterToolCall">;
+
+export interface RunParts {
+  deps: PipelineDeps;
+  store: Store;
+  catalogue: Catalogue;
+  hooks: HookRegistry;
+  codeMode: Pick<CodeMode, "wrap">;
+  /** This replica's id (the run's span names it). */
+  replica: string;
+  /** Throws AIRLOCK_HOST_CLOSED once the host is closing. */
+  assertOpen(): void;
+  fresh(): Promise<void>;
+}
+
+export function createRunOps(parts: RunParts): RunOps {
+  const { deps, store, catalogue, codeMode, assertOpen, fresh, hooks, replica } = parts;
+  // The skills' tools (airlock:skills, airlock:skill) a run lists: host tools, through the stages.
+  const hostTools = (agent: string, options: RunOptions) =>
+    skillHostTools({ store, catalogue }, agent, options);
+  const begin = async (run: RunOptions) => {
+    assertOpen();
+    await fresh();
+    return codeMode.wrap(await startRun(deps, run, { replica, hostTools }));
+  };
+  const callTool: AirlockHost["callTool"] = async (agent, toolName, input, callOptions) => {
+    const {
+      tools,
+      groups,
+      harness,
+      autoApprove,
+      conversationId,
+      agent: _ignored,
+      ...call
+    } = callOptions ?? ({ agent } as const);
+    const run = await begin({
+      agent,
+      ...(tools === undefined ? {} : { tools }),
+      ...(groups === undefined ? {} : { groups }),
+      ...(harness === undefined ? {} : { harness }),
+      ...(autoApprove === undefined ? {} : { autoApprove }),
+      ...(conversationId === undefined ? {} : { conversationId }),
+    });
+    return run.call(toolName, input, call);
+  };
+  return {
+    startRun: begin,
+    callTool,
+    beforeToolCall: (hook) => hooks.addBefore(hook),
+    afterToolCall: (hook) => hooks.addAfter(hook),
+  };
+}
