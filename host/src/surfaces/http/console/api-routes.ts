@@ -8,8 +8,6 @@ import { hasCode } from "@airlock/sdk";
 import { readPluginTarball } from "@airlock/sdk/package";
 import { z } from "zod";
 import type { AirlockHost } from "../../../contracts/host.ts";
-import type { TokenRecord } from "../../../contracts/records.ts";
-import { TOKEN_PREFIXES } from "../../../index.ts";
 import { apiError } from "../errors.ts";
 import { defineRoute, type RouteSpec } from "../route-table.ts";
 import { namespaceParams, slug, slugParams } from "../schemas.ts";
