@@ -17,6 +17,7 @@ import { REMOTE_ERRORS } from "../host/src/engine/remote/errors.ts";
 import { SKILL_ERRORS } from "../host/src/engine/skills/errors.ts";
 import { TASK_ERRORS } from "../host/src/engine/tasks/errors.ts";
 import { BRIDGE_ERRORS } from "../host/src/isolation/bridge/errors.ts";
+import { CAPABILITY_ERRORS } from "../host/src/isolation/capabilities/errors.ts";
 import { FETCH_ERRORS } from "../host/src/isolation/egress/errors.ts";
 import { SANDBOX_ERRORS } from "../host/src/isolation/sandbox/errors.ts";
 import { AUTH_ERRORS } from "../host/src/state/auth/errors.ts";
@@ -49,7 +50,16 @@ export const AREAS: ReadonlyArray<{ area: string; file: string; codes: ErrorCata
   { area: "Store, artifacts, knowledge", file: "host/src/state/store/errors.ts", codes: STORE_ERRORS },
   { area: "Secrets", file: "host/src/state/secrets/errors.ts", codes: SECRETS_ERRORS },
   { area: "Outbound HTTP (ctx.fetch)", file: "host/src/isolation/egress/errors.ts", codes: FETCH_ERRORS },
-  { area: "OAuth broker and model access", file: "host/src/engine/oauth/errors.ts", codes: BROKER_ERRORS },
+  {
+    area: "OAuth broker and model connections",
+    file: "host/src/engine/oauth/errors.ts",
+    codes: BROKER_ERRORS,
+  },
+  {
+    area: "ctx.oauth and ctx.models",
+    file: "host/src/isolation/capabilities/errors.ts",
+    codes: CAPABILITY_ERRORS,
+  },
   { area: "Catalogue", file: "host/src/engine/catalogue/errors.ts", codes: CATALOGUE_ERRORS },
   { area: "Remote MCP servers", file: "host/src/engine/remote/errors.ts", codes: REMOTE_ERRORS },
   { area: "Skills", file: "host/src/engine/skills/errors.ts", codes: SKILL_ERRORS },

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { compileCacheDirectory, compileCacheEnv } from "@airlock/sdk/compile-cache";
 import { afterAll, describe, expect, it } from "vitest";
 import { makePlugin } from "./isolation/sandbox/plugin-fixture.ts";
-import { createWorkerSandbox } from "./isolation/sandbox/workers.ts";
+import { createWorkerSandbox } from "./isolation/sandbox/worker/workers.ts";
 
 const CLI = join(import.meta.dirname, "..", "bin", "airlock.ts");
 const dirs: string[] = [];

@@ -23,7 +23,6 @@ import { withSnippetSkills } from "./engine/code-mode/snippet-skills.ts";
 import { createSnippetsAdmin } from "./engine/code-mode/snippets-admin.ts";
 import type { ModelsAdmin, OAuthAdmin } from "./engine/oauth/admin.ts";
 import type { RemoteBearer } from "./engine/oauth/wiring.ts";
-import { tracedRun } from "./engine/observability/tracing.ts";
 import { checkPatch, readPolicy, writePolicy } from "./engine/people/policy.ts";
 import { createAgentStateCache, trackAgentWrites } from "./engine/pipeline/agent-states.ts";
 import type { GrantIssuer, PipelineDeps } from "./engine/pipeline/deps.ts";
@@ -37,12 +36,12 @@ import { createWorkerTiers } from "./engine/pipeline/worker-tiers.ts";
 import { createRemoteContext } from "./engine/remote/context.ts";
 import { createRemoteExecutor } from "./engine/remote/execute.ts";
 import { createRemoteServers } from "./engine/remote/servers.ts";
-import { withSkillTools } from "./engine/skills/skill-tools.ts";
+import { skillHostTools } from "./engine/skills/skill-tools.ts";
 import { listSkills, readSkill, setSkillsEnabled } from "./engine/skills/skills.ts";
 import { openHostTasks } from "./engine/tasks/open.ts";
+import type { QuarantineNotice } from "./isolation/sandbox/index.ts";
 import { resolveLimits } from "./isolation/sandbox/limits.ts";
 import type { Sandbox } from "./isolation/sandbox/types.ts";
-import type { QuarantineNotice } from "./isolation/sandbox/worker-tiers.ts";
 import { authenticate, issueToken } from "./state/auth/tokens.ts";
 import { joinCluster } from "./state/cluster/membership.ts";
 import type { AgentKnowledgeLevel, AuditInput, InstalledPluginRecord, Store } from "./state/store/types.ts";
@@ -258,8 +257,9 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
   const begin = async (run: RunOptions) => {
     assertOpen();
     await fresh();
-    const traced = tracedRun(await startRun(deps, run), membership.replica);
-    return codeMode.wrap(await withSkillTools({ store, catalogue, events, audit }, traced, run));
+    const hostTools = (agent: string, options: RunOptions) =>
+      skillHostTools({ store, catalogue }, agent, options);
+    return codeMode.wrap(await startRun(deps, run, { replica: membership.replica, hostTools }));
   };
   const callTool: AirlockHost["callTool"] = async (agent, toolName, input, callOptions) => {
     const {

@@ -12,6 +12,8 @@ import { type HostOptions, type ResolvedHostOptions, resolveHostOptions } from "
 import type { AirlockHost } from "./contracts/host.ts";
 import { localPluginDir } from "./engine/install/packages.ts";
 import { createBrokered } from "./engine/oauth/wiring.ts";
+import { inChildSpan } from "./engine/observability/spans.ts";
+import * as elicitForms from "./engine/people/form-schema.ts";
 import { createAuditWriter, withAuditWriter } from "./engine/pipeline/audit-writer.ts";
 import { bridgeGrantIssuer } from "./engine/pipeline/grants.ts";
 import { assembleHost } from "./host-api.ts";
@@ -24,8 +26,8 @@ import { createKnowledgeCapability } from "./isolation/capabilities/knowledge.ts
 import { createNotifyCapabilities } from "./isolation/capabilities/notify.ts";
 import { createSecretsCapability } from "./isolation/capabilities/secrets.ts";
 import { createStateCapability } from "./isolation/capabilities/state.ts";
+import type { QuarantineNotice } from "./isolation/sandbox/index.ts";
 import { createSandbox, type Sandbox } from "./isolation/sandbox/index.ts";
-import type { QuarantineNotice } from "./isolation/sandbox/worker-tiers.ts";
 import { createPluginLifecycleFor } from "./lifecycle-wiring.ts";
 import { createSecretSource, createVault, openVault, type Vault } from "./state/secrets/index.ts";
 import { openStore } from "./state/store/index.ts";
@@ -100,6 +102,7 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
     const bridge = createBridge({
       audit,
       onRefusal: (refusal) => onRefusal?.(refusal),
+      childSpan: inChildSpan,
       capabilities: [
         createSecretsCapability({ source: secrets }),
         createStateCapability({ store }),
@@ -107,7 +110,7 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
         createArtifactsCapability({ store, now: resolved.clock }),
         createKnowledgeCapability({ store, audit }),
         ...createNotifyCapabilities(),
-        createElicitCapability({ audit }),
+        createElicitCapability({ audit, forms: elicitForms }),
         createFetchCapability({
           secrets,
           policy: resolved.egress,

@@ -7,8 +7,8 @@
 // (`ownWorker`) places a plugin alone from the start and can be taken back.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SandboxPlugin } from "../../host/src/isolation/sandbox/types.ts";
-import type { QuarantineNotice } from "../../host/src/isolation/sandbox/worker-tiers.ts";
-import type { WorkerSandbox } from "../../host/src/isolation/sandbox/workers.ts";
+import type { QuarantineNotice } from "../../host/src/isolation/sandbox/worker/worker-tiers.ts";
+import type { WorkerSandbox } from "../../host/src/isolation/sandbox/worker/workers.ts";
 import { fixtureBundle, makePlugin } from "../support/sandbox-fixtures.ts";
 import { createHarness, type Harness } from "../support/sandbox-harness.ts";
 import { CANARY, expectContained, hostilePlugin } from "../support/sandbox-hostile.ts";

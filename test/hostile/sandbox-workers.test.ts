@@ -4,7 +4,7 @@
 // with its plugins; a worker that stops answering pings is killed by the supervisor.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SandboxPlugin } from "../../host/src/isolation/sandbox/types.ts";
-import type { WorkerSandbox } from "../../host/src/isolation/sandbox/workers.ts";
+import type { WorkerSandbox } from "../../host/src/isolation/sandbox/worker/workers.ts";
 import { fixtureBundle, makePlugin } from "../support/sandbox-fixtures.ts";
 import type { Harness } from "../support/sandbox-harness.ts";
 import { expectContained, hostileSetup } from "../support/sandbox-hostile.ts";

@@ -18,7 +18,7 @@ import { createSecretsCapability } from "../../host/src/isolation/capabilities/s
 import { createStateCapability } from "../../host/src/isolation/capabilities/state.ts";
 import { createSandbox } from "../../host/src/isolation/sandbox/index.ts";
 import type { Sandbox, SandboxPlugin } from "../../host/src/isolation/sandbox/types.ts";
-import type { QuarantineNotice } from "../../host/src/isolation/sandbox/worker-tiers.ts";
+import type { QuarantineNotice } from "../../host/src/isolation/sandbox/worker/worker-tiers.ts";
 import { createSecretSource, createSecretWriter, createVault } from "../../host/src/state/secrets/index.ts";
 import { openStore } from "../../host/src/state/store/index.ts";
 import type { AuditInput, Store } from "../../host/src/state/store/types.ts";

@@ -3,297 +3,63 @@
 // surface never reaches the store or the sandbox by itself for something this API offers.
 // Invariants: operations validate their input and throw AirlockError with a stable code;
 // a tool failure is a ToolCallOutcome with isError, never a thrown error.
+// The types the interface names live in the other contract files beside this one (runs, events,
+// people, tools, plugins, records, remote, tasks, code-mode, oauth); this file re-exports the
+// names it always exported, so importers of contracts/host.ts need no change.
 
-import type { Attachment, ConversationMessage, KnowledgeLevel, ToolResult } from "@airlock/sdk";
-import type { JsonSchema, Presentation, SecretSpec, ToolAnnotations } from "@airlock/sdk/manifest";
-import type { CodeModeChange, CodeModeSettings } from "../engine/code-mode/settings.ts";
-import type { HostSnippets } from "../engine/code-mode/snippets-admin.ts";
-import type { ModelsAdmin, OAuthAdmin } from "../engine/oauth/admin.ts";
-import type { TraceParent } from "../engine/observability/spans.ts";
-import type { PolicyPatch } from "../engine/people/policy.ts";
-import type { PeopleChannel, PeoplePolicy } from "../engine/people/types.ts";
-import type { RemoteServers } from "../engine/remote/types.ts";
-import type { SkillDocument, SkillView } from "../engine/skills/skills.ts";
-import type { HostTasks } from "../engine/tasks/types.ts";
-import type { CallNotification } from "../isolation/bridge/types.ts";
-import type { SandboxStats } from "../isolation/sandbox/types.ts";
-import type { StreamEventType, StreamListener } from "../state/cluster/events.ts";
+import type { KnowledgeLevel } from "@airlock/sdk";
+import type { Presentation } from "@airlock/sdk/manifest";
+// `store` leaves the public host object (issue 37); this import goes with it.
+import type { Store } from "../state/store/types.ts";
+import type { CodeModeChange, CodeModeSettings, HostSnippets } from "./code-mode.ts";
+import type { HostEventMap, HostEventType, StreamEventType, StreamListener } from "./events.ts";
+import type { ModelsAdmin, OAuthAdmin } from "./oauth.ts";
+import type { PendingApproval, PeoplePolicy, PolicyPatch } from "./people.ts";
 import type {
-  AgentKnowledgeLevel,
-  AgentRecord,
-  AuditQuery,
-  AuditRecord,
-  Store,
-  TokenRecord,
-} from "../state/store/types.ts";
+  InstalledPluginView,
+  InstallOptions,
+  InstallReport,
+  SandboxStats,
+  UninstallReport,
+  WorkerTier,
+  WorkerTierView,
+} from "./plugins.ts";
+import type { AgentKnowledgeLevel, AgentRecord, AuditQuery, AuditRecord, TokenRecord } from "./records.ts";
+import type { RemoteServers } from "./remote.ts";
+import type {
+  AfterToolCallHook,
+  BeforeToolCallHook,
+  CallOptions,
+  Run,
+  RunOptions,
+  ToolCallOutcome,
+} from "./runs.ts";
+import type { HostTasks } from "./tasks.ts";
+import type { AgentToolView, CatalogueTool, SecretView, SkillDocument, SkillView } from "./tools.ts";
 
-/** A tool as the catalogue lists it (GET /api/tools). Harness tools are never listed. */
-export interface CatalogueTool {
-  id: `${string}:${string}`;
-  namespace: string;
-  name: string;
-  version: string;
-  description: string;
-  category: string;
-  requiredSecrets: SecretSpec[];
-  annotations: ToolAnnotations;
-  inputSchema: JsonSchema;
-}
-
-/** A tool as one agent sees it: enabled or not, and why it is not served when it is not. */
-export interface AgentToolView extends CatalogueTool {
-  enabled: boolean;
-  /** Required (non-optional) secrets the agent has not set. */
-  missingSecrets: string[];
-  /** enabled and nothing missing. */
-  served: boolean;
-}
-
-/** A secret as read back: sensitive values masked, readable ones in clear. */
-export interface SecretView {
-  key: string;
-  set: boolean;
-  sensitive: boolean;
-  /** The value for readable secrets; a mask ("••••" + last 2 chars at most) for sensitive ones. */
-  value: string | null;
-  /** Tools (ids) that declare this key. */
-  tools: string[];
-}
-
-/** A tool as handed to a model for one run: presentation stripped. */
-export interface ModelTool {
-  id: `${string}:${string}`;
-  /** `<namespace>__<tool>` */
-  wireName: string;
-  description: string;
-  inputSchema: JsonSchema;
-  outputSchema?: JsonSchema;
-  annotations: ToolAnnotations;
-  /** The tool declared it may run long: MCP clients may run it as a task (host/src/engine/tasks/). */
-  longRunning?: true;
-}
-
-export interface BeforeToolCallContext {
-  agent: string;
-  runId: string;
-  toolName: string;
-  input: Record<string, unknown>;
-}
-export type BeforeToolCallResult =
-  | undefined
-  | { block: true; reason: string }
-  | { input: Record<string, unknown> };
-export type BeforeToolCallHook = (
-  ctx: BeforeToolCallContext,
-) => BeforeToolCallResult | Promise<BeforeToolCallResult>;
-
-export interface AfterToolCallContext {
-  agent: string;
-  runId: string;
-  toolName: string;
-  input: Record<string, unknown>;
-  result?: ToolResult;
-  error?: { code: string; message: string };
-  blocked: boolean;
-  durationMs: number;
-}
-export type AfterToolCallHook = (ctx: AfterToolCallContext) => void | Promise<void>;
-
-export interface HostEventMap {
-  "tool.started": {
-    runId: string;
-    callId: string;
-    agent: string;
-    toolName: string;
-    presentation?: Presentation;
-  };
-  "tool.completed": {
-    runId: string;
-    callId: string;
-    agent: string;
-    toolName: string;
-    presentation?: Presentation;
-    isError: boolean;
-    durationMs: number;
-  };
-  "tool.failed": {
-    runId: string;
-    callId: string;
-    agent: string;
-    toolName: string;
-    presentation?: Presentation;
-    error: { code: string; message: string };
-    blocked: boolean;
-    durationMs: number;
-  };
-  "permission.required": {
-    approvalId: string;
-    runId: string;
-    agent: string;
-    toolName: string;
-    presentation?: Presentation;
-    input: Record<string, unknown>;
-  };
-  /** A plugin's isolate aborted a shared sandbox worker; it now runs in a worker of its own. */
-  "plugin.quarantined": {
-    namespace: string;
-    pluginKey: string;
-    worker: number;
-    signal: string;
-  };
-  "tool.progress": {
-    runId: string;
-    callId: string;
-    agent: string;
-    toolName: string;
-    notification: CallNotification;
-  };
-  /**
-   * What an agent may be served changed: `agent` is the agent concerned, or null for every agent
-   * (a plugin lifecycle change, or a catalogue change another replica made). MCP servers turn it
-   * into their list-change notification; listeners re-read, the event carries no tool list.
-   */
-  "tools.changed": { agent: string | null; reason: ToolsChangeReason };
-  /** The bridge refused a capability call of plugin code (metrics: refusals by capability). */
-  "capability.refused": { capability: string; code: string };
-  /**
-   * A task of `agent` ended (completed, failed, cancelled), on this replica or — announced over
-   * the cluster — on another. MCP servers send the 2025-11-25 `notifications/tasks/status`.
-   */
-  "task.status": { agent: string; taskId: string };
-}
-export type ToolsChangeReason = "enablement" | "secrets" | "catalogue";
-export type HostEventType = keyof HostEventMap;
-
-export interface RunOptions {
-  agent: string;
-  conversationId?: string;
-  /** Restrict the run to these tool ids (`ns:tool`) and/or categories/presentation groups. */
-  tools?: string[];
-  groups?: string[];
-  /** Harness groups whose tools are injected into this run. */
-  harness?: string[];
-  /** Run tools that are not read-only without waiting for an approval. */
-  autoApprove?: boolean;
-}
-
-export interface CallOptions {
-  conversation?: ConversationMessage[];
-  attachments?: Attachment[];
-  signal?: AbortSignal;
-  onNotification?: (n: CallNotification) => void;
-  /** The caller's W3C trace context (a `traceparent` header, or an MCP request's `_meta`): the call's span continues it. */
-  trace?: { traceparent: string; tracestate?: string };
-  /** Set by code mode: the run_code call this call was made from (its audit entry names it). */
-  parentCallId?: string;
-  /**
-   * The end user of the agent this call is made for (MCP `_meta["airlock/subject"]`, the calls
-   * route's `subject`): ctx.oauth and ctx.fetch's `oauth` use that user's connection of the
-   * agent instead of the agent's own. 1–128 of `A–Z a–z 0–9 . _ @ + : -` (oauth/subject.ts);
-   * anything else is refused with AIRLOCK_TOOL_SUBJECT_INVALID. Unset or "": the agent itself.
-   */
-  subject?: string;
-  /** How a person at the caller takes part: approvals, ctx.elicit, missing secrets (people/types.ts). */
-  people?: PeopleChannel;
-  /**
-   * The call's own wall limit (ms), in place of the plugin's `wallMs`: a task call runs under the
-   * tool's operator-set task ceiling (tasks/service.ts). A positive integer.
-   */
-  wallMs?: number;
-  /**
-   * The OpenTelemetry context of the call's own span, parent of its sandbox and capability spans
-   * (observability/spans.ts). Set by the host's tracing while that span records; leave it unset.
-   */
-  traceContext?: TraceParent;
-}
-
-/** What a tool call produced, as it goes back to the model. */
-export interface ToolCallOutcome {
-  callId: string;
-  toolName: string;
-  result: ToolResult;
-  /**
-   * Set whenever the result is an error: the stable code (AIRLOCK_...) of why the call did not run
-   * or failed, or AIRLOCK_TOOL_REPORTED_ERROR when the tool itself answered with an error result.
-   */
-  errorCode?: string;
-  blocked: boolean;
-  durationMs: number;
-}
-
-export interface Run {
-  readonly id: string;
-  readonly agent: string;
-  readonly conversationId: string;
-  /** The catalogue snapshot taken at run start, as the model sees it. */
-  tools(): ModelTool[];
-  call(toolName: string, input: unknown, options?: CallOptions): Promise<ToolCallOutcome>;
-}
-
-export interface PendingApproval {
-  id: string;
-  runId: string;
-  agent: string;
-  toolName: string;
-  input: Record<string, unknown>;
-  requestedAt: string;
-}
-
-export interface InstallOptions {
-  /** Allow an unsigned package or an unknown signer from this source (operator decision). */
-  allowUnsigned?: boolean;
-  /** Allow a version lower than the active one, or of the same precedence (operator decision). */
-  allowDowngrade?: boolean;
-  /** Allow a prerelease version that no range asked for (a file, a tarball, a `latest` tag). */
-  allowPrerelease?: boolean;
-  /** Signatures of the tarball's integrity (installTarball only; registry installs take them from the packument). */
-  signatures?: Array<{ keyid: string; sig: string }>;
-  /**
-   * Ed25519 public keys (PEM) the operator trusts for this operation (`--trust-key`). The key
-   * that signed what is installed is remembered for its namespace, so upgrades need no flag.
-   */
-  trustKeys?: string[];
-}
-
-export interface InstallReport {
-  namespace: string;
-  version: string;
-  previous: string | null;
-  tools: string[];
-  signer: string | null;
-}
-
-export interface UninstallReport {
-  namespace: string;
-  removedVersions: string[];
-  disabledForAgents: number;
-  kept: { knowledgeDocuments: number; secrets: string[] };
-  purged: { knowledgeDocuments: number; secrets: string[] } | null;
-}
-
-/** A plugin's sandbox worker tier: a worker of its own, or the shared pool. */
-export type WorkerTier = "own" | "shared";
-
-export interface WorkerTierView {
-  tier: WorkerTier;
-  /** Why it is alone: an operator's choice, or a quarantine after it aborted a shared worker. */
-  reason: "operator" | "quarantine" | null;
-  since: string | null;
-  /** A quarantine's version, worker index and signal. */
-  details: Record<string, unknown> | null;
-}
-
-export interface InstalledPluginView {
-  namespace: string;
-  active: string;
-  previous: string | null;
-  versions: string[];
-  tools: string[];
-  signer: string | null;
-  source: string;
-  /** Its sandbox worker tier (the host fills it in; the installer's own listing leaves it out). */
-  worker?: WorkerTierView;
-}
+export type { HostEventMap, HostEventType, ToolsChangeReason } from "./events.ts";
+export type { PendingApproval } from "./people.ts";
+export type {
+  InstalledPluginView,
+  InstallOptions,
+  InstallReport,
+  UninstallReport,
+  WorkerTier,
+  WorkerTierView,
+} from "./plugins.ts";
+export type {
+  AfterToolCallContext,
+  AfterToolCallHook,
+  BeforeToolCallContext,
+  BeforeToolCallHook,
+  BeforeToolCallResult,
+  CallOptions,
+  ModelTool,
+  Run,
+  RunOptions,
+  ToolCallOutcome,
+} from "./runs.ts";
+export type { AgentToolView, CatalogueTool, SecretView } from "./tools.ts";
 
 export interface PluginLifecycle {
   /** The registry `name@range` specs resolve against (`--registry`, AIRLOCK_REGISTRY_URL), or null. */

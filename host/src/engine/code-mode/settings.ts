@@ -6,56 +6,11 @@
 // Invariants: a change is validated whole before anything is written (an unknown field or a
 // limit outside its range is AIRLOCK_CODE_SETTINGS_INVALID and nothing changes); a stored row
 // that no longer parses reads as the defaults with code mode off, never as a crash.
+import type { CodeModeChange, CodeModeLimits, CodeModeSettings } from "../../contracts/code-mode.ts";
 import type { Store } from "../../state/store/types.ts";
 import { codeModeError } from "./errors.ts";
 
-export interface CodeModeLimits {
-  /** CPU time of the code itself (inner calls run in their own plugins' isolates). */
-  cpuMs: number;
-  /** Wall time of one run_code call, inner calls and approval waits included. */
-  wallMs: number;
-  /** Heap of the agent's code-mode isolate. */
-  memoryMb: number;
-  /** Tool calls one run may make. */
-  maxInnerCalls: number;
-  /** Bytes (UTF-8 JSON) all inner results of one run may hand back to the code. */
-  maxInnerBytes: number;
-  /** console output kept per run; past it the log is cut (logTruncated). */
-  maxLogBytes: number;
-  /** Size of the code sent to run_code. */
-  maxCodeBytes: number;
-  /** Size of what run_code answers (the returned value and the log). */
-  maxResultBytes: number;
-  /** Scratch store (when `scratch` is on): seconds a value lives after its last set. */
-  scratchTtlSeconds: number;
-  /** Scratch store: keys one conversation may hold. */
-  scratchMaxKeys: number;
-  /** Scratch store: UTF-8 JSON bytes of one value. */
-  scratchMaxValueBytes: number;
-  /** Scratch store: bytes all values of one conversation may hold together. */
-  scratchMaxBytes: number;
-  /** Scratch store: get/set/delete/keys calls one run_code call may make. */
-  scratchMaxOps: number;
-}
-
-export interface CodeModeSettings {
-  enabled: boolean;
-  /** List only search_tools and run_code to the model (the agent's tools stay callable). */
-  exclusive: boolean;
-  /** run_code's code gets the `scratch` global: a small key/value store per agent and conversation. */
-  scratch: boolean;
-  /** run_code may save its code as a named snippet (`saveAs`), which an operator may promote into a skill. */
-  snippets: boolean;
-  limits: CodeModeLimits;
-}
-
-export interface CodeModeChange {
-  enabled?: boolean;
-  exclusive?: boolean;
-  scratch?: boolean;
-  snippets?: boolean;
-  limits?: Partial<CodeModeLimits>;
-}
+export type { CodeModeChange, CodeModeLimits, CodeModeSettings };
 
 export const DEFAULT_CODE_MODE_LIMITS: Readonly<CodeModeLimits> = Object.freeze({
   cpuMs: 2_000,

@@ -7,31 +7,15 @@
 // with the name, never the code); a change of promotion raises tools.changed so MCP clients
 // re-list prompts.
 
+import type { HostSnippets } from "../../contracts/code-mode.ts";
 import type { Store } from "../../state/store/types.ts";
 import { type AdminAudit, audited } from "../catalogue/admin-audit.ts";
 import { requireAgent } from "../catalogue/agent-tools.ts";
 import { codeModeError } from "./errors.ts";
 import type { CodeModeSettings } from "./settings.ts";
-import {
-  deleteSnippet,
-  getSnippet,
-  listSnippets,
-  promoteSnippet,
-  type Snippet,
-  type SnippetSummary,
-  saveSnippet,
-} from "./snippets.ts";
+import { deleteSnippet, getSnippet, listSnippets, promoteSnippet, saveSnippet } from "./snippets.ts";
 
-export interface HostSnippets {
-  list(agent: string): Promise<SnippetSummary[]>;
-  /** The snippet with its code; AIRLOCK_CODE_SNIPPET_UNKNOWN when there is none. */
-  get(agent: string, name: string): Promise<Snippet>;
-  /** Saves (or replaces) a snippet as the operator; a promoted one stays promoted. */
-  save(agent: string, name: string, snippet: { code: string; description?: string }): Promise<Snippet>;
-  /** Promotes the snippet into the skill `airlock:skill:snippet-<name>` (false: withdraws it). */
-  promote(agent: string, name: string, promoted?: boolean): Promise<Snippet>;
-  delete(agent: string, name: string): Promise<boolean>;
-}
+export type { HostSnippets };
 
 export function createSnippetsAdmin(parts: {
   store: Store;

@@ -8,22 +8,11 @@
 // Invariants: a name is ^[a-z][a-z0-9-]{0,47}$; at most MAX_SNIPPETS per agent; the code is at
 // most the agent's maxCodeBytes; a promoted snippet is never overwritten by run_code (the
 // operator reviewed that text) — AIRLOCK_CODE_SNIPPET_PROMOTED; a refused save stores nothing.
+import type { Snippet, SnippetSummary } from "../../contracts/code-mode.ts";
 import type { Store } from "../../state/store/types.ts";
 import { codeModeError } from "./errors.ts";
 
-export interface Snippet {
-  name: string;
-  description: string;
-  code: string;
-  /** Who saved it last: the model through run_code, or an operator. */
-  savedBy: "run_code" | "operator";
-  /** The run_code call that saved it (its audit entry), or null. */
-  callId: string | null;
-  savedAt: string;
-  promoted: boolean;
-}
-
-export type SnippetSummary = Omit<Snippet, "code">;
+export type { Snippet, SnippetSummary };
 
 const CONVERSATION = "airlock:code-snippets";
 const NAMESPACE = "airlock";

@@ -9,35 +9,20 @@
 // (subject.ts, AIRLOCK_OAUTH_SUBJECT_INVALID).
 // Layout: the model connections and grants (AirlockHost.models) are in models-admin.ts.
 import { hasCode } from "@airlock/sdk/errors";
+import type { ModelConnectionView, ModelGrantView, ModelsAdmin, OAuthAdmin } from "../../contracts/oauth.ts";
 import type { Vault } from "../../state/secrets/vault.ts";
 import type { AuditInput, Store } from "../../state/store/types.ts";
-import type { ConnectTarget, OAuthBroker, OAuthConnectionView } from "./broker.ts";
+import type { OAuthBroker } from "./broker.ts";
 import { brokerError } from "./errors.ts";
-import { type Audited, createModelsAdmin, type ModelsAdmin } from "./models-admin.ts";
+import { type Audited, createModelsAdmin } from "./models-admin.ts";
 import { subjectRefusal } from "./subject.ts";
 
-export type { ModelConnectionView, ModelGrantView, ModelsAdmin } from "./models-admin.ts";
+export type { ModelConnectionView, ModelGrantView, ModelsAdmin, OAuthAdmin };
 
 /** An operator's subject for a link or a disconnect: "" / unset is the agent itself. */
 function checkSubject(subject: string | undefined): void {
   const why = subjectRefusal(subject);
   if (why !== null) throw brokerError("AIRLOCK_OAUTH_SUBJECT_INVALID", why);
-}
-
-export interface OAuthAdmin {
-  /** The URL people's browsers reach this host at (connect links and the callback are built on it). */
-  publicUrl(): string | undefined;
-  /** The operator's own public URL (`--public-url`, AIRLOCK_PUBLIC_URL), never the adopted one. */
-  configuredPublicUrl(): string | undefined;
-  /** Sets the public URL unless one was configured (the admin server calls it once listening). */
-  adoptPublicUrl(url: string): void;
-  connections(agent: string): Promise<OAuthConnectionView[]>;
-  connectLink(agent: string, plugin: string, provider: string, subject?: string): Promise<string>;
-  disconnect(agent: string, provider: string, subject?: string): Promise<boolean>;
-  /** GET /oauth/connect/:ticket → the provider's authorization URL to redirect to. */
-  begin(ticket: string): Promise<string>;
-  /** GET /oauth/callback → who got connected. */
-  complete(query: Record<string, string | undefined>): Promise<ConnectTarget>;
 }
 
 interface AdminDeps {

@@ -9,6 +9,7 @@
 // audited oauth.expire; a listing names scopes and dates, never a token.
 import type { OAuthProviderSpec } from "@airlock/sdk";
 import { hasCode } from "@airlock/sdk/errors";
+import type { OAuthConnectionView } from "../../contracts/oauth.ts";
 import {
   activeProvider,
   type BrokerContext,
@@ -17,17 +18,6 @@ import {
   type StoredTokens,
 } from "./broker-context.ts";
 import { postToEndpoint } from "./endpoint.ts";
-
-export interface OAuthConnectionView {
-  provider: string;
-  /** "" for the agent itself, else the end user it is for. */
-  subject: string;
-  plugin: string;
-  scopes: string[];
-  expiresAt: string | null;
-  refreshable: boolean;
-  updatedAt: string;
-}
 
 /** A fresh access token for the target, or undefined when not connected (or revoked). */
 export async function freshToken(

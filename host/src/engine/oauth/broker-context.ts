@@ -10,6 +10,7 @@
 import { type OAuthProviderSpec, oauthSecretKeys } from "@airlock/sdk";
 import { hasCode } from "@airlock/sdk/errors";
 import type { PluginManifest } from "@airlock/sdk/manifest";
+import type { ConnectTarget } from "../../contracts/oauth.ts";
 import type { SecretSource } from "../../state/secrets/index.ts";
 import type { Vault } from "../../state/secrets/vault.ts";
 import type { OAuthTokenRecord } from "../../state/store/broker-types.ts";
@@ -24,6 +25,8 @@ export const LINK_TTL_MS = 15 * 60_000;
 /** A token this close to expiry is refreshed before use. */
 export const REFRESH_MARGIN_MS = 60_000;
 
+export type { ConnectTarget };
+
 export interface OAuthBrokerDeps {
   store: Store;
   vault: Vault;
@@ -33,13 +36,6 @@ export interface OAuthBrokerDeps {
   clock: () => number;
   /** The host's URL as a browser reaches it (`http://127.0.0.1:7070`); undefined until known. */
   publicUrl: () => string | undefined;
-}
-
-export interface ConnectTarget {
-  agent: string;
-  subject: string;
-  plugin: string;
-  provider: string;
 }
 
 export interface StoredTokens {

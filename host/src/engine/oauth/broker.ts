@@ -13,20 +13,15 @@
 // requests, saving), broker-flow.ts the authorization-code flow, broker-connections.ts the stored
 // connections (refresh, disconnect, list); this file binds them into the broker.
 import type { OAuthProviderSpec } from "@airlock/sdk";
-import {
-  disconnectConnection,
-  freshToken,
-  listConnections,
-  type OAuthConnectionView,
-} from "./broker-connections.ts";
-import { type ConnectTarget, createBrokerContext, type OAuthBrokerDeps } from "./broker-context.ts";
+import type { ConnectTarget, OAuthConnectionView } from "../../contracts/oauth.ts";
+import { disconnectConnection, freshToken, listConnections } from "./broker-connections.ts";
+import { createBrokerContext, type OAuthBrokerDeps } from "./broker-context.ts";
 import { beginFlow, completeFlow, connectLink } from "./broker-flow.ts";
 
-export type { OAuthConnectionView } from "./broker-connections.ts";
+export type { ConnectTarget, OAuthConnectionView };
 export {
   CALLBACK_PATH,
   CONNECT_PATH,
-  type ConnectTarget,
   LINK_TTL_MS,
   type OAuthBrokerDeps,
   REFRESH_MARGIN_MS,

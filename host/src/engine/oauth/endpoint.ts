@@ -4,6 +4,7 @@
 // deadline, a capped response body.
 // Invariants: nothing here logs or returns a request header or body; a failure is an
 // AirlockError whose message names the host only.
+import type { ProviderAnswer } from "../../isolation/capabilities/oauth-port.ts";
 import type { PrivateAllowance } from "../../isolation/egress/address.ts";
 import { checkDestination, parseUrl } from "../../isolation/egress/destination.ts";
 import { resolveChecked } from "../../isolation/egress/resolve.ts";
@@ -18,11 +19,8 @@ export interface EndpointDeps {
   readonly timeoutMs?: number;
 }
 
-export interface EndpointAnswer {
-  status: number;
-  /** The body parsed as JSON, or null when it is not JSON. */
-  json: unknown;
-}
+/** The status and the body parsed as JSON, or null when it is not JSON (oauth-port.ts). */
+export type EndpointAnswer = ProviderAnswer;
 
 const MAX_ANSWER_BYTES = 1024 * 1024;
 

@@ -1,13 +1,11 @@
-// The error catalogue of the OAuth broker and of model access (AIRLOCK_OAUTH_*, AIRLOCK_MODEL_*).
+// The error catalogue of the OAuth broker and of model connections (AIRLOCK_OAUTH_*,
+// AIRLOCK_MODEL_CONNECTION_INVALID); what the oauth and models capabilities raise to plugin code
+// is in isolation/capabilities/errors.ts.
 // Invariants: messages name providers, agents, plugins and connections, never a token, a code,
 // a verifier, a client secret or a provider key.
 import { AirlockError, defineErrorCodes } from "@airlock/sdk/errors";
 
 export const BROKER_ERRORS = defineErrorCodes({
-  AIRLOCK_OAUTH_PROVIDER_UNDECLARED: {
-    status: 403,
-    description: "The plugin asked for an OAuth provider its manifest does not declare.",
-  },
   AIRLOCK_OAUTH_NOT_CONNECTED: {
     status: 409,
     description:
@@ -43,37 +41,10 @@ export const BROKER_ERRORS = defineErrorCodes({
     description:
       "The provider's token endpoint refused the code or refresh token (wrong PKCE verifier, revoked grant) or could not be reached.",
   },
-  AIRLOCK_OAUTH_RAW_TOKEN_REFUSED: {
-    status: 403,
-    description:
-      "ctx.oauth.token was called for a provider that declares no rawToken reason, or the operator has not allowed it for this agent.",
-  },
   AIRLOCK_OAUTH_PUBLIC_URL_MISSING: {
     status: 500,
     description:
       "The host has no public URL to build the OAuth callback from (set --public-url / AIRLOCK_PUBLIC_URL).",
-  },
-  AIRLOCK_MODEL_NOT_DECLARED: {
-    status: 403,
-    description: "ctx.models was used by a plugin whose manifest declares no `models` reason.",
-  },
-  AIRLOCK_MODEL_NOT_GRANTED: {
-    status: 403,
-    description: "The operator has granted this agent's plugin no model connection.",
-  },
-  AIRLOCK_MODEL_BUDGET_EXHAUSTED: {
-    status: 429,
-    description: "The grant's call or token budget for the period is used up; no provider call was made.",
-  },
-  AIRLOCK_MODEL_REQUEST_INVALID: {
-    status: 400,
-    description:
-      "ctx.models.complete was given something other than {messages: [{role, content}], maxTokens?, temperature?}.",
-  },
-  AIRLOCK_MODEL_PROVIDER_FAILED: {
-    status: 502,
-    description:
-      "The model provider answered with an error or an unreadable response, or could not be reached.",
   },
   AIRLOCK_MODEL_CONNECTION_INVALID: {
     status: 400,

@@ -7,52 +7,12 @@
 // matches CONNECTION_NAME and its base URL is http(s) without credentials; a grant names an
 // existing agent, a plugin namespace and an existing connection; a budget is a whole number ≥ 0
 // or null; bad input is AIRLOCK_MODEL_CONNECTION_INVALID and writes nothing.
+import type { ModelGrantView, ModelsAdmin } from "../../contracts/oauth.ts";
 import { periodKey } from "../../isolation/capabilities/models.ts";
 import type { Vault } from "../../state/secrets/vault.ts";
 import type { BudgetPeriod, ModelGrantRecord } from "../../state/store/broker-types.ts";
 import type { Store } from "../../state/store/types.ts";
 import { brokerError } from "./errors.ts";
-
-export interface ModelConnectionView {
-  name: string;
-  baseUrl: string;
-  model: string;
-  keySet: true;
-  updatedAt: string;
-}
-
-export interface ModelGrantView {
-  plugin: string;
-  connection: string;
-  maxTokens: number | null;
-  maxCalls: number | null;
-  period: BudgetPeriod;
-  /** Usage in the current period. */
-  used: { period: string; calls: number; tokens: number };
-}
-
-export interface ModelsAdmin {
-  setConnection(input: {
-    name: string;
-    baseUrl: string;
-    model: string;
-    apiKey: string;
-  }): Promise<ModelConnectionView>;
-  connections(): Promise<ModelConnectionView[]>;
-  removeConnection(name: string): Promise<boolean>;
-  grant(
-    agent: string,
-    plugin: string,
-    input: {
-      connection: string;
-      maxTokens?: number | null | undefined;
-      maxCalls?: number | null | undefined;
-      period?: BudgetPeriod | undefined;
-    },
-  ): Promise<ModelGrantView>;
-  revoke(agent: string, plugin: string): Promise<boolean>;
-  grants(agent: string): Promise<ModelGrantView[]>;
-}
 
 const CONNECTION_NAME = /^[a-z][a-z0-9-]{0,63}$/;
 const PERIODS: readonly BudgetPeriod[] = ["day", "month", "total"];

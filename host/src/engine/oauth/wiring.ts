@@ -4,7 +4,6 @@
 // get (remoteBearer). Host-side requests to providers go through
 // the operator's address rules (egress.allowPrivate) and the host's resolver.
 import type { OAuthProviderSpec, ToolResult } from "@airlock/sdk";
-import type { ResolvedHostOptions } from "../../config.ts";
 import type { Capability } from "../../isolation/bridge/types.ts";
 import { createModelsCapability } from "../../isolation/capabilities/models.ts";
 import {
@@ -12,14 +11,16 @@ import {
   createOAuthCapability,
   notConnectedResult,
 } from "../../isolation/capabilities/oauth.ts";
+import type { OAuthTokens, ProviderPost } from "../../isolation/capabilities/oauth-port.ts";
 import { compileAllowance } from "../../isolation/egress/address.ts";
 import { systemResolver } from "../../isolation/egress/resolve.ts";
+import type { EgressPolicy, Resolver } from "../../isolation/egress/types.ts";
 import type { SecretSource } from "../../state/secrets/index.ts";
 import type { Vault } from "../../state/secrets/vault.ts";
 import type { AuditInput, Store } from "../../state/store/types.ts";
 import { createBrokerAdmin, type ModelsAdmin, type OAuthAdmin } from "./admin.ts";
-import { createOAuthBroker } from "./broker.ts";
-import type { EndpointDeps } from "./endpoint.ts";
+import { createOAuthBroker, LINK_TTL_MS } from "./broker.ts";
+import { type EndpointDeps, postToEndpoint } from "./endpoint.ts";
 
 /** The broker's answer for a remote MCP server that uses it: the token, or the result to answer instead. */
 export type RemoteBearer = (
@@ -28,6 +29,17 @@ export type RemoteBearer = (
   provider: OAuthProviderSpec,
   toolId: string,
 ) => Promise<{ token: string } | { result: ToolResult }>;
+
+/** The host options the broker reads (config.ts's ResolvedHostOptions has them). */
+export interface BrokerOptions {
+  /** The resolver host-side requests to providers ask; default the system's. */
+  resolver: Resolver | undefined;
+  /** The operator's address rules: `allowPrivate` applies to requests to providers too. */
+  egress: Pick<EgressPolicy, "allowPrivate">;
+  clock: () => number;
+  /** The operator's configured public URL (`--public-url`, AIRLOCK_PUBLIC_URL), if any. */
+  publicUrl: string | undefined;
+}
 
 export interface Brokered {
   capabilities: Capability[];
@@ -40,7 +52,7 @@ export function createBrokered(deps: {
   vault: Vault;
   secrets: SecretSource;
   audit: (entry: AuditInput) => Promise<void>;
-  options: ResolvedHostOptions;
+  options: BrokerOptions;
 }): Brokered {
   const { store, vault, secrets, audit, options } = deps;
   const endpoint: EndpointDeps = {
@@ -58,12 +70,19 @@ export function createBrokered(deps: {
     clock: options.clock,
     publicUrl,
   });
+  // the capabilities' ports (isolation/capabilities/oauth-port.ts), implemented by the broker
+  const tokens: OAuthTokens = {
+    connectLink: (target) => broker.connectLink(target),
+    accessToken: (target, provider) => broker.accessToken(target, provider),
+    linkTtlMs: LINK_TTL_MS,
+  };
+  const post: ProviderPost = (url, body, headers) => postToEndpoint(url, body, headers, endpoint);
   return {
     capabilities: [
-      createOAuthCapability({ broker, secrets }),
-      createModelsCapability({ store, vault, endpoint, audit, clock: options.clock }),
+      createOAuthCapability({ broker: tokens, secrets }),
+      createModelsCapability({ store, vault, post, audit, clock: options.clock }),
     ],
-    bearer: bearerSource(broker),
+    bearer: bearerSource(tokens),
     admin: {
       ...createBrokerAdmin({
         store,
@@ -79,7 +98,7 @@ export function createBrokered(deps: {
         const who = { agent, subject: "", plugin, provider: provider.name };
         const token = await broker.accessToken(who, provider);
         if (token !== undefined) return { token };
-        return { result: await notConnectedResult(broker, secrets, who, provider, toolId) };
+        return { result: await notConnectedResult(tokens, secrets, who, provider, toolId) };
       },
     },
   };

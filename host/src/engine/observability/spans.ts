@@ -1,16 +1,19 @@
 // Child spans of a tool call's `airlock.tool_call` span (tracing.ts): `airlock.sandbox_run`
 // around the sandbox run, and one `airlock.capability` per ctx method call the bridge dispatches.
-// The parent is handed down explicitly (CallOptions.traceContext, set by tracedRun only while its
-// span records), not read from an async context: bridge dispatches arrive from worker messages,
-// where no async context survives. Off (no SDK registered, or a sampled-out call) there is no
-// parent, and these helpers run the function straight away: no span object, no context copy.
+// The parent is handed down explicitly (CallOptions.traceContext, set by the pipeline's tracing
+// stage only while its span records), not read from an async context: bridge dispatches arrive
+// from worker messages, where no async context survives. Off (no SDK registered, or a
+// sampled-out call) there is no parent, and these helpers run the function straight away: no
+// span object, no context copy.
 // Invariants: a span always ends; attributes are ids and codes only, never input, output,
 // arguments or secrets; a failure sets ERROR with the AIRLOCK_* code.
-import { type Context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import type { TraceParent } from "../../contracts/runs.ts";
 
 const TRACER = "@airlock/host";
 
-export type TraceParent = Context;
+/** An OpenTelemetry Context (declared by its shape in contracts/runs.ts). */
+export type { TraceParent };
 
 /** Runs `fn` inside a child span of `parent` (or plainly, without one); `codeOf` names a failure the result carries. */
 export function inChildSpan<T>(

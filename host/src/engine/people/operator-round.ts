@@ -12,19 +12,11 @@
 // "input_required"; the operator's own decision is the admin row approval.decide).
 
 import type { CallOptions } from "../../contracts/host.ts";
-import type { CatalogueEntry } from "../catalogue/catalogue.ts";
-import type { ApprovalDecision } from "../pipeline/approvals.ts";
-import type { PipelineDeps } from "../pipeline/deps.ts";
-import type { Stop } from "../pipeline/invoke.ts";
-import type { RunContext } from "../pipeline/run.ts";
+import type { ApprovalDecision } from "../../state/cluster/approval-registry.ts";
+import type { PeopleDeps, StepCall, StepStop as Stop } from "./step-types.ts";
 import type { OperatorRound } from "./types.ts";
 
-export interface RoundCall {
-  run: RunContext;
-  entry: CatalogueEntry;
-  toolName: string;
-  input: Record<string, unknown>;
-}
+export type RoundCall = Omit<StepCall, "callId">;
 
 /** Writes the call's tool row "approval" (pipeline-steps.ts owns its shape). */
 export type RecordApproval = (fields: {
@@ -39,7 +31,7 @@ export const WITHDRAWN_REASON = "dismissed at the client";
 
 /** The decision once there is one; null when still pending at the deadline; "gone" when it vanished. */
 async function awaitDecision(
-  deps: PipelineDeps,
+  deps: PeopleDeps,
   id: string,
   signal: AbortSignal | undefined,
   waitMs: number,
@@ -63,7 +55,7 @@ async function awaitDecision(
 }
 
 /** A client that would not open the page withdraws the approval, unless it was decided meanwhile. */
-async function withdraw(deps: PipelineDeps, id: string): Promise<ApprovalDecision | "withdrawn" | "gone"> {
+async function withdraw(deps: PeopleDeps, id: string): Promise<ApprovalDecision | "withdrawn" | "gone"> {
   const withdrawn = await deps.approvals.decide(id, { approve: false, reason: WITHDRAWN_REASON }).then(
     () => true,
     () => false, // decided (or expired) meanwhile: that decision stands
@@ -73,7 +65,7 @@ async function withdraw(deps: PipelineDeps, id: string): Promise<ApprovalDecisio
 }
 
 export async function operatorRoundStep(
-  deps: PipelineDeps,
+  deps: PeopleDeps,
   call: RoundCall,
   options: CallOptions,
   round: OperatorRound,

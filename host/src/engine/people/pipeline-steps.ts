@@ -1,4 +1,5 @@
-// The pipeline's people-in-the-loop steps (called from pipeline/invoke.ts and run.ts):
+// The pipeline's people-in-the-loop steps (called from the secrets and approval stages,
+// pipeline/stages/, and from run.ts):
 // - approval: the agent's policy says who decides a tool that is not read-only: `auto` runs it,
 //   `client` asks the person at the client through the call's channel (falling back to the
 //   operator when the caller cannot ask), `operator` leaves it to the approval registry — as a
@@ -13,26 +14,15 @@ import { hasCode } from "@airlock/sdk";
 import type { CallOptions } from "../../contracts/host.ts";
 import type { Store } from "../../state/store/types.ts";
 import { missingSecrets } from "../catalogue/agent-tools.ts";
-import type { CatalogueEntry } from "../catalogue/catalogue.ts";
-import type { PipelineDeps } from "../pipeline/deps.ts";
-import type { Stop } from "../pipeline/invoke.ts";
-import type { RunContext } from "../pipeline/run.ts";
 import { operatorRoundStep } from "./operator-round.ts";
 import { approvalModeOf, readPolicy } from "./policy.ts";
+import type { PeopleDeps, StepCall, StepStop as Stop } from "./step-types.ts";
 
 /** `operator`: the registry decides (today's path); `done`: approved or nothing to approve. */
 export type ApprovalStep = "operator" | "done" | Stop;
 
-interface StepCall {
-  run: RunContext;
-  entry: CatalogueEntry;
-  toolName: string;
-  callId: string;
-  input: Record<string, unknown>;
-}
-
 function audit(
-  deps: PipelineDeps,
+  deps: PeopleDeps,
   call: StepCall,
   action: string,
   fields: { allowed: boolean; error: string | null; details: Record<string, unknown> },
@@ -53,7 +43,7 @@ function audit(
 }
 
 export async function approvalStep(
-  deps: PipelineDeps,
+  deps: PeopleDeps,
   call: StepCall,
   options: CallOptions,
 ): Promise<ApprovalStep> {
@@ -117,7 +107,7 @@ export async function approvalStep(
  * enter every one of them, the caller could point them at the host's page, and they are set.
  */
 export async function secretsStep(
-  deps: PipelineDeps,
+  deps: PeopleDeps,
   call: StepCall,
   missing: string[],
   options: CallOptions,

@@ -6,22 +6,18 @@
 // one as it was); an unset or unreadable row reads as DEFAULT_POLICY (the operator decides,
 // nothing askable), so a broken row can only make the host stricter.
 import { AirlockError, SECRET_KEY_PATTERN } from "@airlock/sdk";
+import type { PolicyPatch } from "../../contracts/people.ts";
 import type { Store } from "../../state/store/types.ts";
 import { PEOPLE_ERRORS } from "./errors.ts";
 import { APPROVAL_MODES, type ApprovalMode, DEFAULT_POLICY, type PeoplePolicy } from "./types.ts";
+
+export type { PolicyPatch } from "../../contracts/people.ts";
 
 export const SETTINGS_CONVERSATION = "airlock:settings";
 const NAMESPACE = "airlock";
 const KEY = "people.policy";
 const MAX_BYTES = 64 * 1024;
 const TOOL_ID = /^[a-z][a-z0-9-]{1,31}:[a-z][a-zA-Z0-9_]{0,63}$/;
-
-/** A change to a policy: fields left out keep their value; a tool mapped to null loses its override. */
-export interface PolicyPatch {
-  approval?: ApprovalMode;
-  tools?: Record<string, ApprovalMode | null>;
-  askSecrets?: string[];
-}
 
 function invalid(message: string): AirlockError {
   return new AirlockError("AIRLOCK_POLICY_INVALID", message, {

@@ -12,12 +12,12 @@ import type {
   OpenUrlChannel,
 } from "../../isolation/bridge/types.ts";
 import type { EffectiveLimits, Sandbox } from "../../isolation/sandbox/types.ts";
+import type { ApprovalRegistry } from "../../state/cluster/approval-registry.ts";
 import type { AuditInput, InstalledPluginRecord, Store } from "../../state/store/types.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { TraceParent } from "../observability/spans.ts";
 import type { RemoteExecutor } from "../remote/execute.ts";
 import type { AgentStateCache } from "./agent-states.ts";
-import type { ApprovalRegistry } from "./approvals.ts";
 import type { EventBus } from "./events.ts";
 import type { HookRegistry } from "./hooks.ts";
 import type { SchemaValidator } from "./schema-validation.ts";

@@ -1,15 +1,11 @@
 // A typed event bus for host events (tool.*, permission.required). Listeners run
 // synchronously in registration order; a throwing listener is reported to `onListenerError`
 // and never disturbs the call that emitted the event or the other listeners.
-import type { HostEventMap, HostEventType } from "../../contracts/host.ts";
+import type { EventBus, HostEventMap, HostEventType } from "../../contracts/events.ts";
+
+export type { EventBus };
 
 type Listener<T extends HostEventType> = (event: HostEventMap[T]) => void;
-
-export interface EventBus {
-  on<T extends HostEventType>(type: T, listener: Listener<T>): () => void;
-  emit<T extends HostEventType>(type: T, event: HostEventMap[T]): void;
-  listenerCount(type: HostEventType): number;
-}
 
 export function createEventBus(onListenerError: (type: HostEventType, error: unknown) => void): EventBus {
   const listeners = new Map<HostEventType, Set<(event: never) => void>>();

@@ -9,18 +9,10 @@ import type { CallOptions, ModelTool, Run, RunOptions, ToolCallOutcome } from ".
 import { missingSecrets } from "../catalogue/agent-tools.ts";
 import { type CatalogueEntry, canonicalToolId } from "../catalogue/catalogue.ts";
 import { askableSecrets } from "../people/pipeline-steps.ts";
+import type { HostTool, RunContext } from "./call-types.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { PIPELINE_ERRORS } from "./errors.ts";
 import { invokeTool } from "./invoke.ts";
-
-export interface RunContext {
-  id: string;
-  agent: string;
-  conversationId: string;
-  autoApprove: boolean;
-  /** Canonical id → the entry as it was when the run started. */
-  snapshot: ReadonlyMap<string, CatalogueEntry>;
-}
 
 export function toModelTool(entry: CatalogueEntry): ModelTool {
   const tool: ModelTool = {
@@ -92,16 +84,31 @@ export async function takeSnapshot(
   return snapshot;
 }
 
-export async function startRun(deps: PipelineDeps, options: RunOptions): Promise<Run> {
+export interface RunPlace {
+  /** The cluster member the host is (its calls' spans name it). */
+  replica: string;
+  /** The tools the host answers itself in this run (executors/host.ts), for the agent. */
+  hostTools?(agent: string, options: RunOptions): Promise<readonly HostTool[]>;
+}
+
+export async function startRun(deps: PipelineDeps, options: RunOptions, place: RunPlace): Promise<Run> {
   const snapshot = await takeSnapshot(deps, options);
+  const hostTools = new Map<string, HostTool>();
+  for (const tool of (await place.hostTools?.(options.agent, options)) ?? [])
+    hostTools.set(tool.model.id, tool);
   const context: RunContext = {
     id: `run_${randomUUID()}`,
     agent: options.agent,
     conversationId: options.conversationId ?? `conv_${randomUUID()}`,
     autoApprove: options.autoApprove === true,
+    replica: place.replica,
     snapshot,
+    hostTools,
   };
-  const modelTools = [...snapshot.values()].map(toModelTool);
+  const modelTools = [
+    ...[...snapshot.values()].map(toModelTool),
+    ...[...hostTools.values()].map((t) => t.model),
+  ];
   return {
     id: context.id,
     agent: context.agent,

@@ -9,7 +9,7 @@
 // unknown namespace is AIRLOCK_INSTALL_NOT_INSTALLED. Replicas read the tiers at start.
 import { AirlockError } from "@airlock/sdk";
 import type { HostEventMap, WorkerTier, WorkerTierView } from "../../contracts/host.ts";
-import type { QuarantineNotice } from "../../isolation/sandbox/worker-tiers.ts";
+import type { QuarantineNotice } from "../../isolation/sandbox/index.ts";
 import { nowIso } from "../../state/store/shared.ts";
 import type { AuditInput, PluginWorkerRecord, Store } from "../../state/store/types.ts";
 import { INSTALL_ERRORS } from "../install/errors.ts";

@@ -13,8 +13,7 @@
 import { hasCode } from "@airlock/sdk/errors";
 import type { InstalledPluginRecord } from "../../state/store/types.ts";
 import type { CatalogueEntry } from "../catalogue/catalogue.ts";
-import type { ExecuteRequest } from "../pipeline/execute.ts";
-import type { Stop } from "../pipeline/invoke.ts";
+import type { ExecuteRequest, Stop } from "../pipeline/call-types.ts";
 import type { RemoteContext } from "./context.ts";
 import { type RemoteTool, remoteSectionOf } from "./definitions.ts";
 import { remoteError } from "./errors.ts";

@@ -1,22 +1,21 @@
-// Skills as harness tools, for callers that have no MCP prompts: a run of an agent with at least
-// one skill enabled gains `airlock:skills` (one line per enabled skill) and `airlock:skill` (the
-// body of one, with its reference files), answered here; every other call goes to the run as
-// before. Like harness tools they are not catalogue entries, are not enabled one by one (the
-// skills are), and are never callable from run_code.
-// Invariants: an agent with no skill enabled is served neither tool (the run is returned as it
-// is); a run restricted to named tools or groups gets them only when it names them (the ids, or
-// the group "skills"); the one-line list is the run-start snapshot (up-front registration) and a
-// body is read through readSkill, which re-checks the enablement, so a skill disabled since is
-// AIRLOCK_SKILL_UNKNOWN; every call is audited (kind "tool", plugin "airlock") and raises tool.*
-// events; a failure is an outcome with isError and errorCode, never a throw.
-import { randomUUID } from "node:crypto";
+// Skills as host tools, for callers that have no MCP prompts: a run of an agent with at least
+// one skill enabled lists `airlock:skills` (one line per enabled skill) and `airlock:skill` (the
+// body of one, with its reference files), answered here through the pipeline's `host` executor
+// (pipeline/executors/host.ts), so their calls pass the same stages as any tool (span, events,
+// hooks, audit). Like harness tools they are not catalogue entries, are not enabled one by one
+// (the skills are), and are never callable from run_code.
+// Invariants: an agent with no skill enabled is served neither tool; a run restricted to named
+// tools or groups gets them only when it names them (the ids, or the group "skills"); the
+// one-line list is the run-start snapshot (up-front registration) and a body is read through
+// readSkill, which re-checks the enablement, so a skill disabled since is AIRLOCK_SKILL_UNKNOWN;
+// the call's audit row (kind "tool", plugin "airlock") names the skill read; a failure is an
+// answer with errorCode, never a throw.
 import type { ToolResult } from "@airlock/sdk";
 import { hasCode } from "@airlock/sdk/errors";
-import type { CallOptions, ModelTool, Run, RunOptions, ToolCallOutcome } from "../../contracts/host.ts";
-import type { AuditInput, Store } from "../../state/store/types.ts";
+import type { ModelTool, RunOptions } from "../../contracts/host.ts";
+import type { Store } from "../../state/store/types.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
-import type { EventBus } from "../pipeline/events.ts";
-import { harnessOutcome } from "../pipeline/harness-outcome.ts";
+import type { HostAnswer, HostTool } from "../pipeline/call-types.ts";
 import { listSkills, readSkill, type SkillView } from "./skills.ts";
 
 export const SKILLS_TOOL_ID = "airlock:skills";
@@ -27,8 +26,6 @@ export const SKILLS_GROUP = "skills";
 export interface SkillToolsDeps {
   store: Store;
   catalogue: Catalogue;
-  events: EventBus;
-  audit(entry: AuditInput): Promise<void>;
 }
 
 type SkillToolId = typeof SKILLS_TOOL_ID | typeof SKILL_TOOL_ID;
@@ -84,12 +81,11 @@ type Report = { result: ToolResult; errorCode?: string };
 
 async function answer(
   deps: SkillToolsDeps,
-  run: Run,
+  agent: string,
   listed: readonly SkillView[],
   id: SkillToolId,
-  input: unknown,
+  args: Record<string, unknown>,
 ): Promise<Report> {
-  const args = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
   if (id === SKILLS_TOOL_ID) {
     if (Object.keys(args).length > 0) {
       return {
@@ -110,7 +106,7 @@ async function answer(
     };
   }
   try {
-    const doc = await readSkill(deps.store, deps.catalogue, run.agent, args.id);
+    const doc = await readSkill(deps.store, deps.catalogue, agent, args.id);
     const references = doc.references.map((r) => `\n\n--- ${r.path} ---\n${r.content}`).join("");
     return { result: textResult(`# ${doc.name}\n\n${doc.body}${references}`) };
   } catch (error) {
@@ -125,47 +121,24 @@ async function answer(
   }
 }
 
-/** The run with the two skill tools, or the run itself when the agent has no skill enabled. */
-export async function withSkillTools(deps: SkillToolsDeps, run: Run, options: RunOptions): Promise<Run> {
-  if (!wanted(options)) return run;
-  const listed = (await listSkills(deps.store, deps.catalogue, run.agent)).filter((s) => s.enabled);
-  if (listed.length === 0) return run;
-
-  async function callSkillTool(id: SkillToolId, input: unknown): Promise<ToolCallOutcome> {
-    const callId = `call_${randomUUID()}`;
-    const started = performance.now();
-    const base = { runId: run.id, callId, agent: run.agent, toolName: id };
-    deps.events.emit("tool.started", base);
-    const report = await answer(deps, run, listed, id, input);
-    const durationMs = Math.round(performance.now() - started);
-    await deps.audit({
-      agent: run.agent,
-      plugin: "airlock",
-      tool: id.slice("airlock:".length),
-      conversationId: run.conversationId,
-      kind: "tool",
-      action: "call",
-      allowed: report.errorCode !== "AIRLOCK_SKILL_INPUT_INVALID",
-      success: report.errorCode === undefined,
-      error: report.errorCode ?? null,
-      durationMs,
-      details: {
-        runId: run.id,
-        callId,
-        skill: id === SKILL_TOOL_ID ? String((input as { id?: unknown })?.id ?? "").slice(0, 200) : null,
+/** The two skill tools for a run of `agent`, or none when the agent has no skill enabled. */
+export async function skillHostTools(
+  deps: SkillToolsDeps,
+  agent: string,
+  options: RunOptions,
+): Promise<HostTool[]> {
+  if (!wanted(options)) return [];
+  const listed = (await listSkills(deps.store, deps.catalogue, agent)).filter((s) => s.enabled);
+  if (listed.length === 0) return [];
+  return skillTools().map((model) => {
+    const id = model.id as SkillToolId;
+    return {
+      model,
+      async answer(input): Promise<HostAnswer> {
+        const report = await answer(deps, agent, listed, id, input);
+        const skill = id === SKILL_TOOL_ID ? String(input.id ?? "").slice(0, 200) : null;
+        return { ...report, details: { skill } };
       },
-    });
-    return harnessOutcome(deps.events, base, report, durationMs);
-  }
-
-  return {
-    id: run.id,
-    agent: run.agent,
-    conversationId: run.conversationId,
-    tools: () => [...run.tools(), ...skillTools()],
-    call(toolName, input, callOptions?: CallOptions) {
-      const own = skillToolOf(toolName);
-      return own === undefined ? run.call(toolName, input, callOptions) : callSkillTool(own, input);
-    },
-  };
+    };
+  });
 }

@@ -4,27 +4,12 @@
 // under a key no tool id can take), off until an operator enables it. An agent sees one line per
 // enabled skill and reads the body of one it has enabled; anything else is AIRLOCK_SKILL_UNKNOWN.
 import { type SkillManifest, skillBody } from "@airlock/sdk/skills";
+import type { SkillDocument, SkillView } from "../../contracts/tools.ts";
 import type { Store } from "../../state/store/types.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import { skillError } from "./errors.ts";
 
-export interface SkillView {
-  /** `<ns>:skill:<id>` */
-  id: string;
-  namespace: string;
-  name: string;
-  description: string;
-  enabled: boolean;
-}
-
-export interface SkillDocument {
-  id: string;
-  name: string;
-  description: string;
-  /** The SKILL.md body, front matter removed. */
-  body: string;
-  references: Array<{ path: string; content: string }>;
-}
+export type { SkillDocument, SkillView };
 
 export const skillKey = (namespace: string, id: string): string => `${namespace}:skill:${id}`;
 

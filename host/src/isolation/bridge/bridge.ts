@@ -12,17 +12,19 @@
 // Layout: grant-ledger.ts issues and remembers the grants, call-audit.ts writes the rows; this
 // file is the choke point itself — every ctx call of every plugin passes `dispatch` below.
 import { AirlockError, hasCode } from "@airlock/sdk/errors";
-import { inChildSpan } from "../../engine/observability/spans.ts";
 import { type CallAuditOptions, createCallAudit } from "./call-audit.ts";
 import { isDenied } from "./denials.ts";
 import { bridgeError } from "./errors.ts";
 import { createGrantLedger, type GrantInput } from "./grant-ledger.ts";
+import type { ChildSpan } from "./span-port.ts";
 import type { BridgeDispatch, CallGrant, Capability } from "./types.ts";
 
 export { ENDED_KEPT, type GrantInput } from "./grant-ledger.ts";
 
 export interface BridgeOptions extends CallAuditOptions {
   capabilities: readonly Capability[];
+  /** Runs a dispatch in an `airlock.capability` child span of its call's (span-port.ts); absent: no spans. */
+  childSpan?: ChildSpan;
 }
 
 export interface Bridge {
@@ -40,13 +42,14 @@ export function createBridge(options: BridgeOptions): Bridge {
     if (capabilities.has(cap.name)) throw new Error(`capability ${cap.name} registered twice`);
     capabilities.set(cap.name, cap);
   }
+  const childSpan = options.childSpan;
   const { audit, refused, deny, auditDenial, endAtLimit, summarise } = createCallAudit(options);
   const { live, ended, issue, retire } = createGrantLedger(summarise);
 
   const dispatch: BridgeDispatch = (token, capability, method, args) => {
     const parent = typeof token === "string" ? live.get(token)?.trace : undefined;
-    if (parent === undefined) return run(token, capability, method, args);
-    return inChildSpan(
+    if (parent === undefined || childSpan === undefined) return run(token, capability, method, args);
+    return childSpan(
       parent,
       "airlock.capability",
       {

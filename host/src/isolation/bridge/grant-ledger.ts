@@ -10,11 +10,8 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { ConversationMessage, KnowledgeLevel } from "@airlock/sdk";
 import type { AirlockError } from "@airlock/sdk/errors";
 import type { EgressRule, PluginManifest, ToolManifest } from "@airlock/sdk/manifest";
-// A call's span context is OpenTelemetry's Context (engine/observability/spans.ts names it
-// TraceParent); named from the API package here, so that bridge.ts stays this folder's only
-// reader of the observability module.
-import type { Context as TraceParent } from "@opentelemetry/api";
 import { bridgeError } from "./errors.ts";
+import type { TraceParent } from "./span-port.ts";
 import type { CallGrant, CallNotification, ElicitChannel, OpenUrlChannel } from "./types.ts";
 
 export interface GrantInput {

@@ -13,11 +13,10 @@ import type {
   ToolResult,
 } from "@airlock/sdk";
 import type { EgressRule, PluginManifest } from "@airlock/sdk/manifest";
+import type { UrlOutcome, UrlQuestion } from "../../contracts/people.ts";
+import type { CallNotification } from "../../contracts/runs.ts";
 
-/** A notification a tool sends to its caller while it runs (MCP progress / logging). */
-export type CallNotification =
-  | { type: "progress"; progress: number; total?: number; message?: string }
-  | { type: "log"; level: "debug" | "info" | "warning" | "error"; message: string };
+export type { CallNotification, UrlOutcome, UrlQuestion };
 
 /** What the host issued for one tool call. Immutable but for the counters. */
 export interface CallGrant {
@@ -58,18 +57,6 @@ export interface CallGrant {
   /** Sends the person at the caller to a host page (URL-mode elicitation); absent when the caller cannot. */
   readonly openUrl?: OpenUrlChannel;
 }
-
-/** A page the person at the client should open (an OAuth connect link): the call waits until it served its purpose. */
-export interface UrlQuestion {
-  /** Shown with the link. */
-  message: string;
-  url: string;
-  /** Whether what the page is for is done (re-checked while the call waits after the person opened it). */
-  done(): Promise<boolean>;
-}
-
-/** done: the page served its purpose; declined: the person would not open it; timeout: not done in time. */
-export type UrlOutcome = "done" | "declined" | "timeout";
 
 /** How a capability sends the person to a host page and waits until it served its purpose. */
 export type OpenUrlChannel = (question: UrlQuestion, signal: AbortSignal) => Promise<UrlOutcome>;

@@ -6,13 +6,38 @@
 // sent; a call without a channel answers { action: "unsupported" } at once, never waits; the
 // plugin sees accepted content only after it matched the form; an answer that does not match
 // is refused (AIRLOCK_ELICIT_CONTENT_INVALID); every outcome is audited (one row per ask).
+// What a valid form is belongs to the engine (engine/people/form-schema.ts): the composition
+// root hands its checks in as `forms`, so this layer imports nothing from above.
 
-import { auditView, checkContent, checkForm } from "../../engine/people/form-schema.ts";
-import type { ElicitResult } from "../../engine/people/types.ts";
+import type { ElicitResult } from "../../contracts/people.ts";
 import type { AuditInput } from "../../state/store/types.ts";
 import type { Capability } from "../bridge/types.ts";
 
-export function createElicitCapability(options: { audit: (entry: AuditInput) => Promise<void> }): Capability {
+/** A form that passed `check`: what is sent, and its fields by name. */
+/** Accepted content, as the plugin receives it. */
+type Content = Extract<ElicitResult, { action: "accept" }>["content"];
+
+export interface CheckedElicitForm {
+  message: string;
+  wire: unknown;
+  fields: ReadonlyMap<string, unknown>;
+}
+
+/** The form checks this capability applies (engine/people/form-schema.ts provides them). */
+export interface ElicitForms<F extends CheckedElicitForm> {
+  /** The plugin's form, checked; throws AIRLOCK_ELICIT_INVALID. */
+  checkForm(request: unknown): F;
+  /** The person's answer, checked against the form; throws AIRLOCK_ELICIT_CONTENT_INVALID. */
+  checkContent(form: F, content: unknown): Content;
+  /** The answer as audited (values of sensitive fields left out). */
+  auditView(form: F, content: Content): Record<string, unknown>;
+}
+
+export function createElicitCapability<F extends CheckedElicitForm>(options: {
+  audit: (entry: AuditInput) => Promise<void>;
+  forms: ElicitForms<F>;
+}): Capability {
+  const { checkForm, checkContent, auditView } = options.forms;
   return {
     name: "elicit",
     // One row per ask, written here with the answer's audit view.
@@ -35,7 +60,7 @@ export function createElicitCapability(options: { audit: (entry: AuditInput) => 
             details: null,
             ...fields,
           });
-        let form: ReturnType<typeof checkForm>;
+        let form: F;
         try {
           form = checkForm(args[0]);
         } catch (error) {
@@ -64,7 +89,7 @@ export function createElicitCapability(options: { audit: (entry: AuditInput) => 
           await row({ success: answer.action !== "unsupported", details: { action: answer.action, fields } });
           return { action: answer.action } satisfies ElicitResult;
         }
-        let content: ReturnType<typeof checkContent>;
+        let content: Content;
         try {
           content = checkContent(form, answer.content ?? {});
         } catch (error) {

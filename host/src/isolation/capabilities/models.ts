@@ -7,12 +7,12 @@
 // request (AIRLOCK_MODEL_BUDGET_EXHAUSTED); every call — admitted, refused or failed — is
 // audited once by this module (models.complete: connection, model, tokens; never the messages).
 import { hasCode } from "@airlock/sdk/errors";
-import { type EndpointDeps, postToEndpoint } from "../../engine/oauth/endpoint.ts";
-import { brokerError } from "../../engine/oauth/errors.ts";
 import type { Vault } from "../../state/secrets/vault.ts";
 import type { BudgetPeriod } from "../../state/store/broker-types.ts";
 import type { AuditInput, Store } from "../../state/store/types.ts";
 import type { CallGrant, Capability } from "../bridge/types.ts";
+import { capabilityError } from "./errors.ts";
+import type { ProviderAnswer, ProviderPost } from "./oauth-port.ts";
 
 export const MODELS_AUDIT_ACTION = "models.complete";
 const MAX_MESSAGES = 64;
@@ -26,7 +26,7 @@ export interface ModelRequestChecked {
 }
 
 function invalid(message: string): never {
-  throw brokerError("AIRLOCK_MODEL_REQUEST_INVALID", message);
+  throw capabilityError("AIRLOCK_MODEL_REQUEST_INVALID", message);
 }
 
 export function checkModelRequest(raw: unknown): ModelRequestChecked {
@@ -95,7 +95,8 @@ function completionOf(json: unknown) {
 export interface ModelsCapabilityOptions {
   store: Store;
   vault: Vault;
-  endpoint: EndpointDeps;
+  /** The host's POST to the connection's base URL (oauth-port.ts; engine/oauth/endpoint.ts). */
+  post: ProviderPost;
   audit: (entry: AuditInput) => Promise<void>;
   clock: () => number;
 }
@@ -123,13 +124,16 @@ export function createModelsCapability(options: ModelsCapabilityOptions): Capabi
   async function complete(grant: CallGrant, args: readonly unknown[]) {
     const started = performance.now();
     const ms = () => Math.round(performance.now() - started);
-    const refuse = async (error: ReturnType<typeof brokerError>, details: Record<string, unknown> = {}) => {
+    const refuse = async (
+      error: ReturnType<typeof capabilityError>,
+      details: Record<string, unknown> = {},
+    ) => {
       await audit(grant, { allowed: false, success: false, error: error.code, durationMs: ms() }, details);
       throw error;
     };
     if (grant.manifest.models === undefined) {
       return refuse(
-        brokerError(
+        capabilityError(
           "AIRLOCK_MODEL_NOT_DECLARED",
           `plugin ${grant.namespace} does not declare that it calls models`,
         ),
@@ -146,7 +150,7 @@ export function createModelsCapability(options: ModelsCapabilityOptions): Capabi
     const connection = granted === null ? null : await store.getModelConnection(granted.connection);
     if (granted === null || connection === null) {
       return refuse(
-        brokerError(
+        capabilityError(
           "AIRLOCK_MODEL_NOT_GRANTED",
           `the operator has granted plugin ${grant.namespace} no model connection for agent ${grant.agent}`,
         ),
@@ -166,7 +170,7 @@ export function createModelsCapability(options: ModelsCapabilityOptions): Capabi
       const budget =
         granted.maxCalls !== null ? `${granted.maxCalls} calls` : `${granted.maxTokens ?? 0} tokens`;
       return refuse(
-        brokerError(
+        capabilityError(
           "AIRLOCK_MODEL_BUDGET_EXHAUSTED",
           `plugin ${grant.namespace} has used its model budget for agent ${grant.agent} (${budget} per ${granted.period}); no model call was made`,
           { limit: granted.maxCalls ?? granted.maxTokens, period: granted.period },
@@ -180,13 +184,12 @@ export function createModelsCapability(options: ModelsCapabilityOptions): Capabi
       ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
       ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
     };
-    let answer: Awaited<ReturnType<typeof postToEndpoint>>;
+    let answer: ProviderAnswer;
     try {
-      answer = await postToEndpoint(
+      answer = await options.post(
         `${connection.baseUrl.replace(/\/+$/, "")}/chat/completions`,
         { json: body },
         { authorization: `Bearer ${vault.decrypt(connection.keyCiphertext)}` },
-        options.endpoint,
       );
     } catch (error) {
       const reason = hasCode(error) ? error.code : "network";
@@ -195,7 +198,7 @@ export function createModelsCapability(options: ModelsCapabilityOptions): Capabi
         { success: false, error: "AIRLOCK_MODEL_PROVIDER_FAILED", durationMs: ms() },
         { ...where, period, reason },
       );
-      throw brokerError(
+      throw capabilityError(
         "AIRLOCK_MODEL_PROVIDER_FAILED",
         `model connection ${connection.name} could not be reached`,
         {
@@ -211,7 +214,7 @@ export function createModelsCapability(options: ModelsCapabilityOptions): Capabi
         { success: false, error: "AIRLOCK_MODEL_PROVIDER_FAILED", durationMs: ms() },
         { ...where, period, status: answer.status },
       );
-      throw brokerError(
+      throw capabilityError(
         "AIRLOCK_MODEL_PROVIDER_FAILED",
         `model connection ${connection.name} answered ${answer.status} without a completion`,
         { connection: connection.name, status: answer.status },

@@ -3,27 +3,29 @@
 // token (refreshed if near expiry), else — when the caller can send the person to a page (an
 // MCP client with URL-mode elicitation) — sends the connect link that way and answers `{ok:
 // true}` once the connection exists; otherwise (or when the person declines, or it is not done
-// in time) `{ok: false, result}` with the connect link the tool returns as it is; `token(provider)` hands out the raw access token only when the provider's
+// in time) `{ok: false, result}` with the connect link the tool returns as it is;
+// `token(provider)` hands out the raw access token only when the provider's
 // manifest entry declares `rawToken` (why) and the operator set `<provider>_oauth_raw_token` to
 // "allow" for the agent — otherwise it reads `undefined` and a denial is audited.
 // Invariants: the provider must be declared by the calling plugin's manifest (else
 // AIRLOCK_OAUTH_PROVIDER_UNDECLARED, audited as a denial); a token is looked up for the grant's
 // agent and the grant's end user (CallGrant.subject, "" for the agent itself) only — a connect
-// link made here is sealed for that same pair; nothing but requireToken's answer and, where allowed, token() crosses into the isolate.
+// link made here is sealed for that same pair; nothing but requireToken's answer and, where
+// allowed, token() crosses into the isolate. The broker is reached through oauth-port.ts.
 
 import type { OAuthProviderSpec, ToolResult } from "@airlock/sdk";
 import { oauthSecretKeys } from "@airlock/sdk";
-import { type ConnectTarget, LINK_TTL_MS, type OAuthBroker } from "../../engine/oauth/broker.ts";
-import { brokerError } from "../../engine/oauth/errors.ts";
 import type { SecretSource } from "../../state/secrets/index.ts";
 import { denied } from "../bridge/denials.ts";
 import type { CallGrant, Capability } from "../bridge/types.ts";
+import { capabilityError } from "./errors.ts";
+import type { ConnectTarget, OAuthTokens } from "./oauth-port.ts";
 
 function declared(grant: CallGrant, name: unknown) {
   const provider =
     typeof name === "string" ? (grant.manifest.oauth ?? []).find((p) => p.name === name) : undefined;
   if (provider === undefined) {
-    throw brokerError(
+    throw capabilityError(
       "AIRLOCK_OAUTH_PROVIDER_UNDECLARED",
       `plugin ${grant.namespace} declares no OAuth provider ${JSON.stringify(String(name)).slice(0, 80)}`,
     );
@@ -40,7 +42,7 @@ const target = (grant: CallGrant, provider: string) => ({
 });
 
 /** The bearer for ctx.fetch(url, {oauth}); the gate has already checked declaration and host. */
-export function bearerSource(broker: OAuthBroker) {
+export function bearerSource(broker: OAuthTokens) {
   return async (grant: CallGrant, name: string) =>
     broker.accessToken(target(grant, name), declared(grant, name));
 }
@@ -64,7 +66,7 @@ function notConnected(provider: string, text: string, link: string | null): Tool
  * must set first when the agent has no client id for the provider.
  */
 export async function notConnectedResult(
-  broker: OAuthBroker,
+  broker: OAuthTokens,
   secrets: SecretSource,
   who: ConnectTarget,
   provider: OAuthProviderSpec,
@@ -82,12 +84,12 @@ export async function notConnectedResult(
   const link = broker.connectLink(who);
   return notConnected(
     provider.name,
-    `${toolId} needs access to ${provider.name}${who.subject === "" ? "" : ` for ${who.subject}`} (scopes: ${provider.scopes.join(" ") || "none"}). Open this link to connect it, then try again (the link is valid for ${LINK_TTL_MS / 60_000} minutes): ${link} [AIRLOCK_OAUTH_NOT_CONNECTED]`,
+    `${toolId} needs access to ${provider.name}${who.subject === "" ? "" : ` for ${who.subject}`} (scopes: ${provider.scopes.join(" ") || "none"}). Open this link to connect it, then try again (the link is valid for ${broker.linkTtlMs / 60_000} minutes): ${link} [AIRLOCK_OAUTH_NOT_CONNECTED]`,
     link,
   );
 }
 
-export function createOAuthCapability(options: { broker: OAuthBroker; secrets: SecretSource }): Capability {
+export function createOAuthCapability(options: { broker: OAuthTokens; secrets: SecretSource }): Capability {
   const { broker, secrets } = options;
   return {
     name: "oauth",

@@ -3,39 +3,11 @@
 // Invariants: the policy only narrows what a grant's egress rules declare, never widens it;
 // loopback/private targets are reachable only through an explicit `allowPrivate` entry.
 
+import type { EgressPolicy, HostPolicy, ResolvedAddress, Resolver } from "../../contracts/config.ts";
 import type { AuditInput } from "../../state/store/types.ts";
 import type { CallGrant } from "../bridge/types.ts";
 
-/** One answer of name resolution, as `dns.lookup(name, {all: true})` gives it. */
-export interface ResolvedAddress {
-  address: string;
-  family: 4 | 6 | number;
-}
-
-/** The host's name resolution. The gate calls it once per hop and connects only to what it returned. */
-export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
-
-/**
- * Which hosts each plugin namespace may reach, on top of what its manifest declares.
- * A function decides per (namespace, host); a record maps a namespace to host patterns
- * (`api.example.com`, `*.example.com` for subdomains, `*` for any host the manifest declares);
- * a namespace missing from the record reaches nothing.
- */
-export type HostPolicy =
-  | ((namespace: string, host: string) => boolean)
-  | Readonly<Record<string, readonly string[]>>;
-
-export interface EgressPolicy {
-  /** Default: every host the grant's egress rules declare. */
-  hosts?: HostPolicy;
-  /**
-   * Loopback/private/link-local targets the operator allows explicitly: an address
-   * (`127.0.0.1`, `::1`), a CIDR (`10.0.0.0/8`, `fd00::/8`) or a host name (`db.internal`, which
-   * may then resolve to any refused-by-default unicast address). Cloud metadata addresses are
-   * allowed only by their exact address; unspecified, broadcast and multicast never.
-   */
-  allowPrivate?: readonly string[];
-}
+export type { EgressPolicy, HostPolicy, ResolvedAddress, Resolver };
 
 export interface FetchLimits {
   /** The whole exchange (all hops and the body); a request's own timeoutMs may only lower it. */

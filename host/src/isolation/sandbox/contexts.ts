@@ -5,7 +5,15 @@
 // would pin the whole context); a context whose creation failed is forgotten, so the agent's next
 // call creates a fresh one. The cap can be passed only while every kept context is in use
 // (bounded by the calls in flight).
-import type { AgentContext } from "./generation.ts";
+import type ivm from "isolated-vm";
+
+/** One agent's context in an isolate, with the References the runtime calls into it through. */
+export interface AgentContext {
+  context: ivm.Context;
+  run: ivm.Reference<(...args: unknown[]) => Promise<string>>;
+  settle: ivm.Reference<(bid: number, ok: boolean, valueOrCode: unknown, message?: string) => void>;
+  fire: ivm.Reference<(seq: number) => void>;
+}
 
 interface Entry {
   ready: Promise<AgentContext>;

@@ -32,7 +32,7 @@ export interface EngineOptions {
   onWarning?: (message: string) => void;
   /** Enter plugin code synchronously (a worker process; see RuntimeOptions.syncEntry). */
   syncEntry?: boolean;
-  /** Runs before each synchronous entry, given the last one's duration in ms (see worker-entry.ts). */
+  /** Runs before each synchronous entry, given the last one's duration in ms (see worker/worker-entry.ts). */
   beforeEntry?: (lastEntryMs: number, pluginKey: string) => void;
 }
 

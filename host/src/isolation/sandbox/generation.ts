@@ -8,7 +8,7 @@
 // codes pass.
 import { AirlockError } from "@airlock/sdk/errors";
 import type ivm from "isolated-vm";
-import { ContextPool } from "./contexts.ts";
+import { type AgentContext, ContextPool } from "./contexts.ts";
 import { isSandboxCode, sandboxError } from "./errors.ts";
 import type { CallTimers } from "./runtime/index.ts";
 import { ENDED_CODE, ENDED_REPLY, type IsolateWiring, type PromptAnswer } from "./wiring.ts";
@@ -38,13 +38,6 @@ export interface Execution {
   fire?: AgentContext["fire"];
   /** Ends the call at once with this error (its isolate was reset or it overran its budget). */
   fail?: (error: AirlockError) => void;
-}
-
-export interface AgentContext {
-  context: ivm.Context;
-  run: ivm.Reference<(...args: unknown[]) => Promise<string>>;
-  settle: ivm.Reference<(bid: number, ok: boolean, valueOrCode: unknown, message?: string) => void>;
-  fire: ivm.Reference<(seq: number) => void>;
 }
 
 /**

@@ -4,7 +4,7 @@
 import { sandboxError } from "./errors.ts";
 import { createInProcessSandbox, type InProcessOptions } from "./in-process.ts";
 import type { Sandbox } from "./types.ts";
-import { createWorkerSandbox, type WorkerSandboxOptions } from "./workers.ts";
+import { createWorkerSandbox, type WorkerSandboxOptions } from "./worker/workers.ts";
 
 export type SandboxOptions =
   | ({ mode: "workers" } & WorkerSandboxOptions)
@@ -23,5 +23,6 @@ export { SANDBOX_ERRORS } from "./errors.ts";
 export { createInProcessSandbox } from "./in-process.ts";
 export { DEFAULT_LIMITS, resolveLimits } from "./limits.ts";
 export type * from "./types.ts";
-export { createWorkerSandbox, type WorkerSandbox } from "./workers.ts";
+export type { QuarantineNotice } from "./worker/worker-tiers.ts";
+export { createWorkerSandbox, type WorkerSandbox } from "./worker/workers.ts";
 export type { InProcessOptions, WorkerSandboxOptions };

@@ -10,8 +10,8 @@
 // when done).
 import { readFileSync } from "node:fs";
 import ivm from "isolated-vm";
+import type { AgentContext } from "./contexts.ts";
 import { sandboxError } from "./errors.ts";
-import type { AgentContext } from "./generation.ts";
 import { WEB_RUNTIME_SOURCE } from "./runtime/index.ts";
 import { IsolateWiring } from "./wiring.ts";
 

@@ -16,11 +16,10 @@
 import { AirlockError } from "@airlock/sdk/errors";
 import type ivm from "isolated-vm";
 import { BundleCompiler } from "./bundle-compiler.ts";
-import type { ContextLease } from "./contexts.ts";
+import type { AgentContext, ContextLease } from "./contexts.ts";
 import { abortError } from "./deadline.ts";
 import { sandboxError } from "./errors.ts";
 import {
-  type AgentContext,
   type DisposeReason,
   decodeEnvelope,
   type EngineBridge,

@@ -6,23 +6,9 @@
 // stable AIRLOCK_SANDBOX_* / AIRLOCK_TOOL_* code, never a crash of the host.
 import type { Attachment, ConversationMessage, KnowledgeLevel, ToolResult } from "@airlock/sdk";
 import type { PluginManifest } from "@airlock/sdk/manifest";
+import type { EffectiveLimits } from "../../contracts/config.ts";
+import type { SandboxStats } from "../../contracts/plugins.ts";
 import type { BridgeDispatch, CallNotification } from "../bridge/types.ts";
-
-/** Limits in force for one plugin: min(operator ceiling, manifest request), defaults filled. */
-export interface EffectiveLimits {
-  /** CPU time of one call, enforced by the isolate. */
-  cpuMs: number;
-  /** Wall-clock deadline of one call, enforced by the host (counts time spent awaiting). */
-  wallMs: number;
-  /** V8 heap limit of the plugin's isolate. */
-  memoryMb: number;
-  maxInputBytes: number;
-  maxResultBytes: number;
-  /** Concurrent calls into this plugin. */
-  concurrency: number;
-  /** Capability (bridge) calls allowed in one tool call. */
-  capabilityCalls: number;
-}
 
 /** A plugin version ready to load: its verified bundle source and manifest. */
 export interface SandboxPlugin {
@@ -77,14 +63,6 @@ export interface SandboxCall {
   wallMs?: number;
 }
 
-export interface SandboxStats {
-  mode: "in-process" | "workers";
-  workers: number;
-  loadedPlugins: number;
-  busyCalls: number;
-  restarts: number;
-}
-
 export interface Sandbox {
   readonly mode: "in-process" | "workers";
   /** Loads (or reloads) a plugin version. Idempotent per key. */
@@ -96,4 +74,4 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
-export type { CallNotification };
+export type { CallNotification, EffectiveLimits, SandboxStats };

@@ -11,6 +11,7 @@
 // replica OPENED_REPLICA, which no replica's sweep abandons: it expires by its age instead, and
 // `take` deletes it once decided (one conditional DELETE: one taker wins).
 import type { PendingApproval } from "../../contracts/host.ts";
+import type { ApprovalRow, ClusterStore } from "../store/cluster-types.ts";
 import {
   type ApprovalDecision,
   type ApprovalRegistry,
@@ -19,8 +20,7 @@ import {
   EXPIRED_REASON,
   newApproval,
   openedExpired,
-} from "../../engine/pipeline/approvals.ts";
-import type { ApprovalRow, ClusterStore } from "../store/cluster-types.ts";
+} from "./approval-registry.ts";
 
 export interface SharedApprovalRegistry extends ApprovalRegistry {
   /** A wake-up named this approval: re-read its row and settle the waiting call if decided. */

@@ -8,8 +8,7 @@
 // event it read; with no stream open anywhere a call costs one closure call and nothing in
 // the database; rows are pruned after EVENT_RETENTION_MS (they are a relay, not a record: the
 // audit trail is the record).
-import type { HostEventMap, HostEventType } from "../../contracts/host.ts";
-import type { EventBus } from "../../engine/pipeline/events.ts";
+import type { EventBus, StreamEvent, StreamEventType, StreamListener } from "../../contracts/events.ts";
 import type { ClusterStore, HostEventRow } from "../store/cluster-types.ts";
 
 export const STREAM_EVENT_TYPES = [
@@ -18,12 +17,11 @@ export const STREAM_EVENT_TYPES = [
   "tool.failed",
   "permission.required",
   "tool.progress",
-] as const satisfies readonly HostEventType[];
-export type StreamEventType = (typeof STREAM_EVENT_TYPES)[number];
+] as const satisfies readonly StreamEventType[];
+// The list is the contract's StreamEventType, whole: a type the contract adds fails to compile here.
+true satisfies [Exclude<StreamEventType, (typeof STREAM_EVENT_TYPES)[number]>] extends [never] ? true : never;
 
-/** A host event as a stream delivers it: the event's fields plus the replica that served it. */
-export type StreamEvent<T extends StreamEventType = StreamEventType> = HostEventMap[T] & { replica: string };
-export type StreamListener = (type: StreamEventType, event: StreamEvent) => void;
+export type { StreamEvent, StreamEventType, StreamListener };
 
 export interface EventSource {
   /** Every event of these types, from every replica; returns the unsubscribe function. */

@@ -6,11 +6,10 @@
 // host re-reads rows there); after a dropped LISTEN connection `onResync` makes it re-read
 // everything it caches; close() leaves the cluster (replica marked stopped) after the host has
 // denied its own pending approvals.
-import type { ToolsChangeReason } from "../../contracts/host.ts";
-import { type ApprovalRegistry, createApprovalRegistry } from "../../engine/pipeline/approvals.ts";
-import type { EventBus } from "../../engine/pipeline/events.ts";
+import type { EventBus, ToolsChangeReason } from "../../contracts/events.ts";
 import type { ClusterSignal } from "../store/cluster-types.ts";
 import type { Store } from "../store/types.ts";
+import { type ApprovalRegistry, createApprovalRegistry } from "./approval-registry.ts";
 import { createSharedApprovalRegistry } from "./approvals.ts";
 import { type Coordinator, startCoordinator } from "./coordinator.ts";
 import { createClusterEventSource, createLocalEventSource, type EventSource } from "./events.ts";

@@ -6,31 +6,9 @@
 // (one conditional UPDATE, so racing replicas cannot both redeem one code or one refresh token);
 // a revoked grant stays revoked (revokeGrant never clears revokedAt); findSecret answers nothing
 // past its expiry.
+import type { AuthClientRecord, AuthGrantRecord, AuthSecretKind } from "../../contracts/records.ts";
 
-export interface AuthClientRecord {
-  /** `alc_…`, issued at registration. */
-  id: string;
-  /** The client's `client_name` (shown on the consent page), or "" when it gave none. */
-  name: string;
-  /** Exact redirect URIs; an authorization request must name one of them verbatim. */
-  redirectUris: string[];
-  createdAt: string;
-}
-
-export interface AuthGrantRecord {
-  /** `alg_…`; every token of one consent (the refresh family) carries it. */
-  id: string;
-  clientId: string;
-  clientName: string;
-  agent: string;
-  /** The audience: the agent's MCP URL, as the client sent it in `resource`. */
-  resource: string;
-  createdAt: string;
-  /** When the operator, the client or reuse detection revoked the grant; null while active. */
-  revokedAt: string | null;
-}
-
-export type AuthSecretKind = "code" | "access" | "refresh";
+export type { AuthClientRecord, AuthGrantRecord, AuthSecretKind };
 
 export interface AuthSecretRecord {
   /** sha256 (hex) of the clear secret. */

@@ -5,6 +5,7 @@
 // takeOAuthFlow hands a flow out at most once (a replayed or expired state gets null);
 // reserveModelCall admits a call only while the period's counters are under the budget, in one
 // atomic statement, so replicas racing on one grant never pass a call budget.
+import type { BudgetPeriod } from "../../contracts/oauth.ts";
 
 export interface OAuthFlowRecord {
   /** The `state` parameter: 32 random bytes, base64url. */
@@ -46,7 +47,7 @@ export interface ModelConnectionRecord {
   updatedAt: string;
 }
 
-export type BudgetPeriod = "day" | "month" | "total";
+export type { BudgetPeriod };
 
 export interface ModelGrantRecord {
   agent: string;

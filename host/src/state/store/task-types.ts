@@ -7,7 +7,9 @@
 // is bound to the agent that started the task and ignores expired rows; the input is dropped
 // when the task settles (only the outcome is kept until the TTL).
 
-export type TaskStatus = "working" | "completed" | "failed" | "cancelled";
+import type { TaskStatus } from "../../contracts/tasks.ts";
+
+export type { TaskStatus };
 
 export interface TaskRow {
   id: string;

@@ -3,38 +3,29 @@
 // Invariants: every method is atomic (a failure leaves nothing half-written); values
 // crossing the interface are plain data; secret values are stored only as ciphertext
 // produced by host/src/state/secrets/ (the store never sees a master key or a plaintext secret).
-import type { KnowledgeLevel } from "@airlock/sdk";
 import type { PluginManifest } from "@airlock/sdk/manifest";
+import type {
+  AgentKnowledgeLevel,
+  AgentRecord,
+  AuditInput,
+  AuditQuery,
+  AuditRecord,
+  TokenRecord,
+} from "../../contracts/records.ts";
 import type { AuthServerStore } from "./authz-types.ts";
 import type { BrokerStore } from "./broker-types.ts";
 import type { ClusterStore } from "./cluster-types.ts";
 import type { TaskStore } from "./task-types.ts";
 
-export type AgentKnowledgeLevel = KnowledgeLevel | "none";
-
-export interface AgentRecord {
-  slug: string;
-  /** "none" when an operator disabled knowledge access. New agents start at "read". */
-  knowledgeLevel: AgentKnowledgeLevel;
-  createdAt: string;
-}
-
-export type TokenRole = "operator" | "agent";
-
-export interface TokenRecord {
-  id: string;
-  role: TokenRole;
-  /** The agent an agent token acts for; null for operator tokens. */
-  agent: string | null;
-  label: string;
-  createdAt: string;
-  /**
-   * The first characters of the token (its role prefix and 4 of its random characters, e.g.
-   * `alk_ag_Xy3q`), kept so a listing can tell tokens apart; absent for tokens issued before it
-   * was kept. Never enough to use or guess the token (4 of 43 random characters).
-   */
-  prefix?: string;
-}
+export type {
+  AgentKnowledgeLevel,
+  AgentRecord,
+  AuditInput,
+  AuditQuery,
+  AuditRecord,
+  TokenRecord,
+  TokenRole,
+} from "../../contracts/records.ts";
 
 export interface InstalledPluginRecord {
   namespace: string;
@@ -125,25 +116,6 @@ export interface KnowledgeHitRecord {
   score: number;
 }
 
-export interface AuditRecord {
-  id: number;
-  at: string;
-  agent: string | null;
-  plugin: string | null;
-  tool: string | null;
-  conversationId: string | null;
-  /** "capability" (a bridge call), "plugin" (ctx.audit.log), "tool" (a tool call), "admin" (an operator action). */
-  kind: "capability" | "plugin" | "tool" | "admin";
-  action: string;
-  allowed: boolean;
-  success: boolean | null;
-  error: string | null;
-  durationMs: number | null;
-  details: Record<string, unknown> | null;
-}
-
-export type AuditInput = Omit<AuditRecord, "id" | "at"> & { at?: string };
-
 /** How far one audit journal is committed, recorded in the same transaction as a batch. */
 export interface AuditJournalMark {
   journal: string;
@@ -165,18 +137,6 @@ export interface AuditJournal {
   committed(seq: number): void;
   /** Closes the file; deletes the journal when everything in it was committed, else leaves it for replay. */
   close(allCommitted: boolean): void;
-}
-
-export interface AuditQuery {
-  agent?: string;
-  plugin?: string;
-  tool?: string;
-  kind?: AuditRecord["kind"];
-  since?: string;
-  until?: string;
-  limit?: number;
-  /** Return entries with id < before (paging, newest first). */
-  before?: number;
 }
 
 export interface Store extends BrokerStore {

@@ -4,7 +4,7 @@
 // endpoint; the order is 401 (who are you) before 403 (may you) before 404 (does it exist),
 // so an agent token cannot probe which other agents exist.
 import type { AirlockHost } from "../../contracts/host.ts";
-import type { TokenRecord } from "../../state/store/types.ts";
+import type { TokenRecord } from "../../contracts/records.ts";
 import { apiError } from "./errors.ts";
 import type { Access } from "./route-table.ts";
 

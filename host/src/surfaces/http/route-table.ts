@@ -5,7 +5,7 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import type { AirlockHost } from "../../contracts/host.ts";
-import type { TokenRecord } from "../../state/store/types.ts";
+import type { TokenRecord } from "../../contracts/records.ts";
 
 export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
 

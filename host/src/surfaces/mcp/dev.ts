@@ -13,8 +13,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import type { AirlockHost } from "../../contracts/host.ts";
+import type { AgentKnowledgeLevel } from "../../contracts/records.ts";
 import { createHost } from "../../host.ts";
-import type { AgentKnowledgeLevel } from "../../state/store/types.ts";
 import { startAdminServer } from "../http/server.ts";
 import { serveMcpStdio } from "./stdio.ts";
 

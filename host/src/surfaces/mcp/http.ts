@@ -1,58 +1,48 @@
 // The MCP streamable-HTTP endpoint, mounted on the admin server at /mcp/:slug. Both protocol
-// eras on one URL, from one server factory (server.ts): a request carrying the 2026-07-28
-// per-request envelope goes to the SDK's own handler (one per agent, so list changes reach only
-// that agent's listen streams); a 2025-era request goes to legacy-http.ts.
+// eras on one URL, from one server factory (server.ts): this file authenticates the request,
+// reads its body and asks the SDK which era it speaks; the era's side answers it whole
+// (era-2026/modern-http.ts for a request carrying the 2026-07-28 per-request envelope,
+// era-2025/legacy-http.ts for the initialize-based revisions). Both share one run cache and one
+// list-change hub per process.
 // Invariants: every request is authenticated (the agent's token or an operator's) before any
 // MCP parsing; no request needs anything a previous request left in this process, so any
 // replica sharing the store answers any request; the protected-resource metadata
 // (RFC 9728) is named by the 401's WWW-Authenticate header.
 import { AirlockError } from "@airlock/sdk";
-import {
-  type AuthInfo,
-  createMcpHandler,
-  InMemoryServerEventBus,
-  isLegacyRequest,
-  type McpHttpHandler,
-} from "@modelcontextprotocol/server";
+import { isLegacyRequest } from "@modelcontextprotocol/server";
 import type { Context, Hono } from "hono";
 import type { AirlockHost } from "../../contracts/host.ts";
-import type { TokenRecord } from "../../state/store/types.ts";
+import type { TokenRecord } from "../../contracts/records.ts";
 import { authenticateRequest, bearerToken, checkAccess } from "../http/auth.ts";
 import { isAccessToken, verifyAccessToken } from "../http/authz/access.ts";
 import { externalBase } from "../http/authz/config.ts";
 import { apiError, toWireError } from "../http/errors.ts";
 import type { ExtraPath } from "../http/openapi.ts";
+import type { HttpCaller } from "./era.ts";
+import { LegacyMcpHttp } from "./era-2025/legacy-http.ts";
+import type { StreamLimits } from "./era-2025/streams.ts";
+import { ModernMcpHttp } from "./era-2026/modern-http.ts";
 import { readJsonBody } from "./http-support.ts";
-import { LegacyMcpHttp, type StreamLimits } from "./legacy-http.ts";
 import { ListChangeHub } from "./list-changes.ts";
 import { mountProtectedResource } from "./protected-resource.ts";
 import { RunCache } from "./run-cache.ts";
-import { createAgentMcpServer, type McpServerOptions } from "./server.ts";
-import { answerModernTaskRequest } from "./tasks.ts";
+import type { McpServerOptions } from "./server.ts";
 
 export const MCP_PATH = "/mcp/:slug";
-/** Open `subscriptions/listen` streams (2026-07-28) per agent on one process. */
-export const MAX_LISTEN_STREAMS_PER_AGENT = 64;
 /** Largest MCP request body read (bytes). */
 export const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
 
 export interface McpHttpOptions extends McpServerOptions {
-  /** Caps on 2025-era GET streams (per token and in all); defaults in legacy-http.ts. */
+  /** Caps on 2025-era GET streams (per token and in all); defaults in era-2025/streams.ts. */
   streams?: Partial<StreamLimits>;
   /** The endpoint object (shared with the server that closes it); made by mountMcpHttp otherwise. */
   endpoint?: McpHttpEndpoint;
 }
 
-interface Caller {
-  agent: string;
-  token: TokenRecord;
-}
-
-/** What the endpoint keeps per process: per-agent modern handlers and the list-change hub. */
+/** What the endpoint keeps per process: each era's side, the run cache and the list-change hub. */
 export class McpHttpEndpoint {
   readonly #host: AirlockHost;
-  readonly #options: McpServerOptions;
-  readonly #modern = new Map<string, { handler: McpHttpHandler; bus: InMemoryServerEventBus }>();
+  readonly #modern: ModernMcpHttp;
   readonly #hub: ListChangeHub;
   readonly #legacy: LegacyMcpHttp;
   readonly #runs: RunCache;
@@ -60,13 +50,9 @@ export class McpHttpEndpoint {
   constructor(host: AirlockHost, options: McpHttpOptions = {}) {
     const { streams, endpoint: _e, ...serverOptions } = options;
     this.#host = host;
-    this.#options = serverOptions;
     this.#runs = new RunCache(host);
-    this.#hub = new ListChangeHub(host, (agent) => {
-      if (agent === null)
-        for (const { bus } of this.#modern.values()) bus.publish({ kind: "tools_list_changed" });
-      else this.#modern.get(agent)?.bus.publish({ kind: "tools_list_changed" });
-    });
+    this.#modern = new ModernMcpHttp(host, serverOptions, this.#runs, MAX_MCP_BODY_BYTES);
+    this.#hub = new ListChangeHub(host, (agent) => this.#modern.toolsChanged(agent));
     this.#legacy = new LegacyMcpHttp(host, serverOptions, this.#hub, streams ?? {}, this.#runs);
   }
 
@@ -78,29 +64,15 @@ export class McpHttpEndpoint {
     if ((await this.#host.getAgent(agent)) === null) {
       throw apiError("AIRLOCK_API_UNKNOWN_AGENT", `no agent has slug ${JSON.stringify(agent)}`);
     }
-    const caller: Caller = { agent, token };
+    const caller: HttpCaller = { agent, token };
     let body: unknown;
     if (request.method === "POST") {
       const read = await readJsonBody(request, MAX_MCP_BODY_BYTES);
       if (!read.ok) return read.response;
       body = read.body;
     }
-    if (await isLegacyRequest(request, body)) return this.#legacy.handle(request, body, caller);
-    const taskAnswer = await answerModernTaskRequest(this.#host, agent, body);
-    if (taskAnswer !== undefined) return Response.json(taskAnswer);
-    const authInfo: AuthInfo = {
-      token: token.id,
-      clientId: token.agent ?? "operator",
-      scopes: [],
-      extra: {
-        agent,
-        tokenId: token.id,
-        conversationId: modernConversation(body, token),
-        // the pages the person is sent to: on the operator's public URL when one is set (a proxy)
-        pagesOrigin: externalBase(this.#host, request.url),
-      },
-    };
-    return this.#modernHandler(agent).fetch(request, { authInfo, parsedBody: body });
+    const era = (await isLegacyRequest(request, body)) ? this.#legacy : this.#modern;
+    return era.handle(request, body, caller);
   }
 
   /**
@@ -115,52 +87,12 @@ export class McpHttpEndpoint {
     return verifyAccessToken(this.#host, bearer, resource);
   }
 
-  #modernHandler(agent: string): McpHttpHandler {
-    const existing = this.#modern.get(agent);
-    if (existing !== undefined) return existing.handler;
-    const bus = new InMemoryServerEventBus();
-    const handler = createMcpHandler(
-      ({ era, authInfo }) => {
-        const extra = authInfo?.extra as { conversationId?: string; pagesOrigin?: string } | undefined;
-        return createAgentMcpServer(this.#host, agent, this.#options, {
-          era,
-          conversationId: extra?.conversationId ?? `mcp-${agent}`,
-          runs: this.#runs,
-          ...(extra?.pagesOrigin === undefined ? {} : { pagesOrigin: extra.pagesOrigin }),
-        });
-      },
-      {
-        legacy: "reject",
-        bus,
-        maxSubscriptions: MAX_LISTEN_STREAMS_PER_AGENT,
-        maxRequestBodySize: MAX_MCP_BODY_BYTES,
-        onerror: () => undefined,
-      },
-    );
-    this.#modern.set(agent, { handler, bus });
-    return handler;
-  }
-
   async close(): Promise<void> {
     this.#hub.close();
     this.#runs.close();
     await this.#legacy.close();
-    await Promise.allSettled([...this.#modern.values()].map(({ handler }) => handler.close()));
-    this.#modern.clear();
+    await this.#modern.close();
   }
-}
-
-const CONVERSATION = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/**
- * The conversation of a 2026-07-28 request (no session exists): the client may name one in
- * `_meta["airlock/conversationId"]`; otherwise each token has its own, stable across requests.
- */
-function modernConversation(body: unknown, token: TokenRecord): string {
-  const meta = (body as { params?: { _meta?: Record<string, unknown> } } | undefined)?.params?._meta;
-  const named = meta?.["airlock/conversationId"];
-  if (typeof named === "string" && CONVERSATION.test(named)) return `mcp:${named}`;
-  return `mcp-token-${token.id}`;
 }
 
 export function mountMcpHttp(app: Hono, host: AirlockHost, options: McpHttpOptions = {}): McpHttpEndpoint {

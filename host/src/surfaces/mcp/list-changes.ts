@@ -7,7 +7,7 @@
 // agent (a plugin lifecycle change) reaches all; a task's status reaches its agent's streams
 // only; a stream's writer that throws is dropped.
 import type { AirlockHost } from "../../contracts/host.ts";
-import { legacyTask } from "./tasks.ts";
+import { legacyTask } from "./era-2025/tasks.ts";
 
 export type StreamWriter = (notification: {
   jsonrpc: "2.0";

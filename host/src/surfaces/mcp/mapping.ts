@@ -6,7 +6,7 @@
 // its AIRLOCK_* code in `_meta["airlock/errorCode"]` besides the text the model reads.
 import type { CallToolResult, LoggingLevel, ServerNotification, Tool } from "@modelcontextprotocol/server";
 import type { ModelTool, ToolCallOutcome } from "../../contracts/host.ts";
-import type { CallNotification } from "../../isolation/bridge/types.ts";
+import type { CallNotification } from "../../contracts/runs.ts";
 
 /** How tools are named on the MCP side: `ns__tool` (agents) or the bare tool name (plugin dev). */
 export type ToolNaming = "wire" | "bare";

@@ -1,6 +1,7 @@
 // createAgentMcpServer(host, agent, options) → a low-level MCP SDK v2 `Server` serving one
 // agent's tools. The same factory backs both protocol eras (2026-07-28 per-request and the 2025
-// revisions), over HTTP (one instance per request) and stdio (one per connection).
+// revisions), over HTTP (one instance per request) and stdio (one per connection); what differs
+// between the eras is the era object's (era.ts, era-2025/, era-2026/), never a branch here.
 // tools/list takes a fresh catalogue snapshot (a host Run) and answers one page of it, in a
 // deterministic order (by name); tools/call starts a run for the call and goes through it, so
 // the host's whole pipeline applies (enablement, secrets, hooks, approvals, validation, sandbox).
@@ -19,8 +20,12 @@ import {
   type Tool,
 } from "@modelcontextprotocol/server";
 import type { AirlockHost, CallOptions, ModelTool, Run, RunOptions } from "../../contracts/host.ts";
-import { subjectFromWire } from "../../engine/oauth/subject.ts";
+import { subjectFromWire } from "../../index.ts";
 import { decodeCursor, encodeCursor, PAGE_SIZE } from "./cursor.ts";
+import type { EraName, ProtocolEra } from "./era.ts";
+import { ERA_2025 } from "./era-2025/era.ts";
+import { ERA_2026 } from "./era-2026/era.ts";
+import { verifyRoundState } from "./era-2026/round-state.ts";
 import {
   errorResult,
   mcpToolName,
@@ -31,9 +36,10 @@ import {
   unknownToolMessage,
 } from "./mapping.ts";
 import { PeopleRound } from "./people.ts";
-import { verifyRoundState } from "./round-state.ts";
 import { registerSkillPrompts } from "./skill-prompts.ts";
-import { createTaskResult, serveTasks, taskCapabilities, taskRequest } from "./tasks.ts";
+
+/** The era objects by the name the SDK negotiated. */
+const ERAS: Record<EraName, ProtocolEra> = { legacy: ERA_2025, modern: ERA_2026 };
 
 export interface McpServerOptions {
   /** Run tools that are not read-only without waiting for an operator's approval (default false). */
@@ -56,7 +62,7 @@ export interface McpServerOptions {
 
 /** What one serving unit (an HTTP request, a stdio connection) knows of its caller. */
 export interface McpCallerContext {
-  era: "legacy" | "modern";
+  era: EraName;
   /** The conversation calls belong to (ctx.state); a 2025 session's own, else the agent's MCP default. */
   conversationId: string;
   /** 2025 era: the minimum log level the session chose (undefined = everything). */
@@ -108,17 +114,18 @@ export function createAgentMcpServer(
   const naming = options.naming ?? "wire";
   const log = options.log ?? ((error: unknown) => console.error("airlock mcp:", error));
   const pageSize = options.pageSize ?? PAGE_SIZE;
+  const era = ERAS[caller.era];
   const server = new Server(
     { name: options.serverName ?? "airlock", version: host.version },
     {
       capabilities: {
         tools: { listChanged: true },
         prompts: {},
-        ...(caller.era === "legacy" ? { logging: {} } : {}),
-        ...taskCapabilities(caller.era),
+        ...era.capabilities(),
       },
       instructions: `Tools of the Airlock agent "${agent}". Each tool runs sandboxed; a failed call returns isError with a reason and its code in _meta["airlock/errorCode"].`,
-      // 2026-07-28 rounds (approvals, ctx.elicit, missing secrets): state sealed by this host (people.ts).
+      // 2026-07-28 rounds (approvals, ctx.elicit, missing secrets): state sealed by this host
+      // (era-2026/round.ts). Verified whatever the era: a request that carries one is checked alike.
       requestState: { verify: (state) => verifyRoundState(host, state) },
     },
   );
@@ -133,14 +140,7 @@ export function createAgentMcpServer(
   };
   const startRun = (): Promise<Run> =>
     caller.runs === undefined ? host.startRun(runOptionsOf()) : caller.runs.get(runOptionsOf());
-  serveTasks(server, host, agent, caller.era);
-
-  if (caller.era === "legacy") {
-    server.setRequestHandler("logging/setLevel", async (request) => {
-      await caller.setLogLevel?.(request.params.level);
-      return {};
-    });
-  }
+  era.serve(server, host, agent, caller.setLogLevel); // 2025: tasks/*, logging/setLevel
 
   registerSkillPrompts(server, host, agent); // skills the agent has enabled (skill-prompts.ts)
 
@@ -170,8 +170,7 @@ export function createAgentMcpServer(
       );
     }
     // A long-running tool asked for as a task (tasks.ts): recorded, queued, answered at once.
-    const asTask = taskRequest(
-      caller.era,
+    const asTask = era.taskRequest(
       request.params as Record<string, unknown>,
       tool,
       ctx.mcpReq.envelope as Record<string, unknown> | undefined,
@@ -186,7 +185,7 @@ export function createAgentMcpServer(
         ...(trace === undefined ? {} : { trace }),
         ...(taskSubject === undefined ? {} : { subject: taskSubject }),
       });
-      return createTaskResult(caller.era, view) as never;
+      return era.taskResult(view) as never;
     }
     const progressToken = request.params._meta?.progressToken;
     // Notifications go out before the result: the result waits for every send the tool started.
@@ -194,21 +193,23 @@ export function createAgentMcpServer(
     let minimum: Promise<LoggingLevel | undefined> | undefined;
     const trace = traceOf(request.params._meta as Record<string, unknown> | undefined);
     const subject = subjectOf(request.params._meta as Record<string, unknown> | undefined);
-    // Approvals at the client, ctx.elicit and missing secrets travel as elicitations (people.ts).
+    // Approvals at the client, ctx.elicit and missing secrets go to people as the era asks (people.ts).
     let round: PeopleRound;
     try {
-      round = new PeopleRound({
-        host,
-        server,
-        agent,
-        era: caller.era,
-        ctx,
-        wireName: name,
-        input: request.params.arguments ?? {},
-        pagesOrigin: caller.pagesOrigin,
-        ...(options.approvalWaitMs === undefined ? {} : { approvalWaitMs: options.approvalWaitMs }),
-        log,
-      });
+      round = new PeopleRound(
+        {
+          host,
+          server,
+          agent,
+          ctx,
+          wireName: name,
+          input: request.params.arguments ?? {},
+          pagesOrigin: caller.pagesOrigin,
+          ...(options.approvalWaitMs === undefined ? {} : { approvalWaitMs: options.approvalWaitMs }),
+          log,
+        },
+        era,
+      );
     } catch (error) {
       if (hasCode(error) && error.code.startsWith("AIRLOCK_")) return errorResult(error.code, error.message);
       throw error;
@@ -221,9 +222,10 @@ export function createAgentMcpServer(
       // the end user the client names (docs/oauth.md): checked, audited, used by ctx.oauth
       ...(subject === undefined ? {} : { subject }),
       onNotification: (n) => {
-        if (n.type === "log" && caller.era === "modern") {
-          // 2026-07-28: the request's own envelope says which levels it wants (absent = none).
-          sending.push(ctx.mcpReq.log(n.level, n.message, name).catch(log));
+        // 2026-07-28: the request's own envelope says which levels it wants (absent = none).
+        const sent = n.type === "log" ? era.requestLog(ctx, n.level, n.message, name) : undefined;
+        if (sent !== undefined) {
+          sending.push(sent.catch(log));
           return;
         }
         minimum ??= caller.logLevel?.() ?? Promise.resolve(undefined);
@@ -239,10 +241,10 @@ export function createAgentMcpServer(
     };
     // A call that waits for an operator's approval says so (and where), instead of silence; a
     // 2025 client that opens URLs is also pointed at the host's approval page.
-    let approvalPage: string | undefined;
+    let approvalPageDone: (() => Promise<void>) | undefined;
     const offApproval = host.on("permission.required", (event) => {
       if (event.runId !== run.id || event.toolName !== tool.id) return;
-      approvalPage = round.offerApprovalPage(event.approvalId, name);
+      approvalPageDone = round.offerApprovalPage(event.approvalId, name);
       const page =
         caller.pagesOrigin === undefined
           ? ""
@@ -254,7 +256,7 @@ export function createAgentMcpServer(
     });
     try {
       const outcome = await run.call(tool.id, request.params.arguments ?? {}, callOptions);
-      if (approvalPage !== undefined) await round.completeUrl(approvalPage);
+      if (approvalPageDone !== undefined) await approvalPageDone();
       const asking = round.finish(outcome.errorCode);
       if (sending.length > 0) {
         await Promise.all(sending);

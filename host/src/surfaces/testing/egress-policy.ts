@@ -1,7 +1,7 @@
 // Turns the test's egress allowance into the host's EgressPolicy. The policy only narrows
 // what manifests declare: `hosts` patterns apply to every namespace; `allowPrivate` lets
 // named loopback/private targets through (for local test servers), exactly as an operator would.
-import type { EgressPolicy } from "../../isolation/egress/types.ts";
+import type { EgressPolicy } from "../../contracts/config.ts";
 import type { TestEgressAllow } from "./types.ts";
 
 function matches(pattern: string, host: string): boolean {

@@ -10,9 +10,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KnowledgeLevel } from "@airlock/sdk";
+import type { EgressPolicy } from "../../contracts/config.ts";
 import type { AirlockHost } from "../../contracts/host.ts";
 import { createHost } from "../../host.ts";
-import type { EgressPolicy } from "../../isolation/egress/types.ts";
 import { egressPolicyFor } from "./egress-policy.ts";
 import type {
   HostTestHarness,

@@ -7,7 +7,7 @@ import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import type { AuditJournalMark } from "../types.ts";
 import { immediate } from "./tx.ts";
 
-/** One row (parameters: audit.ts auditParams). */
+/** One row (parameters: audit-rows.ts auditParams). */
 export const INSERT_AUDIT = `INSERT INTO audit (at, agent, plugin, tool, conversation_id, kind, action, allowed, success, error, duration_ms, details)
    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 

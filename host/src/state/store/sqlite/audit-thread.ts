@@ -19,7 +19,7 @@ import type { SQLInputValue } from "node:sqlite";
 import { Worker } from "node:worker_threads";
 import { STORE_ERRORS, storeError } from "../errors.ts";
 import type { AuditInput, AuditJournalMark } from "../types.ts";
-import { auditParams } from "./audit.ts";
+import { auditParams } from "./audit-rows.ts";
 import type { BatchAnswer, BatchMessage, ReadyAnswer, WriterSetup } from "./audit-writer-thread.ts";
 import type { SqliteDurability } from "./connection.ts";
 

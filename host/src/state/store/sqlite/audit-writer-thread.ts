@@ -1,7 +1,7 @@
 // The audit file's writer thread (audit-thread.ts starts it): its own connection to audit.db,
 // which commits each batch it is sent (its rows, and the journal mark when there is one) in one
 // transaction (audit-commit.ts), and answers with the batch's id, or with the error that rolled
-// it back. The host sends rows already turned into parameters (audit.ts auditParams), so this
+// it back. The host sends rows already turned into parameters (audit-rows.ts auditParams), so this
 // file loads no store code beyond audit-commit.ts, connection.ts and tx.ts: the thread is up in
 // the time a worker takes to start, without the store's modules (the SDK's import alone took
 // ≈ 0.3–0.5 s in a new thread). The row inserts with their four index entries, the commit, and

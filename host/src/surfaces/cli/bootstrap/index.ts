@@ -1,4 +1,4 @@
-// The first-party bootstrap step of `airlock start` (a BootstrapStep, see cli/commands/start.ts).
+// The first-party bootstrap step of `airlock start` (a BootstrapStep, see cli/start-step.ts).
 // beforeHost: a signing key for this data dir (trusted by the host about to open), a local
 //   registry child process on a loopback port with its own data dir (`<data>/bootstrap/registry`),
 //   pointed to by the host's registryUrl unless the operator named a registry.
@@ -11,7 +11,7 @@
 import { join } from "node:path";
 import semver from "semver";
 import type { AirlockHost } from "../../../contracts/host.ts";
-import type { BootstrapStep, RunningContext, StartContext } from "../commands/start.ts";
+import type { BootstrapStep, RunningContext, StartContext } from "../start-step.ts";
 import { bootstrapError } from "./errors.ts";
 import { ensureExampleAgent } from "./example-agent.ts";
 import { type FirstPartyPlugin, listFirstPartyPlugins } from "./first-party.ts";

@@ -1,6 +1,6 @@
 // `airlock agents …`: list and create agents, show and change what each is served, set its
 // knowledge level. Works directly on a data directory (no running server needed).
-import type { AgentKnowledgeLevel } from "../../../state/store/types.ts";
+import type { AgentKnowledgeLevel } from "../../../contracts/records.ts";
 import { parseOptions, requiredPositional } from "../args.ts";
 import { ensureAgentToken } from "../credentials.ts";
 import { cliError } from "../errors.ts";

@@ -1,11 +1,8 @@
 // `airlock agents code-mode <slug> [on|off] [limits]`: shows or changes an agent's code mode
 // (search_tools and run_code on its MCP endpoint; docs/code-mode.md), on the running host
 // through its admin API or directly on a data directory, like the other `agents` commands.
-import {
-  CODE_MODE_LIMIT_RANGES,
-  type CodeModeChange,
-  type CodeModeSettings,
-} from "../../../engine/code-mode/settings.ts";
+import type { CodeModeChange, CodeModeSettings } from "../../../contracts/code-mode.ts";
+import { CODE_MODE_LIMIT_RANGES } from "../../../index.ts";
 import type { CliHost } from "../admin-client.ts";
 import { type Parsed, parseOptions, requiredPositional } from "../args.ts";
 import { cliError } from "../errors.ts";

@@ -2,7 +2,7 @@
 // read-only`: remote MCP servers installed as plugins, each a thin layer over host.remote (the
 // library API; a running host through its admin API).
 import type { ParseArgsOptionsConfig } from "node:util";
-import type { RemoteInstallOptions, RemoteStatus } from "../../../engine/remote/types.ts";
+import type { RemoteInstallOptions, RemoteStatus } from "../../../contracts/remote.ts";
 import { listOption, type Parsed, parseOptions, requiredPositional, stringOption } from "../args.ts";
 import { cliError } from "../errors.ts";
 import type { CliCommand, CliIO } from "../types.ts";

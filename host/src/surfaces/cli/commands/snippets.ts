@@ -4,7 +4,7 @@
 // data directory, like the other `agents` commands.
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import type { Snippet, SnippetSummary } from "../../../engine/code-mode/snippets.ts";
+import type { Snippet, SnippetSummary } from "../../../contracts/code-mode.ts";
 import type { CliHost } from "../admin-client.ts";
 import { type Parsed, parseOptions, requiredPositional, stringOption } from "../args.ts";
 import { cliError } from "../errors.ts";

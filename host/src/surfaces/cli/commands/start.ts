@@ -2,16 +2,15 @@
 // and the MCP endpoint on one listener, print the URLs and tokens, run until SIGINT/SIGTERM.
 // `start` additionally runs the bootstrap steps (START_BOOTSTRAP): first-run conveniences such
 // as a `default` agent; other components add their step (a local registry, first-party plugins)
-// to that list, in one place. `serve` runs none of them.
+// to that list, in one place (a step's contract: ../start-step.ts). `serve` runs none of them.
 // Invariants: shutdown closes the server, then runs registered cleanups in reverse, then closes
 // the host; a failing step stops startup with its error (nothing keeps listening).
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { hasCode } from "@airlock/sdk/errors";
-import type { HostOptions } from "../../../config.ts";
 import type { AirlockHost } from "../../../contracts/host.ts";
 import type { AdminServer } from "../../http/server.ts";
-import { listOption, type Parsed, parseOptions, portOption, stringOption } from "../args.ts";
+import { listOption, parseOptions, portOption, stringOption } from "../args.ts";
 import { createFirstPartyStep } from "../bootstrap/index.ts";
 import { CREDENTIALS_FILE, ensureAgentToken, ensureOperatorToken } from "../credentials.ts";
 import { cliError } from "../errors.ts";
@@ -23,36 +22,13 @@ import {
   openHost,
   START_DATA_DIR_HELP,
 } from "../open-host.ts";
+import type { BootstrapStep, RunningContext, StartContext } from "../start-step.ts";
+import type { CliCommand, CliIO } from "../types.ts";
 
 const DATA_DIR_LINES = HOST_OPTIONS_HELP.split("\n").slice(0, 4).join("\n");
 
-import type { CliCommand, CliIO } from "../types.ts";
-
 export const DEFAULT_PORT = 4480;
 export const DEFAULT_AGENT = "default";
-
-export interface StartContext {
-  io: CliIO;
-  parsed: Parsed;
-  dataDir: string;
-  /** Steps may adjust these in `beforeHost` (e.g. point registryUrl at a local registry). */
-  hostOptions: HostOptions;
-  /** Extra banner lines, printed after the URLs and tokens. */
-  notes: string[];
-  /** Registers a cleanup run at shutdown (reverse order), before the host closes. */
-  onShutdown(cleanup: () => Promise<void>): void;
-}
-
-export interface RunningContext extends StartContext {
-  host: AirlockHost;
-  server: AdminServer;
-}
-
-export interface BootstrapStep {
-  name: string;
-  beforeHost?(ctx: StartContext): Promise<void>;
-  afterHost?(ctx: RunningContext): Promise<void>;
-}
 
 /** On a fresh data directory, create the `default` agent and keep a token for it. */
 export const defaultAgentStep: BootstrapStep = {

@@ -3,8 +3,7 @@
 // while its grant is active and its agent is the one that consented (an agent deleted and made
 // again does not inherit grants); a refusal is audited with its code, never with the token.
 import type { AirlockHost } from "../../../contracts/host.ts";
-import type { AuthGrantRecord } from "../../../state/store/authz-types.ts";
-import type { TokenRecord } from "../../../state/store/types.ts";
+import type { AuthGrantRecord, TokenRecord } from "../../../contracts/records.ts";
 import { authzAudit } from "./config.ts";
 import { hashSecret, refuse, SECRET_PREFIXES } from "./grants.ts";
 

@@ -6,7 +6,7 @@
 // to that URI (RFC 6749 §4.1.2.1); `resource` must be the MCP URL of an existing agent of this
 // origin; every refusal is audited.
 import type { AirlockHost } from "../../../contracts/host.ts";
-import type { AuthClientRecord } from "../../../state/store/authz-types.ts";
+import type { AuthClientRecord } from "../../../contracts/records.ts";
 import { authzAudit } from "./config.ts";
 import { type AuthzErrorCode, authzError } from "./errors.ts";
 import { newId } from "./grants.ts";

@@ -5,7 +5,7 @@
 // carries no token, code or hash; a revocation is audited (grants.ts revokeGrantOf).
 import { z } from "zod";
 import type { AirlockHost } from "../../../contracts/host.ts";
-import type { AuthGrantRecord } from "../../../state/store/authz-types.ts";
+import type { AuthGrantRecord } from "../../../contracts/records.ts";
 import { apiError } from "../errors.ts";
 import { defineRoute, type RouteSpec } from "../route-table.ts";
 import { slug } from "../schemas.ts";

@@ -7,7 +7,7 @@
 // its AIRLOCK_AUTHZ_* code, never with a secret. Access tokens are checked in access.ts.
 import { createHash, randomBytes } from "node:crypto";
 import type { AirlockHost } from "../../../contracts/host.ts";
-import type { AuthGrantRecord, AuthSecretKind } from "../../../state/store/authz-types.ts";
+import type { AuthGrantRecord, AuthSecretKind } from "../../../contracts/records.ts";
 import { type AuthzConfig, authzAudit } from "./config.ts";
 import { type AuthzErrorCode, authzError } from "./errors.ts";
 

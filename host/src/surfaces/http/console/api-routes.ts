@@ -7,8 +7,8 @@
 import { readPluginTarball } from "@airlock/sdk/package";
 import { z } from "zod";
 import type { AirlockHost } from "../../../contracts/host.ts";
+import type { TokenRecord } from "../../../contracts/records.ts";
 import { TOKEN_PREFIXES } from "../../../state/auth/tokens.ts";
-import type { TokenRecord } from "../../../state/store/types.ts";
 import { apiError } from "../errors.ts";
 import { defineRoute, type RouteSpec } from "../route-table.ts";
 import { namespaceParams, slug, slugParams } from "../schemas.ts";

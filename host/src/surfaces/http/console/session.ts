@@ -13,7 +13,7 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { hasCode } from "@airlock/sdk/errors";
 import type { Context } from "hono";
 import type { AirlockHost } from "../../../contracts/host.ts";
-import type { AuditInput, TokenRecord } from "../../../state/store/types.ts";
+import type { AuditInput, TokenRecord } from "../../../contracts/records.ts";
 import { authenticateRequest } from "../auth.ts";
 import { consoleError } from "./errors.ts";
 

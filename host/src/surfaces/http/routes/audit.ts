@@ -1,6 +1,6 @@
 // The audit query route: newest first, paged with `before` (the id of the oldest entry seen).
 
-import type { AuditQuery } from "../../../state/store/types.ts";
+import type { AuditQuery } from "../../../contracts/records.ts";
 import { defineRoute, type RouteSpec } from "../route-table.ts";
 import { auditQuery, auditResponse } from "../schemas.ts";
 

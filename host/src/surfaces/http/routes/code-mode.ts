@@ -4,7 +4,7 @@
 // Invariants: a change is validated whole by the host (AIRLOCK_CODE_SETTINGS_INVALID, 400, and
 // nothing stored); the answer is always the settings now in force.
 import { z } from "zod";
-import { CODE_MODE_LIMIT_RANGES } from "../../../engine/code-mode/settings.ts";
+import { CODE_MODE_LIMIT_RANGES } from "../../../index.ts";
 import { defineRoute, type RouteSpec } from "../route-table.ts";
 import { slugParams } from "../schemas.ts";
 

@@ -9,7 +9,8 @@
 // at most `maxStreamsPerPrincipal`, and agents together leave `operatorReserve` of `maxStreams`
 // free, so no agent token can lock the operator out.
 import { z } from "zod";
-import { STREAM_EVENT_TYPES, type StreamEventType } from "../../../state/cluster/events.ts";
+import type { StreamEventType } from "../../../contracts/events.ts";
+import { STREAM_EVENT_TYPES } from "../../../index.ts";
 import { apiError } from "../errors.ts";
 import { defineRoute, type RouteSpec } from "../route-table.ts";
 import { slug } from "../schemas.ts";

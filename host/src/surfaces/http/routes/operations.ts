@@ -1,10 +1,10 @@
 // What a load balancer and a monitoring system ask a replica: readiness (GET /readyz: 200 while
 // it accepts work and reaches its store, 503 while draining or when the store does not answer)
 // and Prometheus metrics (GET /metrics, operator token: the collector is created at the first
-// scrape, so an unscraped host pays nothing; observability/metrics.ts). Liveness is /healthz.
+// scrape, so an unscraped host pays nothing; surfaces/http/metrics.ts). Liveness is /healthz.
 import { z } from "zod";
 import type { AirlockHost } from "../../../contracts/host.ts";
-import { createHostMetrics, type HostMetrics } from "../../../engine/observability/metrics.ts";
+import { createHostMetrics, type HostMetrics } from "../metrics.ts";
 import { defineRoute, type RouteSpec } from "../route-table.ts";
 
 export interface OperationsOptions {

@@ -2,7 +2,7 @@
 // now against its pins, review a change, mark a tool read-only. Everything goes through
 // host.remote (host/src/engine/remote/); this is also the console's API for the review screen.
 import { z } from "zod";
-import type { RemoteInstallOptions } from "../../../engine/remote/types.ts";
+import type { RemoteInstallOptions } from "../../../contracts/remote.ts";
 import { defineRoute, type RouteSpec } from "../route-table.ts";
 import { namespace, namespaceParams, slug } from "../schemas.ts";
 

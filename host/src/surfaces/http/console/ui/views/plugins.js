@@ -9,24 +9,9 @@ import { LoadError, useResource } from "../common.js";
 import { Confirm } from "../confirm.js";
 import { useFeedback } from "../feedback.js";
 import { html } from "../html.js";
+import { compareVersions } from "../versions.js";
 import { DiffView } from "./diff.js";
 import { RegistryInstall, RegistryUpgrade } from "./registry.js";
-
-/** semver precedence, enough for the words on a button (a prerelease sorts before its release). */
-export function compareVersions(a, b) {
-  const parse = (v) => {
-    const [core, pre] = v.split("-", 2);
-    return { nums: core.split(".").map(Number), pre: pre ?? null };
-  };
-  const x = parse(a);
-  const y = parse(b);
-  for (let i = 0; i < 3; i++)
-    if ((x.nums[i] ?? 0) !== (y.nums[i] ?? 0)) return (x.nums[i] ?? 0) - (y.nums[i] ?? 0);
-  if (x.pre === y.pre) return 0;
-  if (x.pre === null) return 1;
-  if (y.pre === null) return -1;
-  return x.pre < y.pre ? -1 : 1;
-}
 
 function Trust({ plugin }) {
   return plugin.signer

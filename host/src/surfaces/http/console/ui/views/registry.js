@@ -7,8 +7,8 @@ import { api } from "../api.js";
 import { Confirm } from "../confirm.js";
 import { useFeedback } from "../feedback.js";
 import { html } from "../html.js";
+import { compareVersions } from "../versions.js";
 import { DiffView } from "./diff.js";
-import { compareVersions } from "./plugins.js";
 
 const older = (p) => p.from !== null && compareVersions(p.to, p.from) < 0;
 

@@ -1,0 +1,59 @@
+// Tools, secrets and skills as the host's API lists them: the catalogue (GET /api/tools), one
+// agent's view of it (enabled, served, missing secrets), its secrets read back, and the skills
+// plugins ship (one line each, the body on request).
+// Invariants: harness tools are never listed; a sensitive secret is never read back in clear
+// (a mask at most); a skill's body is handed out only to an agent that has it enabled.
+import type { JsonSchema, SecretSpec, ToolAnnotations } from "@airlock/sdk/manifest";
+
+/** A tool as the catalogue lists it (GET /api/tools). Harness tools are never listed. */
+export interface CatalogueTool {
+  id: `${string}:${string}`;
+  namespace: string;
+  name: string;
+  version: string;
+  description: string;
+  category: string;
+  requiredSecrets: SecretSpec[];
+  annotations: ToolAnnotations;
+  inputSchema: JsonSchema;
+}
+
+/** A tool as one agent sees it: enabled or not, and why it is not served when it is not. */
+export interface AgentToolView extends CatalogueTool {
+  enabled: boolean;
+  /** Required (non-optional) secrets the agent has not set. */
+  missingSecrets: string[];
+  /** enabled and nothing missing. */
+  served: boolean;
+}
+
+/** A secret as read back: sensitive values masked, readable ones in clear. */
+export interface SecretView {
+  key: string;
+  set: boolean;
+  sensitive: boolean;
+  /** The value for readable secrets; a mask ("••••" + last 2 chars at most) for sensitive ones. */
+  value: string | null;
+  /** Tools (ids) that declare this key. */
+  tools: string[];
+}
+
+/** A skill of an active plugin, with whether the agent has it enabled (engine/skills/). */
+export interface SkillView {
+  /** `<ns>:skill:<id>` */
+  id: string;
+  namespace: string;
+  name: string;
+  description: string;
+  enabled: boolean;
+}
+
+/** The body of a skill the agent has enabled. */
+export interface SkillDocument {
+  id: string;
+  name: string;
+  description: string;
+  /** The SKILL.md body, front matter removed. */
+  body: string;
+  references: Array<{ path: string; content: string }>;
+}

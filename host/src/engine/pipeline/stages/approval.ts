@@ -1,0 +1,26 @@
+// Stage "approval": a tool that is not read-only runs only once approved, unless the run or
+// the host auto-approves. Who decides is the agent's people policy (engine/people/): the
+// policy itself (`auto`), the person at the client through the call's channel (`client`), or
+// the operator — as a 2026-07-28 round trip to the approval page when the channel offers one,
+// else as a wait on the approval registry (people/operator-wait.ts).
+// Invariants: the default (no policy, no channel) is the operator's wait; a denial is
+// AIRLOCK_APPROVAL_DENIED (or _DISMISSED at the client), a cancelled wait
+// AIRLOCK_TOOL_CANCELLED; the people steps audit each decision they take.
+import { operatorWaitStep } from "../../people/operator-wait.ts";
+import { approvalStep } from "../../people/pipeline-steps.ts";
+import { type CallStage, reached } from "./types.ts";
+
+export const approvalStage: CallStage = {
+  name: "approval",
+  async enter(call) {
+    // Host tools are read-only (executors/host.ts): approval is for tools that are not.
+    if (call.host !== undefined) return undefined;
+    const { deps, run, toolName, callId, input, options } = call;
+    const entry = reached(call.current, "the catalogue entry");
+    const person = await approvalStep(deps, { run, entry, toolName, callId, input }, options);
+    if (typeof person === "object") return person;
+    if (person === "done") return undefined;
+    const waited = await operatorWaitStep(deps, { run, toolName, input }, options, call.presentation);
+    return waited === "done" ? undefined : waited;
+  },
+};

@@ -1,0 +1,117 @@
+// The worker processes of one workers-mode sandbox as a set, and the state its pieces share:
+// the shared workers (started at once), the trust tiers' own workers (worker-tiers.ts), where
+// each plugin version is placed (worker-placement.ts), the supervisor that pings them, and close.
+// `WorkerFleet` is the one small context object that worker-loads.ts (placement), worker-calls.ts
+// (call dispatch) and worker-stats.ts (reporting) are handed; they keep no state of their own.
+// Supervision: a worker not ready within startTimeoutMs, or that has not answered a ping for
+// pingTimeoutMs (a V8 out-of-memory can hang rather than crash), is killed; worker-slot.ts
+// restarts it with its plugins reloaded.
+// Invariants: `closed` is set once, by closeFleet, before anything awaits, and every entry point
+// that starts work checks it (assertOpen); the shared workers close before the tiers, whose close
+// removes the entry-marker directory a worker still starting would otherwise find gone; a slot's
+// abort is reported synchronously to `onAbort` (before its restart), for the quarantine.
+import { sandboxError } from "../errors.ts";
+import type { PluginPlacement } from "./worker-placement.ts";
+import type { WorkerEngineOptions } from "./worker-protocol.ts";
+import { type CallCount, type WorkerAbort, WorkerSlot, type WorkerSlotHooks } from "./worker-slot.ts";
+import { type QuarantineNotice, WorkerTiers } from "./worker-tiers.ts";
+
+/** The sandbox's options, checked and with their defaults (workers.ts resolves them). */
+export interface FleetSettings {
+  workers: number;
+  maxWorkersPerPlugin: number;
+  engineOptions: WorkerEngineOptions;
+  pingIntervalMs: number;
+  pingTimeoutMs: number;
+  startTimeoutMs: number;
+  onLog: (line: string) => void;
+  onQuarantine: ((notice: QuarantineNotice) => void) | undefined;
+}
+
+export interface WorkerFleet {
+  /** The shared workers (indices 0..workers-1). */
+  readonly slots: readonly WorkerSlot[];
+  /** The workers of a plugin's own (an operator's tier or a quarantine). */
+  readonly tiers: WorkerTiers;
+  /** Every loaded plugin version by key, and the workers holding it. */
+  readonly placements: Map<string, PluginPlacement>;
+  /** The first worker chosen for a version whose first load is still running. */
+  readonly reserved: Map<string, WorkerSlot>;
+  /** Calls in flight on all the workers (a slot reads it for a lone call: worker-slot.ts). */
+  readonly inFlight: CallCount;
+  readonly maxWorkersPerPlugin: number;
+  readonly onLog: (line: string) => void;
+  readonly onQuarantine: ((notice: QuarantineNotice) => void) | undefined;
+  readonly supervisor: NodeJS.Timeout;
+  closed: boolean;
+}
+
+/** Starts the shared workers and their supervisor; `onAbort` hears a worker V8 aborted. */
+export function createFleet(
+  settings: FleetSettings,
+  onAbort: (slot: WorkerSlot, abort: WorkerAbort) => void,
+): WorkerFleet {
+  const { engineOptions, onLog } = settings;
+  const inFlight: CallCount = { calls: 0 };
+  const makeSlot = (index: number, hooks: WorkerSlotHooks) =>
+    new WorkerSlot(index, engineOptions, onLog, { ...hooks, inFlight, onAbort });
+  const tiers = new WorkerTiers(settings.workers, makeSlot);
+  const slots = Array.from({ length: settings.workers }, (_, i) =>
+    makeSlot(i, { markerPath: tiers.markerPath(i) }),
+  );
+  const fleet: WorkerFleet = {
+    slots,
+    tiers,
+    placements: new Map(),
+    reserved: new Map(),
+    inFlight,
+    maxWorkersPerPlugin: settings.maxWorkersPerPlugin,
+    onLog,
+    onQuarantine: settings.onQuarantine,
+    supervisor: startSupervisor(() => allSlots(fleet), settings),
+    closed: false,
+  };
+  return fleet;
+}
+
+/** Every worker, shared ones first. */
+export function allSlots(fleet: WorkerFleet): WorkerSlot[] {
+  return [...fleet.slots, ...fleet.tiers.slots()];
+}
+
+export function assertOpen(fleet: WorkerFleet): void {
+  if (fleet.closed) throw sandboxError("AIRLOCK_SANDBOX_CLOSED", "the sandbox is closed");
+}
+
+/** Kills a worker that did not start in time or stopped answering pings; pings the others. */
+function startSupervisor(slots: () => WorkerSlot[], settings: FleetSettings): NodeJS.Timeout {
+  const { startTimeoutMs, pingTimeoutMs, onLog } = settings;
+  let pings = 0;
+  const supervisor = setInterval(() => {
+    for (const slot of slots()) {
+      if (!slot.started) {
+        if (Date.now() - slot.startedAt > startTimeoutMs) {
+          onLog(`[worker ${slot.index}] not ready after ${startTimeoutMs} ms; killing it`);
+          slot.kill();
+        }
+      } else if (slot.pingSentAt !== null && Date.now() - slot.pingSentAt > pingTimeoutMs) {
+        onLog(`[worker ${slot.index}] stopped answering for ${pingTimeoutMs} ms; killing it`);
+        slot.pingSentAt = null;
+        slot.kill();
+      } else if (slot.pingSentAt === null) slot.ping(++pings);
+    }
+  }, settings.pingIntervalMs);
+  supervisor.unref();
+  return supervisor;
+}
+
+/** Stops the supervisor and every worker; a second close does nothing. */
+export async function closeFleet(fleet: WorkerFleet): Promise<void> {
+  if (fleet.closed) return;
+  fleet.closed = true;
+  clearInterval(fleet.supervisor);
+  // the shared workers first: the tiers' close removes the entry-marker directory, which a
+  // worker still starting would otherwise find gone
+  await Promise.all(fleet.slots.map((s) => s.close()));
+  await fleet.tiers.close();
+}

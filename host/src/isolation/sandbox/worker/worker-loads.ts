@@ -1,0 +1,156 @@
+// Where plugin versions live in the workers sandbox: loading and unloading a version, spreading a
+// busy one into one more shared worker, moving one between the shared workers and a worker of its
+// own (its trust tier changed), and the quarantine of a namespace whose isolate aborted a shared
+// worker. All of it acts on the fleet's placements (worker-fleet.ts, worker-placement.ts).
+// Invariants: a first load reserves its worker before it awaits, so concurrent first loads
+// spread out; a reload reaches every worker holding the version; unload unloads it from every
+// worker holding or loading it, and closes a namespace's own worker once it is empty; a spread or
+// a move that completes after the version was unloaded or replaced takes its copy back out
+// (unless the current placement uses that worker); a quarantined namespace is taken out of the
+// aborted worker synchronously (so its restart does not reload it) and its calls wait for the
+// move (PluginPlacement.moving). Failures of background loads and unloads are reported to onLog.
+import type { SandboxPlugin } from "../types.ts";
+import { assertOpen, type WorkerFleet } from "./worker-fleet.ts";
+import { PluginPlacement } from "./worker-placement.ts";
+import type { WorkerAbort, WorkerSlot } from "./worker-slot.ts";
+import { namespaceOf } from "./worker-tiers.ts";
+
+/** Sandbox.load in workers mode: a first load, a reload, or a move to another tier. */
+export async function loadPlugin(fleet: WorkerFleet, plugin: SandboxPlugin): Promise<void> {
+  assertOpen(fleet);
+  const { placements, reserved, tiers } = fleet;
+  const placed = placements.get(plugin.key);
+  const own = tiers.wantsOwn(plugin);
+  if (placed) {
+    await placed.moving?.catch(() => undefined);
+    if (placed.dedicated !== own) return move(fleet, placed, plugin, own); // the tier changed
+    // a reload: every worker holding the version takes the new code and limits
+    await Promise.all([...placed.holders.keys()].map((s) => s.load(plugin)));
+    placed.update(plugin);
+    return;
+  }
+  // choose (and reserve) a worker before awaiting, so concurrent loads spread out
+  let slot = reserved.get(plugin.key);
+  if (!slot) {
+    slot = own ? tiers.slotFor(namespaceOf(plugin.key)) : fewestPlugins(fleet);
+    reserved.set(plugin.key, slot);
+  }
+  try {
+    await slot.load(plugin);
+  } finally {
+    if (reserved.get(plugin.key) === slot) reserved.delete(plugin.key);
+  }
+  const now = placements.get(plugin.key);
+  if (!now) placements.set(plugin.key, new PluginPlacement(plugin, slot, own));
+  else {
+    if (!now.involves(slot)) now.holders.set(slot, { inFlight: 0, served: 0 });
+    now.update(plugin);
+  }
+}
+
+/** Sandbox.unload in workers mode: out of every worker holding or loading the version. */
+export async function unloadPlugin(fleet: WorkerFleet, pluginKey: string): Promise<void> {
+  const placed = fleet.placements.get(pluginKey);
+  fleet.placements.delete(pluginKey);
+  if (!placed) return;
+  const targets = [...placed.holders.keys(), ...placed.loading];
+  await Promise.all(targets.map((s) => s.unload(pluginKey)));
+  await fleet.tiers.releaseIfEmpty(namespaceOf(pluginKey));
+}
+
+/** The shared worker hosting (or about to host) the fewest plugin versions. */
+function fewestPlugins({ slots, placements, reserved }: WorkerFleet): WorkerSlot {
+  const counts = new Map(slots.map((s) => [s, 0]));
+  for (const p of placements.values()) for (const s of p.holders.keys()) counts.set(s, counts.get(s)! + 1);
+  for (const s of reserved.values()) counts.set(s, counts.get(s)! + 1);
+  return slots.reduce((best, s) => (counts.get(s)! < counts.get(best)! ? s : best), slots[0]!);
+}
+
+/** Loads `placed` into one more worker in the background when all its holders are busy. */
+export function spread(fleet: WorkerFleet, placed: PluginPlacement): void {
+  const slot = placed.spreadTarget(fleet.slots, fleet.maxWorkersPerPlugin);
+  if (!slot) return;
+  const { placements, onLog } = fleet;
+  const plugin = placed.plugin;
+  placed.loading.add(slot);
+  slot.load(plugin).then(
+    () => {
+      placed.loading.delete(slot);
+      if (placements.get(plugin.key) === placed && placed.plugin === plugin) {
+        placed.holders.set(slot, { inFlight: 0, served: 0 });
+        return;
+      }
+      // unloaded or replaced meanwhile: take this copy out unless the current one uses the slot
+      if (placements.get(plugin.key)?.involves(slot)) return;
+      slot.unload(plugin.key).catch((error: { code?: string }) => {
+        onLog(`[worker ${slot.index}] unloading ${plugin.key} failed: ${error.code}`);
+      });
+    },
+    (error: { code?: string }) => {
+      placed.loading.delete(slot);
+      onLog(`[worker ${slot.index}] loading ${plugin.key} in one more worker failed: ${error.code}`);
+    },
+  );
+}
+
+/** Moves a loaded version into its own worker (own) or back to a shared one; calls wait for it. */
+function move(
+  fleet: WorkerFleet,
+  placed: PluginPlacement,
+  plugin: SandboxPlugin,
+  own: boolean,
+): Promise<void> {
+  const { tiers, onLog } = fleet;
+  const namespace = namespaceOf(plugin.key);
+  const target = own ? tiers.slotFor(namespace) : fewestPlugins(fleet);
+  const moving = target.load(plugin).then(
+    () => {
+      const old = [...placed.holders.keys(), ...placed.loading].filter((s) => s !== target);
+      placed.holders.clear();
+      placed.holders.set(target, { inFlight: 0, served: 0 });
+      placed.dedicated = own;
+      placed.update(plugin);
+      for (const slot of old)
+        slot
+          .unload(plugin.key)
+          .then(() => (tiers.isOwn(slot) ? tiers.releaseIfEmpty(namespace) : undefined))
+          .catch((error: { code?: string }) =>
+            onLog(`[worker ${slot.index}] unloading ${plugin.key} after its move failed: ${error.code}`),
+          );
+    },
+    (error: { code?: string }) => {
+      onLog(`[worker ${target.index}] moving ${plugin.key} failed: ${error.code}`);
+      throw error;
+    },
+  );
+  const tracked: Promise<void> = moving.finally(() => {
+    if (placed.moving === tracked) placed.moving = null;
+  });
+  tracked.catch(() => undefined); // the caller of move sees the failure
+  placed.moving = tracked;
+  return moving;
+}
+
+/** A shared worker was aborted by `abort.culprit`: its namespace leaves the shared workers. */
+export function quarantine(fleet: WorkerFleet, slot: WorkerSlot, abort: WorkerAbort): void {
+  const { tiers, onLog } = fleet;
+  if (abort.culprit === null) {
+    onLog(`[worker ${slot.index}] aborted by ${abort.signal}; the plugin that caused it is unknown`);
+    return;
+  }
+  if (tiers.isOwn(slot)) return; // already alone: only its own calls failed
+  const namespace = namespaceOf(abort.culprit);
+  tiers.quarantined.add(namespace);
+  // taken out synchronously, so the restarted worker does not reload it
+  for (const key of [...slot.plugins.keys()]) if (namespaceOf(key) === namespace) slot.plugins.delete(key);
+  for (const [key, placed] of fleet.placements) {
+    if (namespaceOf(key) !== namespace || placed.dedicated) continue;
+    placed.holders.delete(slot);
+    placed.loading.delete(slot);
+    move(fleet, placed, placed.plugin, true).catch(() => undefined); // reported by move
+  }
+  onLog(
+    `[worker ${slot.index}] aborted (${abort.signal}) running ${abort.culprit}; ${namespace} now runs in a worker of its own`,
+  );
+  fleet.onQuarantine?.({ pluginKey: abort.culprit, namespace, worker: slot.index, signal: abort.signal });
+}

@@ -1,0 +1,110 @@
+// The 2026-07-28 side of the MCP HTTP endpoint (http.ts hands it every request that carries the
+// per-request envelope): one SDK handler per agent (createMcpHandler, which answers
+// server/discover, subscriptions/listen and the rest from the server factory), each with its own
+// event bus so that a list change reaches only that agent's listen streams. The tasks
+// extension's tasks/get and tasks/cancel are answered from the store before the SDK sees them
+// (tasks.ts). There is no session: a request names its conversation in
+// `_meta["airlock/conversationId"]`, or the token's own is used.
+// Invariants: nothing a later request needs is kept here (the handlers and buses are per agent,
+// not per client), so any replica sharing the store answers any request; listen streams are
+// capped per agent per process (MAX_LISTEN_STREAMS_PER_AGENT).
+import {
+  type AuthInfo,
+  createMcpHandler,
+  InMemoryServerEventBus,
+  type McpHttpHandler,
+} from "@modelcontextprotocol/server";
+import type { AirlockHost } from "../../../contracts/host.ts";
+import { externalBase } from "../../http/authz/config.ts";
+import type { EraHttp, HttpCaller } from "../era.ts";
+import type { RunCache } from "../run-cache.ts";
+import { createAgentMcpServer, type McpServerOptions } from "../server.ts";
+import { answerModernTaskRequest } from "./tasks.ts";
+
+/** Open `subscriptions/listen` streams (2026-07-28) per agent on one process. */
+export const MAX_LISTEN_STREAMS_PER_AGENT = 64;
+
+const CONVERSATION = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export class ModernMcpHttp implements EraHttp {
+  readonly #host: AirlockHost;
+  readonly #options: McpServerOptions;
+  readonly #runs: RunCache;
+  readonly #maxBodyBytes: number;
+  readonly #handlers = new Map<string, { handler: McpHttpHandler; bus: InMemoryServerEventBus }>();
+
+  constructor(host: AirlockHost, options: McpServerOptions, runs: RunCache, maxBodyBytes: number) {
+    this.#host = host;
+    this.#options = options;
+    this.#runs = runs;
+    this.#maxBodyBytes = maxBodyBytes;
+  }
+
+  async handle(request: Request, body: unknown, caller: HttpCaller): Promise<Response> {
+    const { agent, token } = caller;
+    const taskAnswer = await answerModernTaskRequest(this.#host, agent, body);
+    if (taskAnswer !== undefined) return Response.json(taskAnswer);
+    const authInfo: AuthInfo = {
+      token: token.id,
+      clientId: token.agent ?? "operator",
+      scopes: [],
+      extra: {
+        agent,
+        tokenId: token.id,
+        conversationId: modernConversation(body, token.id),
+        // the pages the person is sent to: on the operator's public URL when one is set (a proxy)
+        pagesOrigin: externalBase(this.#host, request.url),
+      },
+    };
+    return this.#handler(agent).fetch(request, { authInfo, parsedBody: body });
+  }
+
+  /** Tells the listen streams of `agent` (null: of every agent) that its tool list changed. */
+  toolsChanged(agent: string | null): void {
+    if (agent === null)
+      for (const { bus } of this.#handlers.values()) bus.publish({ kind: "tools_list_changed" });
+    else this.#handlers.get(agent)?.bus.publish({ kind: "tools_list_changed" });
+  }
+
+  #handler(agent: string): McpHttpHandler {
+    const existing = this.#handlers.get(agent);
+    if (existing !== undefined) return existing.handler;
+    const bus = new InMemoryServerEventBus();
+    const handler = createMcpHandler(
+      ({ era, authInfo }) => {
+        const extra = authInfo?.extra as { conversationId?: string; pagesOrigin?: string } | undefined;
+        return createAgentMcpServer(this.#host, agent, this.#options, {
+          era,
+          conversationId: extra?.conversationId ?? `mcp-${agent}`,
+          runs: this.#runs,
+          ...(extra?.pagesOrigin === undefined ? {} : { pagesOrigin: extra.pagesOrigin }),
+        });
+      },
+      {
+        legacy: "reject",
+        bus,
+        maxSubscriptions: MAX_LISTEN_STREAMS_PER_AGENT,
+        maxRequestBodySize: this.#maxBodyBytes,
+        onerror: () => undefined,
+      },
+    );
+    this.#handlers.set(agent, { handler, bus });
+    return handler;
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.#handlers.values()].map(({ handler }) => handler.close()));
+    this.#handlers.clear();
+  }
+}
+
+/**
+ * The conversation of a 2026-07-28 request (no session exists): the client may name one in
+ * `_meta["airlock/conversationId"]`; otherwise each token has its own, stable across requests.
+ */
+function modernConversation(body: unknown, tokenId: string): string {
+  const meta = (body as { params?: { _meta?: Record<string, unknown> } } | undefined)?.params?._meta;
+  const named = meta?.["airlock/conversationId"];
+  if (typeof named === "string" && CONVERSATION.test(named)) return `mcp:${named}`;
+  return `mcp-token-${tokenId}`;
+}
