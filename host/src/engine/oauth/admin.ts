@@ -7,14 +7,14 @@
 // grant names an existing connection; a connect link is issued only for a provider the active
 // version of the plugin declares; an end user (`subject`) is checked like a caller's
 // (subject.ts, AIRLOCK_OAUTH_SUBJECT_INVALID).
+// Layout: the model connections and grants (AirlockHost.models) are in models-admin.ts.
 import { hasCode } from "@airlock/sdk/errors";
 import type { ModelConnectionView, ModelGrantView, ModelsAdmin, OAuthAdmin } from "../../contracts/oauth.ts";
-import { periodKey } from "../../isolation/capabilities/models.ts";
 import type { Vault } from "../../state/secrets/vault.ts";
-import type { BudgetPeriod, ModelGrantRecord } from "../../state/store/broker-types.ts";
 import type { AuditInput, Store } from "../../state/store/types.ts";
 import type { OAuthBroker } from "./broker.ts";
 import { brokerError } from "./errors.ts";
+import { type Audited, createModelsAdmin } from "./models-admin.ts";
 import { subjectRefusal } from "./subject.ts";
 
 export type { ModelConnectionView, ModelGrantView, ModelsAdmin, OAuthAdmin };
@@ -23,20 +23,6 @@ export type { ModelConnectionView, ModelGrantView, ModelsAdmin, OAuthAdmin };
 function checkSubject(subject: string | undefined): void {
   const why = subjectRefusal(subject);
   if (why !== null) throw brokerError("AIRLOCK_OAUTH_SUBJECT_INVALID", why);
-}
-
-const CONNECTION_NAME = /^[a-z][a-z0-9-]{0,63}$/;
-const PERIODS: readonly BudgetPeriod[] = ["day", "month", "total"];
-
-function invalid(message: string): never {
-  throw brokerError("AIRLOCK_MODEL_CONNECTION_INVALID", message);
-}
-
-function checkBudget(value: unknown, what: string): number | null {
-  if (value === undefined || value === null) return null;
-  if (!Number.isSafeInteger(value) || (value as number) < 0)
-    invalid(`${what} must be a whole number ≥ 0, or null`);
-  return value as number;
 }
 
 interface AdminDeps {
@@ -74,13 +60,7 @@ export function createBrokerAdmin(deps: AdminDeps): { oauth: OAuthAdmin; models:
       details,
     });
   };
-  const audited = async <T>(
-    action: string,
-    agent: string | null,
-    plugin: string | null,
-    details: Record<string, unknown>,
-    run: () => Promise<T>,
-  ) => {
+  const audited: Audited = async (action, agent, plugin, details, run) => {
     try {
       const value = await run();
       await admin(action, agent, plugin, details);
@@ -89,19 +69,6 @@ export function createBrokerAdmin(deps: AdminDeps): { oauth: OAuthAdmin; models:
       await admin(action, agent, plugin, details, error);
       throw error;
     }
-  };
-
-  const grantView = async (g: ModelGrantRecord): Promise<ModelGrantView> => {
-    const period = periodKey(g.period, deps.clock());
-    const usage = await store.getModelUsage(g.agent, g.plugin, period);
-    return {
-      plugin: g.plugin,
-      connection: g.connection,
-      maxTokens: g.maxTokens,
-      maxCalls: g.maxCalls,
-      period: g.period,
-      used: { period, calls: usage?.calls ?? 0, tokens: usage?.tokens ?? 0 },
-    };
   };
 
   const oauth: OAuthAdmin = {
@@ -136,85 +103,6 @@ export function createBrokerAdmin(deps: AdminDeps): { oauth: OAuthAdmin; models:
     complete: (query) => broker.complete(query),
   };
 
-  const models: ModelsAdmin = {
-    async setConnection(input) {
-      const { name, baseUrl, model, apiKey } = input ?? ({} as typeof input);
-      return audited(
-        "model.connection.set",
-        null,
-        null,
-        { connection: String(name).slice(0, 64) },
-        async () => {
-          if (typeof name !== "string" || !CONNECTION_NAME.test(name))
-            invalid(`a connection name matches ${CONNECTION_NAME}`);
-          let url: URL;
-          try {
-            url = new URL(String(baseUrl));
-          } catch {
-            return invalid("baseUrl must be an http(s) URL, e.g. https://api.openai.com/v1");
-          }
-          if (
-            (url.protocol !== "https:" && url.protocol !== "http:") ||
-            url.username !== "" ||
-            url.password !== ""
-          )
-            invalid("baseUrl must be an http(s) URL without credentials");
-          if (typeof model !== "string" || model.length === 0 || model.length > 200)
-            invalid("model must be a name of 1 to 200 characters");
-          if (typeof apiKey !== "string" || apiKey.length === 0 || apiKey.length > 8192)
-            invalid("apiKey must be a non-empty string (at most 8192 characters)");
-          const record = {
-            name,
-            baseUrl: url.href.replace(/\/+$/, ""),
-            model,
-            keyCiphertext: vault.encrypt(apiKey),
-            updatedAt: new Date(deps.clock()).toISOString(),
-          };
-          await store.putModelConnection(record);
-          return { name, baseUrl: record.baseUrl, model, keySet: true as const, updatedAt: record.updatedAt };
-        },
-      );
-    },
-    async connections() {
-      return (await store.listModelConnections()).map((c) => ({
-        name: c.name,
-        baseUrl: c.baseUrl,
-        model: c.model,
-        keySet: true as const,
-        updatedAt: c.updatedAt,
-      }));
-    },
-    removeConnection: (name) =>
-      audited("model.connection.remove", null, null, { connection: name }, () =>
-        store.deleteModelConnection(name),
-      ),
-    async grant(agent, plugin, input) {
-      return audited("model.grant", agent, plugin, { connection: input?.connection ?? null }, async () => {
-        if ((await store.getAgent(agent)) === null) invalid(`there is no agent ${agent}`);
-        if (!/^[a-z][a-z0-9-]{1,31}$/.test(plugin))
-          invalid(`"${plugin.slice(0, 40)}" is not a plugin namespace`);
-        if ((await store.getModelConnection(String(input?.connection))) === null)
-          invalid(`there is no model connection ${JSON.stringify(String(input?.connection)).slice(0, 80)}`);
-        const period = input.period ?? "day";
-        if (!PERIODS.includes(period)) invalid(`period must be one of ${PERIODS.join(", ")}`);
-        const record: ModelGrantRecord = {
-          agent,
-          plugin,
-          connection: input.connection,
-          maxTokens: checkBudget(input.maxTokens, "maxTokens"),
-          maxCalls: checkBudget(input.maxCalls, "maxCalls"),
-          period,
-          updatedAt: new Date(deps.clock()).toISOString(),
-        };
-        await store.putModelGrant(record);
-        return grantView(record);
-      });
-    },
-    revoke: (agent, plugin) =>
-      audited("model.revoke", agent, plugin, {}, () => store.deleteModelGrant(agent, plugin)),
-    async grants(agent) {
-      return Promise.all((await store.listModelGrants(agent)).map(grantView));
-    },
-  };
+  const models = createModelsAdmin({ store, vault, clock: deps.clock, audited });
   return { oauth, models };
 }

@@ -17,6 +17,9 @@ import type { RemoteTool } from "./definitions.ts";
 import { remoteError } from "./errors.ts";
 import { createGatedFetch, type GateOptions } from "./gate-fetch.ts";
 import { loadMcpClient, type McpClientSdk } from "./mcp-client.ts";
+import { createOperationSlot, type OperationLimits } from "./session-operation.ts";
+
+export type { OperationLimits } from "./session-operation.ts";
 
 /** Pages of tools/list read at most (a server that pages forever is cut off here). */
 const MAX_PAGES = 20;
@@ -46,13 +49,6 @@ export interface Session {
   /** Whether the server answered that it no longer knows this session (HTTP 404). */
   expired(): boolean;
   close(): Promise<void>;
-}
-
-export interface OperationLimits {
-  /** Ends the operation (a deadline, the caller's cancellation). */
-  signal: AbortSignal;
-  /** The byte cap on what the operation receives. */
-  maxBytes: number;
 }
 
 /** How a session reaches its server: the transport, and what the session asks of it. */
@@ -106,39 +102,19 @@ export function httpChannel(
   };
 }
 
-/** An operation's signal listener to detach; an idle session has none. */
-const NOTHING_TO_DETACH = (): void => undefined;
-
 export async function openSession(options: SessionOptions): Promise<Session> {
   const sdk = await loadMcpClient();
   let closed = false;
-  let broken = false;
-  let op = { controller: new AbortController(), maxBytes: options.maxBytes, off: NOTHING_TO_DETACH };
-  function use(limits: OperationLimits): void {
-    op.off();
-    const controller = new AbortController();
-    const onAbort = () => {
-      broken = true;
-      controller.abort(limits.signal.reason);
-    };
-    if (limits.signal.aborted) onAbort();
-    else limits.signal.addEventListener("abort", onAbort, { once: true });
-    op = {
-      controller,
-      maxBytes: limits.maxBytes,
-      off: () => limits.signal.removeEventListener("abort", onAbort),
-    };
-    gate.startOperation();
-  }
-  const abortOp = (reason: Error & { code: string }) => {
-    broken = true;
-    op.controller.abort(reason);
-  };
+  const slot = createOperationSlot(options.maxBytes);
   const gate = options.channel({
-    limits: () => ({ signal: op.controller.signal, maxBytes: op.maxBytes }),
-    onFailure: abortOp,
+    limits: () => slot.limits(),
+    onFailure: (reason) => slot.abort(reason),
     sdk,
   });
+  function use(limits: OperationLimits): void {
+    slot.use(limits);
+    gate.startOperation();
+  }
   const transport = gate.transport;
   use(options);
   let refused: (Error & { code: string }) | undefined;
@@ -150,9 +126,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       `the remote MCP server sent a "${String(request.method).slice(0, 80)}" request; Airlock answers none (no sampling, elicitation or roots)`,
       { method: String(request.method).slice(0, 80) },
     );
-    broken = true;
+    slot.breakSession();
     // The refusal goes back to the server first; then the operation ends with this code.
-    const current = op.controller;
+    const current = slot.controller();
     const reason = refused;
     queueMicrotask(() => current.abort(reason));
     throw new sdk.ProtocolError(METHOD_NOT_FOUND, "Airlock does not serve this request");
@@ -162,7 +138,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     if (refused !== undefined) return refused;
     const gated = gate.failure();
     if (gated !== undefined) return gated;
-    const signal = op.controller.signal;
+    const signal = slot.controller().signal;
     if (signal.aborted && hasCode(signal.reason)) return signal.reason as Error & { code: string };
     if (hasCode(error) && error.code.startsWith("AIRLOCK_")) return error as Error & { code: string };
     const message = error instanceof Error ? error.message : String(error);
@@ -175,7 +151,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   }
 
   async function guarded<T>(start: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const signal = op.controller.signal;
+    const signal = slot.controller().signal;
     const work = start(signal);
     // The client's own promise may wait on a stream the gate has already failed; the abort
     // signal settles it at once.
@@ -187,7 +163,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     try {
       return await Promise.race([work, aborted]);
     } catch (error) {
-      broken = true;
+      slot.breakSession();
       throw explain(error);
     }
   }
@@ -195,9 +171,10 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   async function close(): Promise<void> {
     if (closed) return;
     closed = true;
-    op.off();
-    if (!op.controller.signal.aborted) {
-      op.controller.abort(new AirlockError("AIRLOCK_REMOTE_UNREACHABLE", "session closed"));
+    slot.detach();
+    const current = slot.controller();
+    if (!current.signal.aborted) {
+      current.abort(new AirlockError("AIRLOCK_REMOTE_UNREACHABLE", "session closed"));
     }
     await client.close().catch((closing: unknown) => void closing); // the session is over either way
     await gate.close();
@@ -222,7 +199,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         cursor = listed.nextCursor;
         if (cursor === undefined) return tools;
       }
-      broken = true;
+      slot.breakSession();
       throw remoteError(
         "AIRLOCK_REMOTE_PROTOCOL",
         `the remote MCP server lists more than ${MAX_PAGES} pages of tools`,
@@ -252,12 +229,11 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       use(limits);
     },
     idle() {
-      op.off();
-      op = { controller: new AbortController(), maxBytes: 0, off: NOTHING_TO_DETACH };
+      slot.idle();
     },
     reusable: () =>
       !closed &&
-      !broken &&
+      !slot.broken() &&
       refused === undefined &&
       gate.failure() === undefined &&
       !gate.sessionGone() &&

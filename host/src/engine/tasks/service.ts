@@ -11,20 +11,26 @@
 // WALL_BACKSTOP_MS later for the stages before the sandbox; a settled row never changes
 // (cancel after completion answers the completed task); close() aborts this replica's running
 // calls and fails their tasks with AIRLOCK_TASK_HOST_STOPPED before the store closes.
+// Layout: this file answers the operations from rows; task-worker.ts runs the tasks claimed here
+// and keeps their rows alive (heartbeat, sweep).
 import { randomUUID } from "node:crypto";
-import type { CallOptions, RunOptions, ToolCallOutcome } from "../../contracts/host.ts";
-import type { TaskRow, TaskSettlement, TaskStore } from "../../state/store/task-types.ts";
+import type { TaskRow, TaskStore } from "../../state/store/task-types.ts";
 import type { AuditInput } from "../../state/store/types.ts";
 import type { TaskQueue, TaskRunner } from "./queue.ts";
+import {
+  BEAT_MS,
+  type Call,
+  runTask,
+  type StoredOptions,
+  startTaskLiveness,
+  type TaskWorkerContext,
+} from "./task-worker.ts";
 import type { HostTasks, TaskSettings, TaskStartOptions, TaskView } from "./types.ts";
 import { decodeTaskCursor, encodeTaskCursor, splitId, taskView } from "./views.ts";
 
-/** How often a replica refreshes the rows of the tasks it runs (and reads back cancellations). */
-export const BEAT_MS = 250;
-/** How long after the ceiling this service aborts a task call the sandbox did not stop itself. */
-export const WALL_BACKSTOP_MS = 1000;
+export { BEAT_MS, WALL_BACKSTOP_MS } from "./task-worker.ts";
+
 const PAGE = 50;
-const SWEEPS_PER_PRUNE = 60;
 
 export const DEFAULT_TASK_SETTINGS: Readonly<TaskSettings> = Object.freeze({
   ttlMs: 60 * 60_000,
@@ -33,13 +39,6 @@ export const DEFAULT_TASK_SETTINGS: Readonly<TaskSettings> = Object.freeze({
   pollIntervalMs: 500,
   concurrency: 4,
 });
-
-type Call = (
-  agent: string,
-  toolName: string,
-  input: unknown,
-  options: CallOptions & RunOptions,
-) => Promise<ToolCallOutcome>;
 
 export interface TaskServiceOptions {
   store: TaskStore;
@@ -59,32 +58,43 @@ export interface TaskServiceOptions {
   clock?: () => number;
 }
 
-/** What start() records of the call besides its input (TaskRow.options). */
-interface StoredOptions {
-  tools?: string[];
-  groups?: string[];
-  harness?: string[];
-  autoApprove?: boolean;
-  trace?: { traceparent: string; tracestate?: string };
-  /** The end user the call is for (CallOptions.subject); the pipeline checks it when the task runs. */
-  subject?: string;
+/** What start() records of the call besides its input. */
+function storedOptionsOf(startOptions: TaskStartOptions): StoredOptions {
+  const stored: StoredOptions = {};
+  if (startOptions.tools !== undefined) stored.tools = startOptions.tools;
+  if (startOptions.groups !== undefined) stored.groups = startOptions.groups;
+  if (startOptions.harness !== undefined) stored.harness = startOptions.harness;
+  if (startOptions.autoApprove !== undefined) stored.autoApprove = startOptions.autoApprove;
+  if (startOptions.trace !== undefined) stored.trace = startOptions.trace;
+  if (startOptions.subject !== undefined) stored.subject = startOptions.subject;
+  return stored;
 }
 
-export function createTaskService(options: TaskServiceOptions): HostTasks {
-  const { store, replica, settings, report } = options;
-  const clock = options.clock ?? Date.now;
-  const running = new Map<string, AbortController>();
-  const waiters = new Map<string, Set<() => void>>();
-  let closing = false;
+/** Resolves when task `id` is woken on this replica, after `ms`, or when `signal` aborts. */
+function nextWake(
+  waiters: Map<string, Set<() => void>>,
+  id: string,
+  ms: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      waiters.get(id)?.delete(done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+    const set = waiters.get(id) ?? new Set<() => void>();
+    waiters.set(id, set);
+    set.add(done);
+  });
+}
 
-  const view = (row: TaskRow): TaskView => taskView(row, settings.pollIntervalMs);
-  const wake = (id: string) => {
-    for (const resolve of waiters.get(id) ?? []) resolve();
-    waiters.delete(id);
-  };
-  const wallFor = (toolName: string) => settings.toolWallMs[toolName] ?? settings.wallMs;
-  /** A task operation audited: kind "tool", action task.<op>; a refusal names its code. */
-  const audited = async (agent: string, op: string, id: string, row: TaskRow | null, refused?: string) => {
+/** A task operation audited: kind "tool", action task.<op>; a refusal names its code. */
+function taskAuditor(options: Pick<TaskServiceOptions, "audit" | "report">) {
+  return async (agent: string, op: string, id: string, row: TaskRow | null, refused?: string) => {
     const [plugin, tool] = row === null ? [null, null] : splitId(row.toolName);
     await options
       .audit({
@@ -100,110 +110,47 @@ export function createTaskService(options: TaskServiceOptions): HostTasks {
         durationMs: null,
         details: { taskId: id.slice(0, 200) },
       })
-      .catch((error: unknown) => report(`auditing task.${op}`, error));
+      .catch((error: unknown) => options.report(`auditing task.${op}`, error));
   };
+}
 
-  const run: TaskRunner = async (id) => {
-    if (closing) return;
-    const claimed = await store.claimTask(id, replica, clock());
-    if (claimed === null) return; // cancelled, expired, or another delivery already runs it
-    const controller = new AbortController();
-    running.set(id, controller);
-    const wallMs = wallFor(claimed.toolName);
-    let pastWall = false;
-    const timer = setTimeout(() => {
-      pastWall = true;
-      controller.abort();
-    }, wallMs + WALL_BACKSTOP_MS);
-    const stored = claimed.options as StoredOptions;
-    let settlement: TaskSettlement;
-    try {
-      const outcome = await options.call(claimed.agent, claimed.toolName, claimed.input, {
-        agent: claimed.agent,
-        conversationId: claimed.conversationId,
-        signal: controller.signal,
-        // The sandbox's per-call deadline is the task's ceiling, not the plugin's wallMs.
-        wallMs,
-        ...(stored.tools === undefined ? {} : { tools: stored.tools }),
-        ...(stored.groups === undefined ? {} : { groups: stored.groups }),
-        ...(stored.harness === undefined ? {} : { harness: stored.harness }),
-        ...(stored.autoApprove === undefined ? {} : { autoApprove: stored.autoApprove }),
-        ...(stored.trace === undefined ? {} : { trace: stored.trace }),
-        ...(typeof stored.subject === "string" ? { subject: stored.subject } : {}),
-      });
-      settlement = {
-        status: "completed",
-        outcome: outcome as unknown as Record<string, unknown>,
-        ...(pastWall ? { statusMessage: `the task passed its ${wallMs} ms wall limit` } : {}),
-      };
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      settlement = {
-        status: "failed",
-        errorCode: typeof code === "string" && code.startsWith("AIRLOCK_") ? code : "AIRLOCK_TASK_FAILED",
-        errorMessage: error instanceof Error ? error.message : String(error),
-      };
-      if (settlement.errorCode === "AIRLOCK_TASK_FAILED") report(`task ${id}`, error);
-    } finally {
-      clearTimeout(timer);
-      running.delete(id);
-    }
-    if (closing && controller.signal.aborted && !pastWall) {
-      settlement = {
-        status: "failed",
-        errorCode: "AIRLOCK_TASK_HOST_STOPPED",
-        errorMessage: `the replica ${replica} shut down before the call finished`,
-      };
-    }
-    // null: cancelled (or failed as lost) meanwhile; that first decision stands.
-    const settled = await store
-      .settleTask(id, settlement, clock())
-      .catch((error: unknown) => report(`settling task ${id}`, error));
-    wake(id);
-    if (settled !== null && settled !== undefined) options.onStatus?.(claimed.agent, id);
+export function createTaskService(options: TaskServiceOptions): HostTasks {
+  const { store, replica, settings, report } = options;
+  const clock = options.clock ?? Date.now;
+  const running = new Map<string, AbortController>();
+  const waiters = new Map<string, Set<() => void>>();
+  let closing = false;
+
+  const view = (row: TaskRow): TaskView => taskView(row, settings.pollIntervalMs);
+  const wake = (id: string) => {
+    for (const resolve of waiters.get(id) ?? []) resolve();
+    waiters.delete(id);
   };
-  const queue = options.queue(run);
+  const wallFor = (toolName: string) => settings.toolWallMs[toolName] ?? settings.wallMs;
+  const audited = taskAuditor(options);
 
-  const beat = setInterval(() => {
-    if (running.size === 0) return;
-    store
-      .beatTasks([...running.keys()], clock())
-      .then((rows) => {
-        for (const { id, status } of rows) if (status !== "working") running.get(id)?.abort();
-      })
-      .catch((error: unknown) => report("task heartbeat", error));
-  }, BEAT_MS);
-  beat.unref();
-  let sweeps = 0;
-  const sweep = setInterval(() => {
-    const now = clock();
-    store
-      .failStaleTasks(
-        now - options.staleMs,
-        "AIRLOCK_TASK_REPLICA_LOST",
-        `the replica running the task gave no sign of life for ${options.staleMs} ms`,
-        now,
-      )
-      .then((ids) => {
-        for (const id of ids) wake(id);
-        if (++sweeps % SWEEPS_PER_PRUNE === 0) return store.pruneTasks(now);
-        return 0;
-      })
-      .catch((error: unknown) => report("task sweep", error));
-  }, options.sweepMs);
-  sweep.unref();
+  const worker: TaskWorkerContext = {
+    store,
+    replica,
+    call: options.call,
+    staleMs: options.staleMs,
+    sweepMs: options.sweepMs,
+    report,
+    onStatus: options.onStatus,
+    clock,
+    running,
+    wake,
+    wallFor,
+    closing: () => closing,
+  };
+  const queue = options.queue((id) => runTask(worker, id));
+  const stopLiveness = startTaskLiveness(worker);
 
   const service: HostTasks = {
     async start(agent, toolName, input, startOptions: TaskStartOptions = {}) {
       const now = clock();
       const ttlMs = Math.max(1000, Math.min(settings.ttlMs, startOptions.ttlMs ?? settings.ttlMs));
-      const stored: StoredOptions = {};
-      if (startOptions.tools !== undefined) stored.tools = startOptions.tools;
-      if (startOptions.groups !== undefined) stored.groups = startOptions.groups;
-      if (startOptions.harness !== undefined) stored.harness = startOptions.harness;
-      if (startOptions.autoApprove !== undefined) stored.autoApprove = startOptions.autoApprove;
-      if (startOptions.trace !== undefined) stored.trace = startOptions.trace;
-      if (startOptions.subject !== undefined) stored.subject = startOptions.subject;
+      const stored = storedOptionsOf(startOptions);
       const id = randomUUID();
       await store.insertTask({
         id,
@@ -247,19 +194,7 @@ export function createTaskService(options: TaskServiceOptions): HostTasks {
         }
         if (row.status !== "working" || signal?.aborted === true) return view(row);
         // Woken at once when this replica settles it; otherwise re-read after a poll interval.
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            clearTimeout(timer);
-            signal?.removeEventListener("abort", done);
-            waiters.get(id)?.delete(done);
-            resolve();
-          };
-          const timer = setTimeout(done, Math.min(settings.pollIntervalMs, BEAT_MS));
-          signal?.addEventListener("abort", done, { once: true });
-          const set = waiters.get(id) ?? new Set<() => void>();
-          waiters.set(id, set);
-          set.add(done);
-        });
+        await nextWake(waiters, id, Math.min(settings.pollIntervalMs, BEAT_MS), signal);
       }
     },
     async list(agent, cursor) {
@@ -304,8 +239,7 @@ export function createTaskService(options: TaskServiceOptions): HostTasks {
     async close() {
       if (closing) return;
       closing = true;
-      clearInterval(beat);
-      clearInterval(sweep);
+      stopLiveness();
       for (const controller of running.values()) controller.abort();
       await queue.close().catch((error: unknown) => report("closing the task queue", error));
     },
