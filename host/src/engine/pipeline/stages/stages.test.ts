@@ -55,7 +55,7 @@ describe("the call stages", () => {
     // the stages from the first that can refuse a call to execute are walked in list order
     const from = CALL_STAGES.findIndex((s) => s.name === "subject");
     const to = CALL_STAGES.findIndex((s) => s.name === "execute");
-    const walked = CALL_STAGES.slice(from, to + 1).map((s) => s.file);
+    const walked: string[] = CALL_STAGES.slice(from, to + 1).map((s) => s.file);
     expect(named.filter((f) => walked.includes(f))).toEqual(walked);
   });
 
