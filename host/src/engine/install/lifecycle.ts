@@ -1,5 +1,6 @@
 // `createPluginLifecycle(options)`: install, upgrade, rollback, uninstall and list, as the
-// PluginLifecycle of host-types.ts (the library API, the admin API and the CLI all call it).
+// PluginLifecycle of contracts/host.ts (the library API, the admin API and the CLI all call it),
+// with the registry browser the console reads (registry-browser.ts).
 // Invariants: the first operation first recovers from a crash (dead staging removed, version
 // directories the store does not know removed, each namespace under its lock); every change
 // to a namespace runs under its lock; see install-verified.ts for the install order.
@@ -20,6 +21,7 @@ import { installVerified, originOfSource } from "./install-verified.ts";
 import { withNamespaceLock } from "./lock.ts";
 import { rangeNamesPrerelease } from "./ordering.ts";
 import { activateAndPrune, toolIds } from "./records.ts";
+import { createRegistryBrowser } from "./registry-browser.ts";
 import { fetchPackument, fetchTarball } from "./registry-client.ts";
 import { uninstallUnlocked } from "./uninstall.ts";
 
@@ -133,6 +135,7 @@ export function createPluginLifecycle(options: PluginLifecycleOptions): ManagedP
   const lifecycle: ManagedPluginLifecycle = {
     recover: ready,
     registryUrl: ctx.registryUrl ?? null,
+    registry: createRegistryBrowser({ registryUrl: ctx.registryUrl, store }),
 
     async install(spec, opts = {}) {
       await ready();
