@@ -26,6 +26,7 @@ import type {
   InstalledPluginView,
   InstallOptions,
   InstallReport,
+  RegistryBrowser,
   SandboxStats,
   UninstallReport,
   WorkerTier,
@@ -78,6 +79,8 @@ export interface PluginLifecycle {
   rollback(namespace: string): Promise<InstallReport>;
   uninstall(namespace: string, options?: { purge?: boolean }): Promise<UninstallReport>;
   list(): Promise<InstalledPluginView[]>;
+  /** The registry, read-only, as the console browses it (nothing installed, nothing audited). */
+  readonly registry: RegistryBrowser;
 }
 
 export interface AirlockHost {

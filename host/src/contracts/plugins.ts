@@ -1,9 +1,12 @@
 // Plugins as the host's API manages them: install, upgrade, roll back and uninstall options
 // and reports, the installed versions, each plugin's sandbox worker tier, and the sandbox's
-// counters an operator watches.
+// counters an operator watches, and the registry as the console browses it (search, a
+// package's versions, one version's manifest read from its checked tarball).
 // Invariants: a report names what changed and nothing secret; `allowUnsigned`,
 // `allowDowngrade`, `allowPrerelease` and `trustKeys` are an operator's explicit decisions,
-// never defaults; an uninstall keeps the agents' data unless `purge` asked otherwise.
+// never defaults; an uninstall keeps the agents' data unless `purge` asked otherwise; browsing
+// the registry installs and writes nothing.
+import type { PluginManifest } from "@airlock/sdk/manifest";
 
 export interface InstallOptions {
   /** Allow an unsigned package or an unknown signer from this source (operator decision). */
@@ -68,4 +71,46 @@ export interface SandboxStats {
   loadedPlugins: number;
   busyCalls: number;
   restarts: number;
+}
+
+/** Which registry a read goes to: the configured one, or with `upgrade` the one `name`'s active version came from. */
+export interface RegistryReadOptions {
+  upgrade?: boolean;
+}
+
+export interface RegistrySearchResult {
+  /** The registry searched. */
+  registry: string;
+  total: number;
+  hits: Array<{ name: string; version: string; description: string }>;
+}
+
+export interface RegistryVersions {
+  registry: string;
+  name: string;
+  /** The published (valid semver) versions, newest first, with how many signatures each carries. */
+  versions: Array<{ version: string; signatures: number; latest: boolean }>;
+}
+
+export interface RegistryVersion {
+  registry: string;
+  name: string;
+  /** The version `range` picked, as an install would pick it. */
+  version: string;
+  /** The manifest of its tarball, checked against the packument's integrity (never the packument's word). */
+  manifest: PluginManifest;
+  signatures: number;
+}
+
+/**
+ * The registry read-only, for the console. Errors are AIRLOCK_INSTALL_* (NO_REGISTRY when none
+ * is configured; NOT_INSTALLED / UPGRADE_NEEDS_REGISTRY for an upgrade read of a plugin not
+ * installed, or installed from a file; the registry client's and the integrity checks' codes).
+ */
+export interface RegistryBrowser {
+  /** The configured registry's packages whose name (or description) contains `text`. */
+  search(text: string, limit: number): Promise<RegistrySearchResult>;
+  versions(name: string, options?: RegistryReadOptions): Promise<RegistryVersions>;
+  /** Picks `range` (empty: latest), fetches its tarball and checks its integrity and name@version. */
+  fetchVersion(name: string, range: string, options?: RegistryReadOptions): Promise<RegistryVersion>;
 }

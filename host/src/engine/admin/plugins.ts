@@ -58,6 +58,8 @@ function auditedLifecycle(
   };
   return {
     registryUrl: lifecycle.registryUrl,
+    // reads only: the console audits a refused read itself (registry-routes.ts)
+    registry: lifecycle.registry,
     install: (spec, opts) => wrap("plugin.install", null, { spec }, () => lifecycle.install(spec, opts)),
     installTarball: (bytes, source, opts) =>
       wrap("plugin.install", null, { source }, () => lifecycle.installTarball(bytes, source, opts)),

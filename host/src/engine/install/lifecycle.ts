@@ -1,5 +1,6 @@
 // `createPluginLifecycle(options)`: install, upgrade, rollback, uninstall and list, as the
-// PluginLifecycle of host-types.ts (the library API, the admin API and the CLI all call it).
+// PluginLifecycle of contracts/host.ts (the library API, the admin API and the CLI all call it),
+// with the registry browser the console reads (registry-browser.ts).
 // Invariants: the first operation first recovers from a crash (dead staging removed, version
 // directories the store does not know removed, each namespace under its lock); every change
 // to a namespace runs under its lock; see install-verified.ts for the install order.
@@ -15,6 +16,7 @@ import { fileOrdering, installFromRegistry, installSpec } from "./install-spec.t
 import { installVerified, originOfSource } from "./install-verified.ts";
 import { withNamespaceLock } from "./lock.ts";
 import { toolIds } from "./records.ts";
+import { createRegistryBrowser } from "./registry-browser.ts";
 import { rollbackUnlocked } from "./rollback.ts";
 import { uninstallUnlocked } from "./uninstall.ts";
 
@@ -61,6 +63,7 @@ export function createPluginLifecycle(options: PluginLifecycleOptions): ManagedP
   const lifecycle: ManagedPluginLifecycle = {
     recover: ready,
     registryUrl: ctx.registryUrl ?? null,
+    registry: createRegistryBrowser({ registryUrl: ctx.registryUrl, store }),
 
     async install(spec, opts = {}) {
       await ready();
