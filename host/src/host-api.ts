@@ -7,7 +7,13 @@
 import { AirlockError } from "@airlock/sdk";
 import type { Presentation } from "@airlock/sdk/manifest";
 import type { ResolvedHostOptions } from "./config.ts";
-import type { AirlockHost, PluginLifecycle, RunOptions, ToolsChangeReason } from "./contracts/host.ts";
+import type {
+  AirlockHost,
+  ModelTool,
+  PluginLifecycle,
+  RunOptions,
+  ToolsChangeReason,
+} from "./contracts/host.ts";
 import { type AdminAudit, audited, createAdminAudit } from "./engine/catalogue/admin-audit.ts";
 import {
   catalogueError,
@@ -257,9 +263,11 @@ export async function assembleHost(parts: HostParts): Promise<AirlockHost> {
   const begin = async (run: RunOptions) => {
     assertOpen();
     await fresh();
-    const hostTools = (agent: string, options: RunOptions) =>
-      skillHostTools({ store, catalogue }, agent, options);
-    return codeMode.wrap(await startRun(deps, run, { replica: membership.replica, hostTools }));
+    const hostTools = async (agent: string, options: RunOptions, served: readonly ModelTool[]) => [
+      ...(await skillHostTools({ store, catalogue }, agent, options)),
+      ...(await codeMode.hostTools(agent, served)),
+    ];
+    return startRun(deps, run, { replica: membership.replica, hostTools });
   };
   const callTool: AirlockHost["callTool"] = async (agent, toolName, input, callOptions) => {
     const {
