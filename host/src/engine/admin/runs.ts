@@ -2,7 +2,7 @@
 // Invariants: no run starts on a closed host (AIRLOCK_HOST_CLOSED) nor before another replica's
 // catalogue change is picked up; a run is traced, then given the skill tools, then code mode
 // (each a no-op when it does not apply); callTool's run options never leak into the call's.
-import type { AirlockHost, RunOptions } from "../../contracts/host.ts";
+import type { AirlockHost, ModelTool, RunOptions } from "../../contracts/host.ts";
 import type { Store } from "../../state/store/types.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { CodeMode } from "../code-mode/index.ts";
@@ -18,7 +18,7 @@ export interface RunParts {
   store: Store;
   catalogue: Catalogue;
   hooks: HookRegistry;
-  codeMode: Pick<CodeMode, "wrap">;
+  codeMode: Pick<CodeMode, "hostTools">;
   /** This replica's id (the run's span names it). */
   replica: string;
   /** Throws AIRLOCK_HOST_CLOSED once the host is closing. */
@@ -28,13 +28,16 @@ export interface RunParts {
 
 export function createRunOps(parts: RunParts): RunOps {
   const { deps, store, catalogue, codeMode, assertOpen, fresh, hooks, replica } = parts;
-  // The skills' tools (airlock:skills, airlock:skill) a run lists: host tools, through the stages.
-  const hostTools = (agent: string, options: RunOptions) =>
-    skillHostTools({ store, catalogue }, agent, options);
+  // The host tools a run lists, through the same stages as every tool: the skills' (airlock:skills,
+  // airlock:skill) and code mode's (search_tools, run_code, when the agent has code mode on).
+  const hostTools = async (agent: string, options: RunOptions, served: readonly ModelTool[]) => [
+    ...(await skillHostTools({ store, catalogue }, agent, options)),
+    ...(await codeMode.hostTools(agent, served)),
+  ];
   const begin = async (run: RunOptions) => {
     assertOpen();
     await fresh();
-    return codeMode.wrap(await startRun(deps, run, { replica, hostTools }));
+    return startRun(deps, run, { replica, hostTools });
   };
   const callTool: AirlockHost["callTool"] = async (agent, toolName, input, callOptions) => {
     const {

@@ -1,16 +1,18 @@
-// Code mode, the part the host wires in: per-agent settings (read, changed) and the run wrapper
-// that serves search_tools and run_code to an agent whose operator turned code mode on.
-// Contract: `wrap(run)` returns the run itself when code mode is off for its agent (nothing
-// changes for that agent), else codeModeRun (code-mode-run.ts); `close()` closes the dedicated
-// code-mode sandbox (code-sandbox.ts), started on the first run_code call.
+// Code mode, the part the host wires in: per-agent settings (read, changed) and the host tools
+// search_tools and run_code (host-tools.ts) a run of an agent whose operator turned code mode on
+// lists, called through the pipeline's stages like any tool (executor "host").
+// Contract: `hostTools(agent, served)` is empty when code mode is off for the agent (nothing
+// changes for that agent), read at the run's start; `close()` closes the dedicated code-mode
+// sandbox (code-sandbox.ts), started on the first run_code call.
 
-import type { Run } from "../../contracts/host.ts";
+import type { ModelTool } from "../../contracts/host.ts";
 import type { AuditInput, Store } from "../../state/store/types.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
+import type { HostTool } from "../pipeline/call-types.ts";
 import type { EventBus } from "../pipeline/events.ts";
 import { isSkillTool } from "../skills/skill-tools.ts";
-import { codeModeRun } from "./code-mode-run.ts";
 import { CodeSandbox } from "./code-sandbox.ts";
+import { codeModeHostTools } from "./host-tools.ts";
 import { applyChange, type CodeModeSettings, readSettings, writeSettings } from "./settings.ts";
 
 export interface CodeModeParts {
@@ -27,7 +29,8 @@ export interface CodeMode {
   settings(agent: string): Promise<CodeModeSettings>;
   /** Validates the whole change, then stores it; returns the settings now in force. */
   configure(agent: string, change: unknown): Promise<CodeModeSettings>;
-  wrap(run: Run): Promise<Run>;
+  /** search_tools and run_code for a run of `agent` serving `served`, or none when code mode is off. */
+  hostTools(agent: string, served: readonly ModelTool[]): Promise<HostTool[]>;
   close(): Promise<void>;
 }
 
@@ -54,9 +57,9 @@ export function createCodeMode(parts: CodeModeParts): CodeMode {
       await writeSettings(parts.store, agent, next);
       return next;
     },
-    async wrap(run) {
-      const settings = await readSettings(parts.store, run.agent);
-      return settings.enabled ? codeModeRun(deps, run, settings) : run;
+    async hostTools(agent, served) {
+      const settings = await readSettings(parts.store, agent);
+      return settings.enabled ? codeModeHostTools(deps, settings, served) : [];
     },
     close: () => sandbox.close(),
   };

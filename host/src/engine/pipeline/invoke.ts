@@ -11,7 +11,7 @@ import type { ToolResult } from "@airlock/sdk";
 import type { CallOptions, ToolCallOutcome } from "../../contracts/host.ts";
 import { canonicalToolId } from "../catalogue/catalogue.ts";
 import { subjectRefusal } from "../oauth/subject.ts";
-import type { RunContext, Stop } from "./call-types.ts";
+import type { HostTool, RunContext, Stop } from "./call-types.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { CALL_STAGES } from "./stages/index.ts";
 import { type Call, type CallEnd, stop } from "./stages/types.ts";
@@ -25,11 +25,12 @@ function openCall(
 ): Call {
   const callId = `call_${randomUUID()}`;
   const started = performance.now();
-  const id = canonicalToolId(rawName);
-  const entry = id === undefined ? undefined : run.snapshot.get(id);
+  const named = canonicalToolId(rawName);
+  const entry = named === undefined ? undefined : run.snapshot.get(named);
+  const host = entry === undefined ? hostToolNamed(run, rawName, named) : undefined;
+  const id = host?.model.id ?? named;
   const toolName = id ?? String(rawName).slice(0, 200);
-  const host = id === undefined || entry !== undefined ? undefined : run.hostTools.get(id);
-  return {
+  const call: Call = {
     deps,
     run,
     options,
@@ -50,6 +51,16 @@ function openCall(
     input: {},
     inputBytes: 0,
   };
+  if (host?.auditDetails !== undefined) call.auditDetails = { ...host.auditDetails };
+  return call;
+}
+
+/** The run's host tool a name means: by its id (or its canonical wire form), else its wire name. */
+function hostToolNamed(run: RunContext, rawName: string, id: string | undefined): HostTool | undefined {
+  const byId = id === undefined ? undefined : run.hostTools.get(id);
+  if (byId !== undefined || typeof rawName !== "string") return byId;
+  for (const tool of run.hostTools.values()) if (tool.model.wireName === rawName) return tool;
+  return undefined;
 }
 
 function settle(call: Call, stopped: Stop | undefined): CallEnd {
@@ -60,7 +71,10 @@ function settle(call: Call, stopped: Stop | undefined): CallEnd {
     if (result.isError === true) end.errorCode = "AIRLOCK_TOOL_REPORTED_ERROR";
     return end;
   }
-  const result: ToolResult = { content: [{ type: "text", text: stopped.message }], isError: true };
+  const result: ToolResult = stopped.result ?? {
+    content: [{ type: "text", text: stopped.message }],
+    isError: true,
+  };
   const error = { code: String(stopped.code), message: stopped.message };
   return { result, error, blocked: stopped.blocked === true, durationMs, errorCode: error.code };
 }

@@ -2,6 +2,9 @@
 // restricted to the named tools/groups when the run names any, plus the tools of the harness
 // groups it asks for — and only those tools can be called in it. A tool registered, enabled or
 // installed later is refused as AIRLOCK_TOOL_NOT_EXPOSED (the up-front registration rule).
+// The tools the host answers itself (skills, code mode: executors/host.ts) are listed after the
+// snapshot, or alone when one of them is exclusive (code mode's exclusive mode); they call other
+// tools through the run's inner Run, which has the same snapshot and no host tools.
 // Invariants: the snapshot never changes during a run; ModelTool carries no presentation.
 import { randomUUID } from "node:crypto";
 import { AirlockError, wireName } from "@airlock/sdk";
@@ -87,34 +90,53 @@ export async function takeSnapshot(
 export interface RunPlace {
   /** The cluster member the host is (its calls' spans name it). */
   replica: string;
-  /** The tools the host answers itself in this run (executors/host.ts), for the agent. */
-  hostTools?(agent: string, options: RunOptions): Promise<readonly HostTool[]>;
+  /**
+   * The tools the host answers itself in this run (executors/host.ts), for the agent; `served`
+   * is the run's snapshot as the model sees it (code mode describes and calls those).
+   */
+  hostTools?(agent: string, options: RunOptions, served: readonly ModelTool[]): Promise<readonly HostTool[]>;
+}
+
+/** What a run lists: its snapshot and its host tools, or only the exclusive host tools if any. */
+function listing(served: readonly ModelTool[], hostTools: readonly HostTool[]): ModelTool[] {
+  const alone = hostTools.filter((t) => t.exclusive === true);
+  if (alone.length > 0) return alone.map((t) => t.model);
+  return [...served, ...hostTools.map((t) => t.model)];
 }
 
 export async function startRun(deps: PipelineDeps, options: RunOptions, place: RunPlace): Promise<Run> {
   const snapshot = await takeSnapshot(deps, options);
+  const served = [...snapshot.values()].map(toModelTool);
+  const ownTools = (await place.hostTools?.(options.agent, options, served)) ?? [];
   const hostTools = new Map<string, HostTool>();
-  for (const tool of (await place.hostTools?.(options.agent, options)) ?? [])
-    hostTools.set(tool.model.id, tool);
-  const context: RunContext = {
-    id: `run_${randomUUID()}`,
+  for (const tool of ownTools) hostTools.set(tool.model.id, tool);
+  const id = `run_${randomUUID()}`;
+  const conversationId = options.conversationId ?? `conv_${randomUUID()}`;
+  const runOf = (context: RunContext, tools: readonly ModelTool[]): Run => ({
+    id,
     agent: options.agent,
-    conversationId: options.conversationId ?? `conv_${randomUUID()}`,
+    conversationId,
+    tools: () => tools.map((t) => structuredClone(t)),
+    call: (toolName: string, input: unknown, callOptions?: CallOptions): Promise<ToolCallOutcome> =>
+      invokeTool(deps, context, toolName, input, callOptions ?? {}),
+  });
+  const base = {
+    id,
+    agent: options.agent,
+    conversationId,
     autoApprove: options.autoApprove === true,
     replica: place.replica,
     snapshot,
-    hostTools,
   };
-  const modelTools = [
-    ...[...snapshot.values()].map(toModelTool),
-    ...[...hostTools.values()].map((t) => t.model),
-  ];
-  return {
-    id: context.id,
-    agent: context.agent,
-    conversationId: context.conversationId,
-    tools: () => modelTools.map((t) => structuredClone(t)),
-    call: (toolName: string, input: unknown, callOptions?: CallOptions): Promise<ToolCallOutcome> =>
-      invokeTool(deps, context, toolName, input, callOptions ?? {}),
+  // The run host tools call through (run_code's inner calls): the snapshot, no host tools.
+  const innerContext: RunContext = {
+    ...base,
+    hostTools: new Map(),
+    get inner() {
+      return inner;
+    },
   };
+  const inner = runOf(innerContext, served);
+  const context: RunContext = { ...base, hostTools, inner };
+  return runOf(context, listing(served, ownTools));
 }

@@ -1,8 +1,9 @@
 // The executors a call can end in, and which one a catalogue entry names: `remote` for a tool
 // of a remote MCP server (deps.remote owns its plugin record), `sandbox` for every other plugin
 // tool (its isolate). The third, `host` (host.ts), answers the tools a run lists in hostTools
-// (not catalogue entries: the execute stage picks it for them). Whatever the executor, the call passed the same stages before it and
-// passes the same after it (stages/index.ts).
+// (skills, code mode; not catalogue entries: the execute stage picks it for them). Whatever the
+// executor, the call passed the same stages before it and passes the same after it
+// (stages/index.ts).
 // Invariants: an executor never throws on a tool failure (a Stop or an error result); the
 // choice depends on the entry's plugin only, never on the input.
 import type { CatalogueEntry } from "../../catalogue/catalogue.ts";

@@ -13,7 +13,8 @@ import { type CallStage, reached } from "./types.ts";
 export const approvalStage: CallStage = {
   name: "approval",
   async enter(call) {
-    // Host tools are read-only (executors/host.ts): approval is for tools that are not.
+    // A host tool skips this stage (docs/pipeline.md): the skill tools and search_tools are
+    // read-only; run_code changes nothing itself, and each of its inner calls is approved.
     if (call.host !== undefined) return undefined;
     const { deps, run, toolName, callId, input, options } = call;
     const entry = reached(call.current, "the catalogue entry");

@@ -22,6 +22,7 @@ export const REFUSALS: ReadonlySet<string> = new Set([
   "AIRLOCK_TOOL_INPUT_NOT_UNICODE",
   "AIRLOCK_TOOL_INPUT_KEY_FORBIDDEN",
   "AIRLOCK_SKILL_INPUT_INVALID",
+  "AIRLOCK_CODE_INPUT_INVALID",
 ]);
 
 export const auditStage: CallStage = {

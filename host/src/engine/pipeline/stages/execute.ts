@@ -1,5 +1,6 @@
 // Stage "execute": the call runs in the executor its catalogue entry names (executors/:
-// `sandbox` for a plugin's isolate, `remote` for a remote MCP server), under the plugin's
+// `sandbox` for a plugin's isolate, `remote` for a remote MCP server), or, for a tool the host
+// answers itself (skills, code mode), the `host` executor; a plugin tool runs under the plugin's
 // limits and the caller's signal, its progress reaching the caller and the bus (tool.progress).
 // Invariants: the executor's answer is normalised into a ToolResult (call.result) for the
 // output stage; a Stop from the executor ends the call with that code.
