@@ -4,6 +4,7 @@
 // the other replicas up: a signal carries a few small fields, never the only copy of anything,
 // and a replica that (re)connects its listener re-reads the rows instead of trusting what it
 // may have missed.
+import type { PendingApproval } from "../../contracts/people.ts";
 
 /** A wake-up (≤ a few hundred bytes as JSON). `replica` is the sender; receivers skip their own. */
 export interface ClusterSignal {
@@ -26,13 +27,8 @@ export interface ClusterListenHandlers {
 
 export type ApprovalStatus = "pending" | "approved" | "denied" | "cancelled" | "abandoned";
 
-export interface ApprovalRow {
-  id: string;
-  runId: string;
-  agent: string;
-  toolName: string;
-  input: Record<string, unknown>;
-  requestedAt: string;
+/** A pending approval as the cluster's shared table keeps it (contracts/people.ts), and its fate. */
+export interface ApprovalRow extends PendingApproval {
   /** The replica whose call waits for it. */
   replica: string;
   status: ApprovalStatus;

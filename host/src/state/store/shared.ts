@@ -81,16 +81,8 @@ function sanitizeValue(value: unknown, depth: number): unknown {
 export const AUDIT_DEFAULT_LIMIT = 100;
 export const AUDIT_MAX_LIMIT = 1000;
 
-export interface NormalizedAuditQuery {
-  agent?: string;
-  plugin?: string;
-  tool?: string;
-  kind?: AuditRecord["kind"];
-  since?: string;
-  until?: string;
-  before?: number;
-  limit: number;
-}
+/** An audit query checked and filled in: its limit always set, its times canonical. */
+export type NormalizedAuditQuery = Omit<AuditQuery, "limit"> & { limit: number };
 
 /** Validates an audit query and turns its times into canonical ISO strings (they compare as text). */
 export function normalizeAuditQuery(q: AuditQuery): NormalizedAuditQuery {
