@@ -9,6 +9,14 @@
 import { parseToolId, parseWireName, type ToolId, toolId } from "@airlock/sdk";
 import type { ToolManifest } from "@airlock/sdk/manifest";
 import type { InstalledPluginRecord, Store } from "../../state/store/types.ts";
+import { remoteSectionOf } from "../remote/definitions.ts";
+
+/**
+ * What runs a catalogue entry's calls (engine/pipeline/executors/): its plugin's isolate, or the
+ * remote MCP server the plugin record stands for. (The third executor, `host`, answers the
+ * host's own tools — skills, code mode — which are not catalogue entries.)
+ */
+export type EntryExecutor = "sandbox" | "remote";
 
 export interface CatalogueEntry {
   readonly id: ToolId;
@@ -16,6 +24,8 @@ export interface CatalogueEntry {
   readonly version: string;
   readonly tool: ToolManifest;
   readonly plugin: InstalledPluginRecord;
+  /** Named when the entry is read, from its plugin record alone. */
+  readonly executor: EntryExecutor;
 }
 
 export interface CatalogueProblem {
@@ -93,6 +103,7 @@ async function buildView(store: Store): Promise<View> {
       continue;
     }
     const claimed: CatalogueEntry[] = [];
+    const executor: EntryExecutor = remoteSectionOf(record) === undefined ? "sandbox" : "remote";
     let collided = false;
     for (const tool of record.manifest.tools) {
       const id = toolId(record.namespace, tool.name);
@@ -106,7 +117,14 @@ async function buildView(store: Store): Promise<View> {
         collided = true;
         break;
       }
-      claimed.push({ id, namespace: record.namespace, version: record.version, tool, plugin: record });
+      claimed.push({
+        id,
+        namespace: record.namespace,
+        version: record.version,
+        tool,
+        plugin: record,
+        executor,
+      });
     }
     // A version with no tools (a remote server behind OAuth before anything is pinned) is still active.
     if (collided) continue;

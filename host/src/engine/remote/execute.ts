@@ -25,7 +25,6 @@ export const LISTING_MAX_BYTES = 4 * 1024 * 1024;
 export const LISTING_TIMEOUT_MS = 5_000;
 
 export interface RemoteExecutor {
-  owns(plugin: InstalledPluginRecord): boolean;
   /** Ids of the entries the run must leave out (definitions changed or dropped since pinned). */
   screen(agent: string, entries: readonly CatalogueEntry[]): Promise<Set<string>>;
   execute(req: ExecuteRequest): Promise<{ result: unknown } | Stop>;
@@ -70,8 +69,6 @@ export function createRemoteExecutor(ctx: RemoteContext): RemoteExecutor {
   }
 
   return {
-    owns: (plugin) => remoteSectionOf(plugin) !== undefined,
-
     async screen(agent, entries) {
       const plugins = new Map<string, InstalledPluginRecord>();
       for (const entry of entries) {

@@ -6,7 +6,7 @@
 // output stage; a Stop from the executor ends the call with that code.
 import { normalizeToolResult } from "@airlock/sdk";
 import { executeHost } from "../executors/host.ts";
-import { EXECUTORS, executorOf } from "../executors/index.ts";
+import { EXECUTORS } from "../executors/index.ts";
 import { type CallStage, reached } from "./types.ts";
 
 export const executeStage: CallStage = {
@@ -20,7 +20,7 @@ export const executeStage: CallStage = {
       return undefined;
     }
     const entry = reached(call.current, "the catalogue entry");
-    const executed = await EXECUTORS[executorOf(deps, entry)](deps, {
+    const executed = await EXECUTORS[entry.executor](deps, {
       callId: call.callId,
       run: call.run,
       entry,
