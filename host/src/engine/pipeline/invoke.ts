@@ -92,7 +92,10 @@ export async function invokeTool(
   try {
     for (const { stage } of CALL_STAGES) {
       reachedStages++;
-      stopped = await stage.enter?.(call);
+      // A stage with nothing to wait for answers synchronously: only a promise is awaited, so
+      // the call does not pay an event-loop turn per stage (row 1 of npm run bench).
+      const entered = stage.enter?.(call);
+      stopped = entered instanceof Promise ? await entered : entered;
       if (stopped !== undefined) break;
     }
   } catch (error) {
@@ -102,7 +105,10 @@ export async function invokeTool(
   }
   const end = settle(call, stopped);
   call.end = end;
-  for (let i = reachedStages - 1; i >= 0; i--) await CALL_STAGES[i]?.stage.leave?.(call);
+  for (let i = reachedStages - 1; i >= 0; i--) {
+    const left = CALL_STAGES[i]?.stage.leave?.(call);
+    if (left instanceof Promise) await left;
+  }
   const outcome: ToolCallOutcome = {
     callId: call.callId,
     toolName: call.toolName,
