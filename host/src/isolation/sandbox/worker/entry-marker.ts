@@ -2,7 +2,7 @@
 // (an allocation pattern the isolate's memoryLimit does not catch ends the whole process with
 // SIGABRT) leaves no time to say anything, so the worker records the plugin key in a small
 // file *before* entering a different plugin's code, and the host reads it after the crash to
-// attribute the abort (worker-slot.ts; the quarantine in workers.ts).
+// attribute the abort (worker-slot.ts; the quarantine in worker-loads.ts).
 // Contract: the worker writes only when the plugin changes (one pwrite of a short line; runs of
 // calls to one plugin cost nothing); `readMarker` returns the last key written, or null (no
 // file, empty, unreadable). The file holds plugin keys only: no input, no result, no secret.
