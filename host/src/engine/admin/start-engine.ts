@@ -9,6 +9,7 @@ import type { EgressPolicy, Resolver } from "../../isolation/egress/types.ts";
 import type { QuarantineNotice } from "../../isolation/sandbox/index.ts";
 import { resolveLimits } from "../../isolation/sandbox/limits.ts";
 import type { EffectiveLimits, Sandbox } from "../../isolation/sandbox/types.ts";
+import { cacheTokenLookups } from "../../state/auth/token-cache.ts";
 import type { ReplicaSettings } from "../../state/cluster/membership.ts";
 import { joinCluster } from "../../state/cluster/membership.ts";
 import type { AuditInput, InstalledPluginRecord, Store } from "../../state/store/types.ts";
@@ -76,7 +77,10 @@ export async function startEngine(parts: EngineParts, state: { closed: boolean }
   const { sandbox, options } = parts;
   const report = reporterOf(options);
   // Every agent-state write made through this host invalidates the per-call agent cache.
-  const store = trackAgentWrites(parts.store, () => agentStates.invalidate());
+  const agentWrites = trackAgentWrites(parts.store, () => agentStates.invalidate());
+  // Token lookups answered from memory; a revocation here empties the cache and tells the others.
+  const tokens = cacheTokenLookups(agentWrites, { onRevoke: () => membership.announce({ kind: "tokens" }) });
+  const store = tokens.store;
   const agentStates = createAgentStateCache(store);
   resolveLimits(options.ceilings, {}); // fail at start, not at the first call, on a malformed ceiling
   const catalogue = createCatalogue(store);
@@ -112,7 +116,11 @@ export async function startEngine(parts: EngineParts, state: { closed: boolean }
     handlers: {
       onTools: (agent, reason) => void sync.remoteChange(agent, reason),
       onLevel: () => agentStates.invalidate(),
-      onResync: () => void sync.remoteChange(null, "catalogue"),
+      onResync: () => {
+        tokens.forgetAll();
+        void sync.remoteChange(null, "catalogue");
+      },
+      onTokens: () => tokens.forgetAll(),
       onTask: (agent, taskId) => events.emit("task.status", { agent, taskId }),
     },
   });

@@ -49,4 +49,17 @@ describePg("replicas on a shared PostgreSQL store", () => {
     const audit = await a.queryAudit({ agent: "ada", kind: "tool" });
     expect(audit.map((e) => e.details?.callId)).toContain(out.callId);
   });
+
+  it("a token revoked on one replica is refused by the other, which had it cached", async () => {
+    await a.createAgent("bob");
+    const { id, token } = await a.issueToken("agent", "bob", "replicas");
+    expect(await b.authenticate(token)).toMatchObject({ id }); // now in b's token cache
+    await a.revokeToken(id);
+    // b learns it from a's "tokens" wake-up (one NOTIFY round trip), not from its cache aging out:
+    // the bound below is under TOKEN_CACHE_MAX_AGE_MS only to show that; a correctness check.
+    const until = Date.now() + 900;
+    while ((await b.authenticate(token)) !== null && Date.now() < until)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await b.authenticate(token)).toBeNull();
+  });
 });

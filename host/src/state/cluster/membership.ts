@@ -31,6 +31,8 @@ export interface MembershipHandlers {
   onResync(): void;
   /** A task of `agent` ended on another replica. */
   onTask?(agent: string, id: string): void;
+  /** Another replica revoked a token (or deleted an agent with its tokens). */
+  onTokens?(): void;
 }
 
 export interface ClusterMembership {
@@ -115,6 +117,9 @@ export async function joinCluster(options: {
           case "task":
             if (typeof signal.agent === "string" && typeof signal.id === "string")
               handlers.onTask?.(signal.agent, signal.id);
+            return;
+          case "tokens":
+            handlers.onTokens?.();
             return;
         }
       },

@@ -9,8 +9,8 @@ import type { PendingApproval } from "../../contracts/people.ts";
 /** A wake-up (≤ a few hundred bytes as JSON). `replica` is the sender; receivers skip their own. */
 export interface ClusterSignal {
   replica: string;
-  /** "tools": what an agent is served changed; "level": a knowledge level; "approval": one was decided; "events": new host_events rows; "streams": a replica's first event stream opened; "task": a task of `agent` ended (`id`). */
-  kind: "tools" | "level" | "approval" | "events" | "streams" | "task";
+  /** "tools": what an agent is served changed; "level": a knowledge level; "approval": one was decided; "events": new host_events rows; "streams": a replica's first event stream opened; "task": a task of `agent` ended (`id`); "tokens": a token was revoked (cached lookups are dropped). */
+  kind: "tools" | "level" | "approval" | "events" | "streams" | "task" | "tokens";
   agent?: string | null;
   reason?: string;
   /** The approval (or task) concerned. */
