@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { hostname as machineName } from "node:os";
 import { createAdaptorServer } from "@hono/node-server";
 import type { AirlockHost } from "../../contracts/host.ts";
-import { McpHttpEndpoint } from "../mcp/http.ts";
+import { McpHttpEndpoint, type McpHttpStats } from "../mcp/http.ts";
 import type { McpServerOptions } from "../mcp/server.ts";
 import { type AdminApiOptions, createAdminApi } from "./app.ts";
 import { createInFlight } from "./drain.ts";
@@ -35,6 +35,8 @@ export interface AdminServer {
   readonly port: number;
   /** The MCP endpoint of an agent. */
   mcpUrl(agent: string): string;
+  /** How the MCP endpoint answered so far (undefined when it is not served). */
+  mcpStats(): McpHttpStats | undefined;
   close(): Promise<void>;
 }
 
@@ -98,6 +100,7 @@ export async function startAdminServer(
     url,
     port,
     mcpUrl: (agent) => `${url}/mcp/${encodeURIComponent(agent)}`,
+    mcpStats: () => endpoint?.stats(),
     close() {
       closing ??= (async () => {
         // Graceful: stop accepting (readyz 503), let calls in flight finish, then cut the rest.

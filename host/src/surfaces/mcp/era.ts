@@ -14,12 +14,12 @@ import type {
   InputRequiredResult,
   LoggingLevel,
   Server,
-  ServerContext,
   ElicitResult as WireElicitResult,
 } from "@modelcontextprotocol/server";
 import type { AirlockHost, ModelTool } from "../../contracts/host.ts";
 import type { ApprovalPath, OperatorRound } from "../../contracts/people.ts";
 import type { TaskView } from "../../contracts/tasks.ts";
+import type { McpExchange } from "./exchange.ts";
 
 /** The era the SDK negotiated for a request or connection (its own names). */
 export type EraName = "legacy" | "modern";
@@ -51,13 +51,13 @@ export interface ProtocolEra {
    * line then goes by the session's level as a notification (mapping.ts).
    */
   requestLog(
-    ctx: ServerContext,
+    exchange: McpExchange,
     level: LoggingLevel,
     message: string,
     logger: string,
   ): Promise<void> | undefined;
   /** The elicitation capability the client declared (undefined or null: none). */
-  declaredElicitation(ctx: ServerContext, server: Server): Record<string, unknown> | null | undefined;
+  declaredElicitation(exchange: McpExchange): Record<string, unknown> | null | undefined;
   /** Opens one tools/call's round of questions to people; may throw AIRLOCK_MRTR_STATE_INVALID. */
   openRound(call: RoundCall): EraRound;
 }
@@ -65,9 +65,9 @@ export interface ProtocolEra {
 /** What one tools/call's round of questions knows of the call. */
 export interface RoundCall {
   host: AirlockHost;
-  server: Server;
   agent: string;
-  ctx: ServerContext;
+  /** The request's exchange with its client (exchange.ts). */
+  exchange: McpExchange;
   /** The tool as the client names it. */
   wireName: string;
   input: unknown;

@@ -1,5 +1,6 @@
 // Small HTTP helpers of the MCP endpoint: reading a bounded JSON-RPC body, and JSON-RPC error
 // answers that carry Airlock's stable code in `error.data.code`.
+import type { IncomingMessage } from "node:http";
 import type { MCP_ERRORS } from "./errors.ts";
 
 /** A JSON-RPC error answer (id null: it answers the HTTP request, not a JSON-RPC one). */
@@ -22,6 +23,7 @@ export function jsonRpcError(
 export async function readJsonBody(
   request: Request,
   maxBytes: number,
+  incoming?: IncomingMessage,
 ): Promise<{ ok: true; body: unknown } | { ok: false; response: Response }> {
   // A tagged union, not `instanceof Response`: @hono/node-server swaps the global Response.
   const refuse = (response: Response) => ({ ok: false as const, response });
@@ -35,9 +37,10 @@ export async function readJsonBody(
   if (declared > maxBytes) {
     return refuse(jsonRpcError(413, "AIRLOCK_MCP_BAD_REQUEST", `the body is over ${maxBytes} bytes`));
   }
-  // Read once, here: the SDK handler is given the parsed body and never reads the stream.
-  const text = await request.text();
-  if (Buffer.byteLength(text) > maxBytes) {
+  // Read once, here: the SDK handler is given the parsed body and never reads the stream. From
+  // the Node request itself when there is one (the web Request's stream costs ≈ 80 µs a call).
+  const text = incoming === undefined ? await request.text() : await readIncoming(incoming, maxBytes);
+  if (text === null || Buffer.byteLength(text) > maxBytes) {
     return refuse(jsonRpcError(413, "AIRLOCK_MCP_BAD_REQUEST", `the body is over ${maxBytes} bytes`));
   }
   try {
@@ -50,4 +53,25 @@ export async function readJsonBody(
       ),
     );
   }
+}
+
+/** The body of a Node request as UTF-8 text, or null once it grows past `maxBytes` (then drained unread). */
+function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<string | null> {
+  return new Promise<string | null>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        incoming.off("data", onData);
+        incoming.resume(); // the rest is read and dropped, so the connection can answer
+        resolve(null);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    incoming.on("data", onData);
+    incoming.once("end", () => resolve(Buffer.concat(chunks, size).toString("utf8")));
+    incoming.once("error", reject);
+  });
 }

@@ -107,7 +107,7 @@ export class PeopleRound {
 
   constructor(call: RoundCall, era: ProtocolEra) {
     this.#call = call;
-    this.#ask = elicitationModes(era.declaredElicitation(call.ctx, call.server));
+    this.#ask = elicitationModes(era.declaredElicitation(call.exchange));
     this.#round = era.openRound(call);
   }
 

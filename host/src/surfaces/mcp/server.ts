@@ -3,21 +3,21 @@
 // revisions), over HTTP (one instance per request) and stdio (one per connection); what differs
 // between the eras is the era object's (era.ts, era-2025/, era-2026/), never a branch here.
 // The server's pieces: its capabilities and round-state check (here), the era's own requests
-// (era.serve), the agent's skills as prompts (skill-prompts.ts), tools/list (here: a catalogue
-// snapshot, a host Run, answered one page at a time in a deterministic order, by name) and
-// tools/call (tools-call.ts). What the handlers share — options, caller, runs — is serving.ts.
+// (era.serve), the agent's skills as prompts (skill-prompts.ts), tools/list (serving.ts's
+// listTools: a catalogue snapshot, a host Run, one page at a time in a deterministic order, by
+// name) and tools/call (tools-call.ts); the 2026-07-28 fast lane (era-2026/fast-lane.ts) answers
+// those two the same way without an instance. What the handlers share is serving.ts.
 // Invariants: a protocol error is answered only for a malformed request (a bogus cursor) or an
 // unexpected host failure, whose details stay in the host log; a tool failure is a result with
 // isError (tools-call.ts); nothing here holds state a later request needs: what a session
 // remembers (its conversation, its log level) is handed in.
-import { ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
+import { Server } from "@modelcontextprotocol/server";
 import type { AirlockHost } from "../../contracts/host.ts";
-import { decodeCursor, encodeCursor, PAGE_SIZE } from "./cursor.ts";
 import type { EraName, ProtocolEra } from "./era.ts";
 import { ERA_2025 } from "./era-2025/era.ts";
 import { ERA_2026 } from "./era-2026/era.ts";
 import { verifyRoundState } from "./era-2026/round-state.ts";
-import { listingOf, type McpCallerContext, type McpServerOptions, startRun } from "./serving.ts";
+import { listTools, type McpCallerContext, type McpServerOptions } from "./serving.ts";
 import { registerSkillPrompts } from "./skill-prompts.ts";
 import { registerToolsCall } from "./tools-call.ts";
 
@@ -32,8 +32,6 @@ export function createAgentMcpServer(
   options: McpServerOptions,
   caller: McpCallerContext,
 ): Server {
-  const naming = options.naming ?? "wire";
-  const pageSize = options.pageSize ?? PAGE_SIZE;
   const era = ERAS[caller.era];
   const server = new Server(
     { name: options.serverName ?? "airlock", version: host.version },
@@ -53,17 +51,10 @@ export function createAgentMcpServer(
 
   registerSkillPrompts(server, host, agent); // skills the agent has enabled (skill-prompts.ts)
 
-  server.setRequestHandler("tools/list", async (request) => {
-    const offset = decodeCursor(request.params?.cursor);
-    if (offset === undefined) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, "invalid cursor: list again without one");
-    }
-    const tools = listingOf(await startRun(host, agent, options, caller), naming);
-    const page = tools.slice(offset, offset + pageSize);
-    const next = offset + pageSize < tools.length ? { nextCursor: encodeCursor(offset + pageSize) } : {};
-    return { tools: page, ...next };
-  });
+  server.setRequestHandler("tools/list", (request) =>
+    listTools({ host, agent, options, caller }, request.params?.cursor),
+  );
 
-  registerToolsCall(server, host, agent, era, options, caller); // tools-call.ts
+  registerToolsCall(server, { host, agent, era, options, caller }); // tools-call.ts
   return server;
 }

@@ -5,8 +5,9 @@
 // a fresh one, always with the same RunOptions for the same options and caller; a run's tools
 // and listings are worked out once per run (a run is reused across requests, run-cache.ts) and
 // nothing mutates them; nothing here holds state beyond that per-run memo, which goes with the run.
-import type { LoggingLevel, Tool } from "@modelcontextprotocol/server";
+import { type LoggingLevel, ProtocolError, ProtocolErrorCode, type Tool } from "@modelcontextprotocol/server";
 import type { AirlockHost, ModelTool, Run, RunOptions } from "../../contracts/host.ts";
+import { decodeCursor, encodeCursor, PAGE_SIZE } from "./cursor.ts";
 import type { EraName } from "./era.ts";
 import { type ToolNaming, toMcpTool } from "./mapping.ts";
 
@@ -27,6 +28,12 @@ export interface McpServerOptions {
   approvalWaitMs?: number;
   /** Where unexpected failures go; default console.error (stderr, safe for stdio). */
   log?: (error: unknown) => void;
+  /**
+   * HTTP, 2026-07-28: answer tools/call and tools/list without a server instance when the SDK
+   * would answer them the plain way (era-2026/fast-lane.ts); default true. False sends every
+   * request through the SDK handler.
+   */
+  fastLane?: boolean;
 }
 
 /** What one serving unit (an HTTP request, a stdio connection) knows of its caller. */
@@ -96,4 +103,26 @@ export function listingOf(run: Run, naming: ToolNaming): Tool[] {
     served.listings.set(naming, listing);
   }
   return listing;
+}
+
+/**
+ * One page of tools/list: a catalogue snapshot (the request's run), in a deterministic order (by
+ * name), `options.pageSize` tools from the cursor's offset. A cursor this server did not issue is
+ * invalid params.
+ */
+export async function listTools(
+  unit: { host: AirlockHost; agent: string; options: McpServerOptions; caller: McpCallerContext },
+  cursor: unknown,
+): Promise<{ tools: Tool[]; nextCursor?: string }> {
+  const { host, agent, options, caller } = unit;
+  const offset = decodeCursor(cursor);
+  if (offset === undefined) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, "invalid cursor: list again without one");
+  }
+  const pageSize = options.pageSize ?? PAGE_SIZE;
+  const tools = listingOf(await startRun(host, agent, options, caller), options.naming ?? "wire");
+  const page = tools.slice(offset, offset + pageSize);
+  return offset + pageSize < tools.length
+    ? { tools: page, nextCursor: encodeCursor(offset + pageSize) }
+    : { tools: page };
 }

@@ -22,6 +22,6 @@ export const ERA_2025: ProtocolEra = {
   taskRequest: (params, tool) => legacyTaskRequest(params, tool),
   taskResult: legacyTaskResult,
   requestLog: () => undefined,
-  declaredElicitation: (_ctx, server) => server.getClientCapabilities()?.elicitation,
+  declaredElicitation: (exchange) => exchange.clientCapabilities()?.elicitation,
   openRound: (call) => new LegacyRound(call),
 };

@@ -30,9 +30,7 @@ export class LegacyRound implements EraRound {
     params: Parameters<ServerContext["mcpReq"]["elicitInput"]>[0],
     signal: AbortSignal | undefined,
   ): Promise<WireElicitResult> {
-    const { ctx } = this.#call;
-    return ctx.mcpReq.elicitInput(params, {
-      relatedRequestId: ctx.mcpReq.id,
+    return this.#call.exchange.elicitInput(params, {
       timeout: ASK_TIMEOUT_MS,
       ...(signal === undefined ? {} : { signal }),
     });
@@ -74,9 +72,9 @@ export class LegacyRound implements EraRound {
 
   /** 2025-11-25: tells the client a URL elicitation is done (best effort). */
   async #completeUrl(elicitationId: string): Promise<void> {
-    const { server, ctx, log } = this.#call;
+    const { exchange, log } = this.#call;
     try {
-      await server.createElicitationCompletionNotifier(elicitationId, { relatedRequestId: ctx.mcpReq.id })();
+      await exchange.elicitationComplete(elicitationId);
     } catch (error) {
       log(error);
     }

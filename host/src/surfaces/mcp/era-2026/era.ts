@@ -16,10 +16,10 @@ export const ERA_2026: ProtocolEra = {
   serve: () => undefined,
   taskRequest: (_params, tool, envelope) => modernTaskRequest(tool, envelope),
   taskResult: modernTaskResult,
-  requestLog: (ctx, level, message, logger) => ctx.mcpReq.log(level, message, logger),
-  declaredElicitation: (ctx) =>
+  requestLog: (exchange, level, message, logger) => exchange.log(level, message, logger),
+  declaredElicitation: (exchange) =>
     (
-      (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
+      exchange.envelope?.[CLIENT_CAPABILITIES_META_KEY] as
         | { elicitation?: Record<string, unknown> }
         | undefined
     )?.elicitation,

@@ -19,7 +19,17 @@ import { externalBase } from "../../http/authz/config.ts";
 import type { EraHttp, HttpCaller } from "../era.ts";
 import type { RunCache } from "../run-cache.ts";
 import { createAgentMcpServer, type McpServerOptions } from "../server.ts";
+import type { CallUnit } from "../tools-call.ts";
+import { ERA_2026 } from "./era.ts";
+import { answerInLane, type LaneHeaders, type LaneRequest, laneRequest } from "./fast-lane.ts";
 import { answerModernTaskRequest } from "./tasks.ts";
+
+/** What the endpoint hands over for the fast lane: the standard headers, and the client-gone signal. */
+export interface LaneInput {
+  headers: LaneHeaders;
+  /** A signal that aborts when the client goes away, and how to stop watching for it. */
+  signal(): { signal: AbortSignal; release(): void };
+}
 
 /** Open `subscriptions/listen` streams (2026-07-28) per agent on one process. */
 export const MAX_LISTEN_STREAMS_PER_AGENT = 64;
@@ -32,6 +42,8 @@ export class ModernMcpHttp implements EraHttp {
   readonly #runs: RunCache;
   readonly #maxBodyBytes: number;
   readonly #handlers = new Map<string, { handler: McpHttpHandler; bus: InMemoryServerEventBus }>();
+  /** Requests answered in the fast lane, and by the SDK handler. */
+  readonly answered = { lane: 0, sdk: 0 };
 
   constructor(host: AirlockHost, options: McpServerOptions, runs: RunCache, maxBodyBytes: number) {
     this.#host = host;
@@ -40,8 +52,15 @@ export class ModernMcpHttp implements EraHttp {
     this.#maxBodyBytes = maxBodyBytes;
   }
 
-  async handle(request: Request, body: unknown, caller: HttpCaller): Promise<Response> {
+  async handle(request: Request, body: unknown, caller: HttpCaller, lane?: LaneInput): Promise<Response> {
     const { agent, token } = caller;
+    const fast =
+      lane === undefined || this.#options.fastLane === false ? undefined : laneRequest(lane.headers, body);
+    if (fast !== undefined && lane !== undefined) {
+      this.answered.lane++;
+      return this.#inLane(request, body, caller, fast, lane);
+    }
+    this.answered.sdk++;
     const taskAnswer = await answerModernTaskRequest(this.#host, agent, body);
     if (taskAnswer !== undefined) return Response.json(taskAnswer);
     const authInfo: AuthInfo = {
@@ -57,6 +76,36 @@ export class ModernMcpHttp implements EraHttp {
       },
     };
     return this.#handler(agent).fetch(request, { authInfo, parsedBody: body });
+  }
+
+  /** tools/call and tools/list the plain way: without a server instance (fast-lane.ts). */
+  async #inLane(
+    request: Request,
+    body: unknown,
+    caller: HttpCaller,
+    fast: LaneRequest,
+    lane: LaneInput,
+  ): Promise<Response> {
+    const { agent, token } = caller;
+    const unit: CallUnit = {
+      host: this.#host,
+      agent,
+      era: ERA_2026,
+      options: this.#options,
+      caller: {
+        era: "modern",
+        conversationId: modernConversation(body, token.id),
+        runs: this.#runs,
+        pagesOrigin: externalBase(this.#host, request.url),
+      },
+    };
+    const serverInfo = { name: this.#options.serverName ?? "airlock", version: this.#host.version };
+    const { signal, release } = lane.signal();
+    try {
+      return await answerInLane(unit, serverInfo, fast, signal);
+    } finally {
+      release();
+    }
   }
 
   /** Tells the listen streams of `agent` (null: of every agent) that its tool list changed. */

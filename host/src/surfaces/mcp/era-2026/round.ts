@@ -55,8 +55,8 @@ export class ModernRound implements EraRound {
   /** Fills the answers from the verified state and the responses to what that state asked. */
   constructor(call: RoundCall) {
     this.#call = call;
-    const { ctx, agent, wireName, input } = call;
-    const state = ctx.mcpReq.requestState<RoundState>();
+    const { exchange, agent, wireName, input } = call;
+    const state = exchange.requestState<RoundState>();
     if (state === undefined) return;
     if (
       typeof state !== "object" ||
@@ -68,7 +68,7 @@ export class ModernRound implements EraRound {
     }
     Object.assign(this.#answers, state.r);
     const asked = new Set(Array.isArray(state.q) ? state.q : []);
-    const responses = ctx.mcpReq.inputResponses ?? {};
+    const responses = exchange.inputResponses ?? {};
     if (typeof state.o === "string") {
       const answer = asked.has(OPERATOR_KEY) ? responses[OPERATOR_KEY] : undefined;
       this.#operator = { approvalId: state.o, answer: isElicitResult(answer) ? answer.action : undefined };

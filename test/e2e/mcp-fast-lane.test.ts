@@ -1,0 +1,182 @@
+// The 2026-07-28 fast lane (host/src/surfaces/mcp/era-2026/fast-lane.ts) against the SDK path it
+// stands in for: one host, two listeners (the lane on, and `fastLane: false`), the same raw
+// requests to both; every answer must be the same JSON apart from per-call ids and sealed state.
+// Requests the lane must leave to the SDK (a progress token, a log level, mismatched standard
+// headers, a schema the SDK refuses) are counted as the SDK's.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { type AdminServer, startAdminServer } from "../../host/src/surfaces/http/server.ts";
+import { createSurfaceFixture, type SurfaceFixture } from "../../host/src/surfaces/http/test-support.ts";
+
+let f: SurfaceFixture;
+let lane: AdminServer;
+let sdk: AdminServer;
+
+beforeAll(async () => {
+  f = await createSurfaceFixture({ enable: ["echo", "picture", "fail", "slow", "write", "keyed"] });
+  lane = await startAdminServer(f.host, { port: 0, log: () => undefined, mcp: { pageSize: 2 } });
+  sdk = await startAdminServer(f.host, {
+    port: 0,
+    log: () => undefined,
+    mcp: { pageSize: 2, fastLane: false },
+  });
+});
+afterAll(async () => {
+  await lane.close();
+  await sdk.close();
+  await f.close();
+});
+
+const ENVELOPE = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+interface Sent {
+  status: number;
+  type: string | null;
+  json: Record<string, unknown>;
+}
+
+async function post(
+  server: AdminServer,
+  method: string,
+  params: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<Sent> {
+  const name = typeof params.name === "string" ? { "mcp-name": params.name } : {};
+  const response = await fetch(server.mcpUrl(f.agent), {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${f.agentToken}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": method,
+      ...name,
+      ...headers,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 7, method, params }),
+  });
+  const type = response.headers.get("content-type");
+  const text = await response.text();
+  // An SDK answer that streams (a progress token) is SSE: its last data line is the response.
+  const data = type?.startsWith("text/event-stream")
+    ? (text
+        .split("\n")
+        .filter((line) => line.startsWith("data: "))
+        .at(-1)
+        ?.slice(6) ?? "{}")
+    : text;
+  return { status: response.status, type, json: JSON.parse(data) as Record<string, unknown> };
+}
+
+/** The answer with what differs per call blanked: ids, sealed state and tickets, the listener's port. */
+function comparable(sent: Sent): Sent {
+  const text = JSON.stringify(sent.json)
+    .replace(/"call_[0-9a-f-]{36}"/g, '"call_*"')
+    .replace(/apr_[0-9a-f-]{36}/g, "apr_*")
+    .replace(/http:\/\/127\.0\.0\.1:[0-9]+/g, "http://listener")
+    .replace(/\/secrets\/[^"]+"/g, '/secrets/*"')
+    .replace(/"requestState":"[^"]+"/g, '"requestState":"*"');
+  return { ...sent, json: JSON.parse(text) as Record<string, unknown> };
+}
+
+/** Asks both listeners; answers the lane's answer after checking the SDK gave the same. */
+async function both(method: string, params: Record<string, unknown>): Promise<Sent> {
+  const before = lane.mcpStats()!;
+  const ours = await post(lane, method, params);
+  expect(lane.mcpStats()!.modernLane).toBe(before.modernLane + 1);
+  const sdkBefore = sdk.mcpStats()!;
+  const theirs = await post(sdk, method, params);
+  expect(sdk.mcpStats()!.modernSdk).toBe(sdkBefore.modernSdk + 1);
+  expect(comparable(ours)).toEqual(comparable(theirs));
+  return ours;
+}
+
+const call = (name: string, args: Record<string, unknown>) => ({ name, arguments: args, _meta: ENVELOPE });
+
+describe("the 2026-07-28 fast lane answers as the SDK path does", () => {
+  test("tools/list, its pages and a cursor it did not issue", async () => {
+    const first = await both("tools/list", { _meta: ENVELOPE });
+    const result = first.json.result as { tools: Array<{ name: string }>; nextCursor?: string };
+    expect(result.tools.map((t) => t.name)).toEqual(["kit__echo", "kit__fail"]);
+    expect(first.json.result).toMatchObject({ resultType: "complete", ttlMs: 0, cacheScope: "private" });
+    const second = await both("tools/list", { cursor: result.nextCursor, _meta: ENVELOPE });
+    expect((second.json.result as { tools: Array<{ name: string }> }).tools.map((t) => t.name)).toEqual([
+      "kit__picture",
+      "kit__slow",
+    ]);
+    const bogus = await both("tools/list", { cursor: "not-ours", _meta: ENVELOPE });
+    expect(bogus.json.error).toMatchObject({ code: -32602 });
+  });
+
+  test("tools/call: text, image with structured content, isError, unknown tool, bad input", async () => {
+    const echo = await both("tools/call", call("kit__echo", { text: "hi" }));
+    expect(echo.json.result).toMatchObject({
+      content: [{ type: "text", text: "echo: hi" }],
+      resultType: "complete",
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: "airlock" } },
+    });
+    const picture = await both("tools/call", call("kit__picture", {}));
+    expect(picture.json.result).toMatchObject({ structuredContent: { width: 1, height: 1 } });
+    const failed = await both("tools/call", call("kit__fail", {}));
+    expect(failed.json.result).toMatchObject({ isError: true });
+    const unknown = await both("tools/call", call("kit__nope", {}));
+    expect(unknown.json.result).toMatchObject({ _meta: { "airlock/errorCode": "AIRLOCK_MCP_UNKNOWN_TOOL" } });
+    const bad = await both("tools/call", call("kit__echo", { text: 3 }));
+    expect(bad.json.result).toMatchObject({ _meta: { "airlock/errorCode": "AIRLOCK_TOOL_INPUT_INVALID" } });
+  });
+
+  test("a call that needs people ends its round the same way (input_required, sealed state)", async () => {
+    const withUrls = {
+      ...ENVELOPE,
+      "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {}, url: {} } },
+    };
+    const approval = await both("tools/call", { name: "kit__write", arguments: {}, _meta: withUrls });
+    expect(approval.json.result).toMatchObject({ resultType: "input_required" });
+    // a tool whose required secret is missing is not served: both answer it alike
+    const hidden = await both("tools/call", { name: "kit__keyed", arguments: {}, _meta: withUrls });
+    expect(hidden.json.result).toMatchObject({ isError: true });
+  });
+
+  test("what only a server instance answers goes to the SDK", async () => {
+    const cases: Array<[string, Record<string, unknown>, Record<string, string>]> = [
+      ["progress token", { ...call("kit__slow", {}), _meta: { ...ENVELOPE, progressToken: 1 } }, {}],
+      [
+        "log level",
+        {
+          ...call("kit__echo", { text: "x" }),
+          _meta: { ...ENVELOPE, "io.modelcontextprotocol/logLevel": "info" },
+        },
+        {},
+      ],
+      ["Mcp-Name disagreeing with the body", call("kit__echo", { text: "x" }), { "mcp-name": "kit__fail" }],
+      [
+        "no client capabilities",
+        {
+          name: "kit__echo",
+          arguments: { text: "x" },
+          _meta: { ...ENVELOPE, "io.modelcontextprotocol/clientCapabilities": undefined },
+        },
+        {},
+      ],
+      ["a name that is not a string", { name: 3, arguments: {}, _meta: ENVELOPE }, {}],
+    ];
+    for (const [what, params, headers] of cases) {
+      const before = lane.mcpStats()!;
+      const sent = await post(lane, "tools/call", params, headers);
+      const after = lane.mcpStats()!;
+      expect({
+        what,
+        lane: after.modernLane - before.modernLane,
+        sdk: after.modernSdk - before.modernSdk,
+      }).toEqual({
+        what,
+        lane: 0,
+        sdk: 1,
+      });
+      expect(sent.status, what).toBeLessThan(500);
+    }
+  });
+});
