@@ -352,10 +352,20 @@ export class PluginRuntime {
     return null;
   }
 
-  /** The generation a call can use now, without waiting (null: ended, or #generation makes one). */
+  /**
+   * The generation a call can use now, without waiting (null: ended, or #generation makes one).
+   * A generation whose bundle is still compiling is not usable yet: a call that arrives then
+   * waits for the making (#generation) instead of running a bundle that is not there.
+   */
   #live(): Generation | null {
     const gen = this.#gen;
-    return this.#ended === null && gen !== null && !gen.isolate.isDisposed && !isRetired(gen) ? gen : null;
+    return this.#ended === null &&
+      gen !== null &&
+      gen.bundle !== null &&
+      !gen.isolate.isDisposed &&
+      !isRetired(gen)
+      ? gen
+      : null;
   }
 
   /** The live generation, or a new one (one at a time: concurrent callers share its making). */
@@ -405,8 +415,13 @@ export class PluginRuntime {
       gen.bootstrap = fresh.bootstrap;
       gen.bundle = await this.#compiler.compile(gen.isolate);
     } catch (error) {
+      // disposed under the compile (unload, close, replaced): the reason's code, not the bundle's
+      const disposed = gen.reason !== null || gen.isolate.isDisposed;
       this.#disposeGeneration(gen, "unload");
       if (error instanceof AirlockError) throw error;
+      const ended = this.#endedError();
+      if (ended !== null) throw ended;
+      if (disposed) throw this.#classify(gen, null, error);
       throw sandboxError(
         "AIRLOCK_SANDBOX_BUNDLE_INVALID",
         `the bundle does not compile: ${messageOf(error)}`,
