@@ -22,7 +22,7 @@ import type { HttpCaller } from "./era.ts";
 import { LegacyMcpHttp } from "./era-2025/legacy-http.ts";
 import type { StreamLimits } from "./era-2025/streams.ts";
 import { ModernMcpHttp } from "./era-2026/modern-http.ts";
-import { readJsonBody } from "./http-support.ts";
+import { oneMessageRefusal, readJsonBody } from "./http-support.ts";
 import { ListChangeHub } from "./list-changes.ts";
 import { mountProtectedResource } from "./protected-resource.ts";
 import { RunCache } from "./run-cache.ts";
@@ -70,6 +70,8 @@ export class McpHttpEndpoint {
       const read = await readJsonBody(request, MAX_MCP_BODY_BYTES);
       if (!read.ok) return read.response;
       body = read.body;
+      const refused = oneMessageRefusal(body);
+      if (refused !== null) return refused;
     }
     const era = (await isLegacyRequest(request, body)) ? this.#legacy : this.#modern;
     return era.handle(request, body, caller);
