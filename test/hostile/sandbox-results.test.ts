@@ -52,6 +52,15 @@ describe.each(MODES)("booby-trapped results and throws (%s)", (mode) => {
     },
   );
 
+  it("fails a call whose code leaves a promise rejected with no handler with AIRLOCK_SANDBOX_TOOL_THREW", async () => {
+    const error = await h.callError(plugin, "unhandledRejection");
+    expect([error.code, error.message]).toEqual([
+      "AIRLOCK_SANDBOX_TOOL_THREW",
+      "the tool left a promise rejected with no handler: Error: left behind",
+    ]);
+    await expectContained(h, plugin);
+  });
+
   it("names the limit and its value in every limit error", async () => {
     const big = await h.callError(plugin, "giantString", { bytes: 5 * 1024 * 1024 });
     expect([big.code, big.message]).toEqual([
