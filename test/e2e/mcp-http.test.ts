@@ -350,7 +350,7 @@ describe("the HTTP exchange", () => {
       for (const [body, rpcCode] of bodies) {
         const answer = await post(body, { ...auth, ...headers });
         expect({ era, body, status: answer.status }).toEqual({ era, body, status: 400 });
-        expect({ era, body, error: (await answer.json()).error }).toMatchObject({
+        expect({ era, body, error: ((await answer.json()) as { error: unknown }).error }).toMatchObject({
           era,
           body,
           error: { code: rpcCode, data: { code: "AIRLOCK_MCP_BAD_REQUEST" } },
