@@ -331,6 +331,39 @@ describe("the HTTP exchange", () => {
     abort.abort();
   });
 
+  test("refuses a body that does not parse (-32700) or is not one JSON-RPC message (-32600) with AIRLOCK_MCP_BAD_REQUEST, in both eras", async () => {
+    const auth = { authorization: `Bearer ${f.agentToken}` };
+    const eras = {
+      "2025-11-25": { "mcp-protocol-version": "2025-11-25" },
+      "2026-07-28": MODERN,
+    };
+    const bodies: Array<[string, number]> = [
+      ['{"jsonrpc": "2.0", "id": ', -32700],
+      [JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "tools/list" }]), -32600], // a batch
+      ["42", -32600],
+      ["null", -32600],
+      [JSON.stringify({ jsonrpc: "2.0", id: 1 }), -32600], // no method, no result
+      [JSON.stringify({ jsonrpc: "1.0", id: 1, method: "tools/list" }), -32600],
+      [JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: 5 }), -32600],
+    ];
+    for (const [era, headers] of Object.entries(eras)) {
+      for (const [body, rpcCode] of bodies) {
+        const answer = await post(body, { ...auth, ...headers });
+        expect({ era, body, status: answer.status }).toEqual({ era, body, status: 400 });
+        expect({ era, body, error: ((await answer.json()) as { error: unknown }).error }).toMatchObject({
+          era,
+          body,
+          error: { code: rpcCode, data: { code: "AIRLOCK_MCP_BAD_REQUEST" } },
+        });
+      }
+    }
+    const c = await connect("sdk v2, 2026-07-28", "alpha", f.agentToken);
+    expect((await c.call("kit__echo", { text: "still here" })).content).toEqual([
+      { type: "text", text: "echo: still here" },
+    ]);
+    await c.close();
+  });
+
   test("answers malformed and oversized bodies with JSON-RPC errors, no stack, and stays healthy", async () => {
     const auth = { authorization: `Bearer ${f.agentToken}` };
     const malformed = await post('{"jsonrpc": "2.0", "id": ', auth);

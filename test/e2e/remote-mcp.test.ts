@@ -157,7 +157,12 @@ describe("calling remote tools through Airlock's MCP endpoint", () => {
     const started = performance.now();
     const late = await c.call("fx__slow", { ms: 10_000 });
     expect(late._meta?.["airlock/errorCode"]).toBe("AIRLOCK_TOOL_TIMEOUT");
-    expect(performance.now() - started).toBeLessThan(6000);
+    expect(late.content).toEqual([
+      { type: "text", text: "Tool fx:slow did not finish within 3000 ms and was stopped." },
+    ]);
+    // stopped by the wall time, not before it (an upper bound would be a benchmark: the test's
+    // timeout catches a call the deadline never stopped)
+    expect(performance.now() - started).toBeGreaterThanOrEqual(2_900);
     await c.close();
   });
 });
@@ -224,10 +229,9 @@ describe("a remote server that goes away", () => {
     await h.host.setToolsEnabled("alpha", { "gone:echo": true });
     const run = await h.host.startRun({ agent: "alpha" });
     await gone.close();
-    const started = performance.now();
+    // at once: refused as unreachable, not left to wait out the 3 s wall time (AIRLOCK_TOOL_TIMEOUT)
     const outcome = await run.call("gone:echo", { text: "anyone?" });
     expect(outcome.errorCode).toBe("AIRLOCK_REMOTE_UNREACHABLE");
-    expect(performance.now() - started).toBeLessThan(2000);
     // A new run still registers the pinned tool (the listing failed; nothing was seen to change).
     const later = await h.host.startRun({ agent: "alpha" });
     expect(later.tools().map((t) => t.id)).toContain("gone:echo");

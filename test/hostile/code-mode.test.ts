@@ -122,6 +122,37 @@ describe("run_code under attack (workers)", () => {
     await expectHealthy();
   }, 60_000);
 
+  // The probe that ended a call with AIRLOCK_SANDBOX_INTERNAL: a tool call whose rejection nobody
+  // handles (started in a timer, its arguments not plain data). isolated-vm throws such a
+  // rejection out of the isolate in place of the entry's result; the frames' receivers and
+  // functions the user's prepareStackTrace asks for stay undefined (strict runtime frames).
+  it("ends a run that leaves a promise rejected with no handler with AIRLOCK_CODE_THREW, getThis() probes and all", async () => {
+    const probes = [
+      `Error.prepareStackTrace = (e, frames) => frames.map((f) => f.getThis());
+      setTimeout(() => tools.notes.searchNotes(Symbol()), 1);
+      await new Promise((r) => setTimeout(r, 30));
+      return 1;`,
+      `Error.prepareStackTrace = (e, frames) => frames.map((f) => [f.getThis(), f.getFunction()]);
+      try { await tools.notes.searchNotes(() => 1); } catch (e) { void e.stack; }
+      try { null.x; } catch (e) { void e.stack; }
+      Promise.reject(new Error("left behind"));
+      return 1;`,
+      // a throw in a timer callback is the code's too, not the sandbox failing
+      `setTimeout(() => { null.x; }, 1); await new Promise((r) => setTimeout(r, 30)); return 1;`,
+    ];
+    const messages = [
+      "the code left a promise rejected with no handler: Error: notes:searchNotes: arguments to ctx.tools.call must be plain data",
+      "the code left a promise rejected with no handler: Error: left behind",
+      "Cannot read properties of null (reading 'x')",
+    ];
+    for (const [i, code] of probes.entries()) {
+      const outcome = await runCode(code);
+      expect(outcome.errorCode).toBe("AIRLOCK_CODE_THREW");
+      expect(errorOf(outcome).message).toBe(messages[i]);
+      await expectHealthy();
+    }
+  }, 60_000);
+
   it("stops an endless loop with AIRLOCK_CODE_CPU_LIMIT, before and after an await", async () => {
     const sync = await runCode("while (true) {}");
     expect(sync.errorCode).toBe("AIRLOCK_CODE_CPU_LIMIT");

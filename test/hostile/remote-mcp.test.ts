@@ -83,18 +83,24 @@ describe("a hostile remote MCP server", () => {
     const started = performance.now();
     const outcome = await call("hang");
     expect(outcome.errorCode).toBe("AIRLOCK_TOOL_TIMEOUT");
-    expect(performance.now() - started).toBeLessThan(4000);
+    expect(outcome.result.content).toEqual([
+      { type: "text", text: "Tool fx:hang did not finish within 2000 ms and was stopped." },
+    ]);
+    // stopped by the wall time, not before it; a call the deadline never stopped fails by the
+    // test's timeout (an upper bound in ms would be a benchmark, not a gate)
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1_900);
     await healthy();
   });
 
   test("a server that stops answering at all: the run starts anyway and the call times out", async () => {
     fx.mode = "silent";
     try {
-      const started = performance.now();
       const run = await h.host.startRun({ agent: "alpha" });
       const outcome = await run.call("fx:echo", { text: "hello?" });
       expect(outcome.errorCode).toBe("AIRLOCK_TOOL_TIMEOUT");
-      expect(performance.now() - started).toBeLessThan(9000);
+      expect(outcome.result.content).toEqual([
+        { type: "text", text: "Tool fx:echo did not finish within 2000 ms and was stopped." },
+      ]);
     } finally {
       fx.mode = "normal";
     }

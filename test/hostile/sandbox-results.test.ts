@@ -33,6 +33,34 @@ describe.each(MODES)("booby-trapped results and throws (%s)", (mode) => {
     await expectContained(h, plugin);
   });
 
+  // Binary data has no one JSON form (numbers? base64?): refused, saying what to return instead;
+  // one too big for the result even as the shortest JSON names maxResultBytes (64 KiB here).
+  it.each(["Uint8Array", "Float32Array", "BigInt64Array", "ArrayBuffer", "DataView"])(
+    "refuses a result holding a %s, naming the size limit when it is over it",
+    async (kind) => {
+      const small = await h.callError(plugin, "binaryResult", { kind, n: 16 });
+      expect([small.code, small.message]).toEqual([
+        "AIRLOCK_SANDBOX_RESULT_INVALID",
+        `the result holds a ${kind}, which is binary data, not JSON: return Array.from(it) for its numbers, or its bytes as base64 text`,
+      ]);
+      const big = await h.callError(plugin, "binaryResult", { kind, n: 1_000_000 });
+      expect([big.code, big.message]).toEqual([
+        "AIRLOCK_SANDBOX_RESULT_TOO_LARGE",
+        `the result is too large (maxResultBytes = 65536 bytes): it holds a ${kind} of 1000000 elements`,
+      ]);
+      await expectContained(h, plugin);
+    },
+  );
+
+  it("fails a call whose code leaves a promise rejected with no handler with AIRLOCK_SANDBOX_TOOL_THREW", async () => {
+    const error = await h.callError(plugin, "unhandledRejection");
+    expect([error.code, error.message]).toEqual([
+      "AIRLOCK_SANDBOX_TOOL_THREW",
+      "the tool left a promise rejected with no handler: Error: left behind",
+    ]);
+    await expectContained(h, plugin);
+  });
+
   it("names the limit and its value in every limit error", async () => {
     const big = await h.callError(plugin, "giantString", { bytes: 5 * 1024 * 1024 });
     expect([big.code, big.message]).toEqual([

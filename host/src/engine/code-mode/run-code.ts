@@ -85,6 +85,10 @@ function sandboxFailure(error: unknown, reason: unknown, limits: CodeModeLimits)
     return { code: reason.code as CodeModeErrorCode, message: reason.message };
   }
   const sandboxCode = hasCode(error) ? error.code : "";
+  // the runtime catches what the code throws; what the sandbox reports as thrown is the code's
+  // too: a throw in a timer or microtask callback, a promise rejected with no handler
+  if (sandboxCode === "AIRLOCK_SANDBOX_TOOL_THREW" && error instanceof Error)
+    return { code: "AIRLOCK_CODE_THREW", message: error.message.replace(/^the tool /, "the code ") };
   const mapped: CodeModeErrorCode =
     SANDBOX_TO_CODE[sandboxCode] ??
     (sandboxCode === "AIRLOCK_SANDBOX_TIMEOUT" ? "AIRLOCK_CODE_TIMEOUT" : "AIRLOCK_CODE_FAILED");

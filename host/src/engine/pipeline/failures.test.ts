@@ -37,6 +37,8 @@ const tools: FixturePlugin = {
     { name: "spin", code: "async () => { for (;;) {} }", annotations: RO },
     { name: "hang", code: "async () => new Promise(() => {})", annotations: RO },
     { name: "huge", code: "async () => 'x'.repeat(100000)", annotations: RO },
+    // ~3 KB of data under a 4 KB limit: sent as structuredContent and as its JSON text
+    { name: "structured", code: "async () => ({ s: 'x'.repeat(3000) })", annotations: RO },
     {
       name: "leak",
       code: "async (input, ctx) => { const v = await ctx.secrets.get('token'); throw new Error('got ' + v.length + ' chars'); }",
@@ -134,6 +136,13 @@ describe("failing tools are error results and the host keeps serving", () => {
     expect(out.result.isError).toBe(true);
     expect(out.errorCode).toBe("AIRLOCK_SANDBOX_RESULT_TOO_LARGE");
     await stillServing();
+  });
+
+  it("counts a structured result once against maxResultBytes, not with its text mirror again", async () => {
+    const out = await t.host.callTool("ada", "lab:structured", {});
+    expect(out.errorCode).toBeUndefined();
+    expect(out.result.structuredContent).toEqual({ s: "x".repeat(3000) });
+    expect(text(out)).toBe(JSON.stringify({ s: "x".repeat(3000) }));
   });
 
   it("a cancelled call", async () => {

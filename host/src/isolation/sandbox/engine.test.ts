@@ -12,7 +12,14 @@ const code = `globalThis.__airlockPlugin = { tools: {
 } };`;
 const noBridge: BridgeDispatch = async () => undefined;
 
-function call(sandbox: Sandbox, plugin: SandboxPlugin, tool: string, agent: string, bridge = noBridge) {
+function call(
+  sandbox: Sandbox,
+  plugin: SandboxPlugin,
+  tool: string,
+  agent: string,
+  bridge = noBridge,
+  signal = AbortSignal.timeout(30_000),
+) {
   const context = {
     instanceId: agent,
     conversationId: "c",
@@ -21,10 +28,7 @@ function call(sandbox: Sandbox, plugin: SandboxPlugin, tool: string, agent: stri
     attachments: [],
     knowledgeLevel: null,
   };
-  return sandbox.call(
-    { pluginKey: plugin.key, tool, input: {}, token: "t", context, signal: AbortSignal.timeout(30_000) },
-    bridge,
-  );
+  return sandbox.call({ pluginKey: plugin.key, tool, input: {}, token: "t", context, signal }, bridge);
 }
 
 describe("engine", () => {
@@ -104,5 +108,51 @@ describe("engine", () => {
     await expect(call(sandbox, plugin, "counter", "a")).rejects.toMatchObject({
       code: "AIRLOCK_SANDBOX_CLOSED",
     });
+  });
+
+  // A call that ends by a limit retires its generation; the next call makes a new one, and the
+  // bundle compiles in it (off the host's thread: a ~1 MB bundle takes several turns of the event
+  // loop). Calls arriving during that compile used to be handed the new generation before its
+  // bundle existed and were refused as AIRLOCK_SANDBOX_BUNDLE_INVALID ("Cannot read properties of
+  // null"): a healthy bundle must never be called invalid, however calls interleave with a make.
+  it("never calls a healthy bundle invalid while its isolate's replacement compiles", async () => {
+    const filler = Array.from({ length: 20_000 }, (_, i) => `function f${i}(a) { return a + ${i}; }`);
+    const big = `${filler.join("\n")}
+globalThis.__airlockPlugin = { tools: {
+  ok: async () => "ok",
+  hang: async () => { await new Promise(() => {}); },
+} };`;
+    const sandbox = createInProcessSandbox();
+    const plugin = makePlugin({ namespace: "remade", code: big, tools: ["ok", "hang"] });
+    await sandbox.load(plugin);
+    // ended by its caller's deadline: the generation is retired and disposed
+    await expect(call(sandbox, plugin, "hang", "a", noBridge, AbortSignal.timeout(50))).rejects.toMatchObject(
+      {
+        code: "AIRLOCK_SANDBOX_TIMEOUT",
+      },
+    );
+    const outcome = (p: Promise<{ content: unknown }>) =>
+      p.then(
+        (r) => JSON.stringify(r.content),
+        (e: { code?: string }) => String(e.code),
+      );
+    const first = outcome(call(sandbox, plugin, "ok", "a"));
+    let settled = false;
+    void first.finally(() => {
+      settled = true;
+    });
+    // one more call on every turn of the loop until the first (which makes the generation) is done
+    const during: Array<Promise<string>> = [];
+    while (!settled && during.length < 30) {
+      await new Promise((r) => setImmediate(r));
+      during.push(
+        outcome(call(sandbox, plugin, "ok", `agent-${during.length}`, noBridge, AbortSignal.timeout(10_000))),
+      );
+    }
+    expect(during.length).toBeGreaterThan(1); // calls did arrive while the bundle compiled
+    const ok = JSON.stringify([{ type: "text", text: "ok" }]);
+    expect(await first).toBe(ok);
+    expect(new Set(await Promise.all(during))).toEqual(new Set([ok]));
+    await sandbox.close();
   });
 });

@@ -33,7 +33,7 @@ export const SANDBOX_ERRORS = defineErrorCodes({
   AIRLOCK_SANDBOX_RESULT_INVALID: {
     status: 502,
     description:
-      "The tool returned something that is not plain data (cyclic, getters, proxies that throw, `__proto__` keys, functions, class instances, too deep).",
+      "The tool returned something that is not plain data (cyclic, getters, proxies that throw, `__proto__` keys, functions, class instances, binary data such as typed arrays, too deep).",
   },
   AIRLOCK_SANDBOX_RESULT_TOO_LARGE: {
     status: 502,

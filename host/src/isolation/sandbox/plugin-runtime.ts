@@ -352,10 +352,20 @@ export class PluginRuntime {
     return null;
   }
 
-  /** The generation a call can use now, without waiting (null: ended, or #generation makes one). */
+  /**
+   * The generation a call can use now, without waiting (null: ended, or #generation makes one).
+   * A generation whose bundle is still compiling is not usable yet: a call that arrives then
+   * waits for the making (#generation) instead of running a bundle that is not there.
+   */
   #live(): Generation | null {
     const gen = this.#gen;
-    return this.#ended === null && gen !== null && !gen.isolate.isDisposed && !isRetired(gen) ? gen : null;
+    return this.#ended === null &&
+      gen !== null &&
+      gen.bundle !== null &&
+      !gen.isolate.isDisposed &&
+      !isRetired(gen)
+      ? gen
+      : null;
   }
 
   /** The live generation, or a new one (one at a time: concurrent callers share its making). */
@@ -405,8 +415,13 @@ export class PluginRuntime {
       gen.bootstrap = fresh.bootstrap;
       gen.bundle = await this.#compiler.compile(gen.isolate);
     } catch (error) {
+      // disposed under the compile (unload, close, replaced): the reason's code, not the bundle's
+      const disposed = gen.reason !== null || gen.isolate.isDisposed;
       this.#disposeGeneration(gen, "unload");
       if (error instanceof AirlockError) throw error;
+      const ended = this.#endedError();
+      if (ended !== null) throw ended;
+      if (disposed) throw this.#classify(gen, null, error);
       throw sandboxError(
         "AIRLOCK_SANDBOX_BUNDLE_INVALID",
         `the bundle does not compile: ${messageOf(error)}`,
@@ -499,8 +514,33 @@ export class PluginRuntime {
         this.plugin.limits.cpuMs,
       );
     }
-    return sandboxError("AIRLOCK_SANDBOX_INTERNAL", "the isolate failed unexpectedly", { reason: message });
+    if (IVM_FAILURE.test(message))
+      return sandboxError("AIRLOCK_SANDBOX_INTERNAL", "the isolate failed unexpectedly", { reason: message });
+    // The bootstrap's entries (run, settle, fire) never throw: what else leaves one is the value
+    // of a promise plugin code rejected with no handler, which isolated-vm throws at the end of
+    // the entry (its task epilogue) in place of the entry's result. The plugin's failure.
+    return sandboxError("AIRLOCK_SANDBOX_TOOL_THREW", unhandledMessage(error));
   }
+}
+
+/**
+ * isolated-vm's own failures on the host side of an entry (a released handle, arguments it could
+ * not copy): the runtime's bugs, never plugin code's. Timeouts, memory and disposal are named
+ * before this is consulted.
+ */
+const IVM_FAILURE =
+  /^(Reference has been released|Context is released|Script has been released|Copy has been released|A non-transferable value was passed|Unsupported type|Invalid arguments payload|.* could not be cloned\.?)$/;
+
+/** The message of a rejection plugin code left unhandled (a copy made by isolated-vm, or a primitive). */
+function unhandledMessage(reason: unknown): string {
+  const what =
+    reason instanceof Error
+      ? `${reason.name}: ${reason.message}`
+      : typeof reason === "string"
+        ? JSON.stringify(reason)
+        : `a non-Error value (${reason === null ? "null" : typeof reason})`;
+  const shown = what.length > 2000 ? `${what.slice(0, 2000)}…` : what;
+  return `the tool left a promise rejected with no handler: ${shown}`;
 }
 
 /** A context for one call only (SandboxPlugin.contextPerCall): released when that call ends. */

@@ -1,18 +1,69 @@
-// Small HTTP helpers of the MCP endpoint: reading a bounded JSON-RPC body, and JSON-RPC error
-// answers that carry Airlock's stable code in `error.data.code`.
+// Small HTTP helpers of the MCP endpoint: reading a bounded JSON-RPC body, checking it is one
+// JSON-RPC message, and JSON-RPC error answers that carry Airlock's stable code in
+// `error.data.code`.
+// Invariants: every refusal made here (-32700 parse error, -32600 invalid request, -32000 other)
+// carries `error.data.code` (docs/mcp.md); a body that passes `oneMessageRefusal` is a request, a
+// notification or a response, so the SDK's handler never answers its own -32600 without a code.
 import type { IncomingMessage } from "node:http";
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+} from "@modelcontextprotocol/server";
 import type { MCP_ERRORS } from "./errors.ts";
 
-/** A JSON-RPC error answer (id null: it answers the HTTP request, not a JSON-RPC one). */
+/** JSON-RPC error codes of the refusals made here. */
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+
+/**
+ * A JSON-RPC error answer (id null unless given: it answers the HTTP request, not a JSON-RPC
+ * one); `rpcCode` is the JSON-RPC code (-32000, a server error, unless the refusal has its own).
+ */
 export function jsonRpcError(
   status: number,
   code: keyof typeof MCP_ERRORS,
   message: string,
   headers: Record<string, string> = {},
+  rpcCode = -32000,
+  id: string | number | null = null,
 ): Response {
   return Response.json(
-    { jsonrpc: "2.0", error: { code: -32000, message, data: { code } }, id: null },
+    { jsonrpc: "2.0", error: { code: rpcCode, message, data: { code } }, id },
     { status, headers },
+  );
+}
+
+/**
+ * The -32600 refusal of a POST body that is not one JSON-RPC message (a batch, a scalar, an
+ * object missing `jsonrpc: "2.0"` or a method, malformed params), or null when it is one.
+ */
+export function oneMessageRefusal(body: unknown): Response | null {
+  if (Array.isArray(body)) {
+    return jsonRpcError(
+      400,
+      "AIRLOCK_MCP_BAD_REQUEST",
+      "Invalid request: send one JSON-RPC message per POST (batches are not accepted)",
+      {},
+      INVALID_REQUEST,
+    );
+  }
+  if (
+    isJSONRPCRequest(body) ||
+    isJSONRPCNotification(body) ||
+    isJSONRPCResultResponse(body) ||
+    isJSONRPCErrorResponse(body)
+  )
+    return null;
+  const id = (body as { id?: unknown } | null)?.id;
+  return jsonRpcError(
+    400,
+    "AIRLOCK_MCP_BAD_REQUEST",
+    'Invalid request: the body is not a JSON-RPC 2.0 message ({"jsonrpc": "2.0", "method", ...})',
+    {},
+    INVALID_REQUEST,
+    typeof id === "string" || typeof id === "number" ? id : null,
   );
 }
 
@@ -47,10 +98,7 @@ export async function readJsonBody(
     return { ok: true, body: JSON.parse(text) };
   } catch {
     return refuse(
-      Response.json(
-        { jsonrpc: "2.0", error: { code: -32700, message: "Parse error: the body is not JSON" }, id: null },
-        { status: 400 },
-      ),
+      jsonRpcError(400, "AIRLOCK_MCP_BAD_REQUEST", "Parse error: the body is not JSON", {}, PARSE_ERROR),
     );
   }
 }

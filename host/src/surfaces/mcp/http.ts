@@ -24,7 +24,7 @@ import { LegacyMcpHttp } from "./era-2025/legacy-http.ts";
 import type { StreamLimits } from "./era-2025/streams.ts";
 import type { LaneHeaders } from "./era-2026/fast-lane.ts";
 import { ModernMcpHttp } from "./era-2026/modern-http.ts";
-import { readJsonBody } from "./http-support.ts";
+import { oneMessageRefusal, readJsonBody } from "./http-support.ts";
 import { ListChangeHub } from "./list-changes.ts";
 import { mountProtectedResource } from "./protected-resource.ts";
 import { RunCache } from "./run-cache.ts";
@@ -81,6 +81,8 @@ export class McpHttpEndpoint {
       const read = await readJsonBody(request, MAX_MCP_BODY_BYTES, node?.incoming);
       if (!read.ok) return read.response;
       body = read.body;
+      const refused = oneMessageRefusal(body);
+      if (refused !== null) return refused;
     }
     // The SDK's own routing (what its isLegacyRequest asks), from headers read off the Node request.
     const headers = standardHeaders(c, node);

@@ -2,7 +2,10 @@
 // declares one and the result is not an error: AIRLOCK_TOOL_OUTPUT_INVALID) and fits
 // maxResultBytes (AIRLOCK_TOOL_RESULT_TOO_LARGE, naming the limit).
 // Invariants: the model never receives a result that failed here; the result is measured as
-// the JSON it is sent as.
+// the JSON it is sent as, its structured content counted once: the text part that only mirrors
+// it (the SDK's normalisation writes a plain object as structuredContent and as its JSON text)
+// is not counted again, so a tool's data measures what the sandbox measured (docs/sandbox.md).
+import type { ToolResult } from "@airlock/sdk";
 import { type CallStage, reached, stop } from "./types.ts";
 
 export const outputStage: CallStage = {
@@ -27,7 +30,7 @@ export const outputStage: CallStage = {
         );
       }
     }
-    const resultBytes = Buffer.byteLength(JSON.stringify(result), "utf8");
+    const resultBytes = measuredBytes(result);
     if (resultBytes > limits.maxResultBytes) {
       return stop(
         "AIRLOCK_TOOL_RESULT_TOO_LARGE",
@@ -37,3 +40,16 @@ export const outputStage: CallStage = {
     return undefined;
   },
 };
+
+/** The UTF-8 bytes of the result's JSON, its structured content and that content's text mirror once. */
+function measuredBytes(result: ToolResult): number {
+  if (result.structuredContent !== undefined) {
+    const structured = JSON.stringify(result.structuredContent);
+    const mirror = result.content.findIndex((p) => p.type === "text" && p.text === structured);
+    if (mirror !== -1) {
+      const content = result.content.filter((_, i) => i !== mirror);
+      return Buffer.byteLength(JSON.stringify({ ...result, content }), "utf8");
+    }
+  }
+  return Buffer.byteLength(JSON.stringify(result), "utf8");
+}

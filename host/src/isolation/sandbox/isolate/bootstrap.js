@@ -66,6 +66,12 @@
   const Uint8ArrayCtor = Uint8Array;
   const ArrayBufferCtor = ArrayBuffer;
   const abIsView = ArrayBuffer.isView;
+  // brand checks of binary data (the getters throw on anything else; a prototype cannot fake them)
+  const TypedArrayProto = getPrototypeOf(Uint8Array.prototype);
+  const typedLength = getOwnPropertyDescriptor(TypedArrayProto, "length").get;
+  const typedName = getOwnPropertyDescriptor(TypedArrayProto, Symbol.toStringTag).get;
+  const viewByteLength = getOwnPropertyDescriptor(DataView.prototype, "byteLength").get;
+  const abByteLength = getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength").get;
   const StringCtor = String;
   const stringSlice = String.prototype.slice;
   const regexTest = RegExp.prototype.test;
@@ -186,9 +192,21 @@
         emit("]");
       } else {
         if (proto !== ObjectProto && proto !== null) {
+          const binary = binaryOf(v);
+          if (binary === undefined)
+            throw fail(
+              "AIRLOCK_SANDBOX_RESULT_INVALID",
+              "the result holds an object that is not a plain object",
+            );
+          // as JSON it would take at least a digit and a comma per element: past the limit, say so
+          if (out.length + 2 * binary.elements + 1 > maxBytes)
+            throw fail(
+              "AIRLOCK_SANDBOX_RESULT_TOO_LARGE",
+              `the result is too large (maxResultBytes = ${maxBytes} bytes): it holds a ${binary.kind} of ${binary.elements} elements`,
+            );
           throw fail(
             "AIRLOCK_SANDBOX_RESULT_INVALID",
-            "the result holds an object that is not a plain object",
+            `the result holds a ${binary.kind}, which is binary data, not JSON: return Array.from(it) for its numbers, or its bytes as base64 text`,
           );
         }
         emit("{");
@@ -212,6 +230,20 @@
     }
     walk(root, 0);
     return out;
+  }
+
+  /** {kind, elements} of a typed array, DataView or ArrayBuffer (elements: bytes for the last two). */
+  function binaryOf(v) {
+    if (abIsView(v)) {
+      const kind = apply(typedName, v, []);
+      if (kind !== undefined) return { kind, elements: apply(typedLength, v, []) };
+      return { kind: "DataView", elements: apply(viewByteLength, v, []) };
+    }
+    try {
+      return { kind: "ArrayBuffer", elements: apply(abByteLength, v, []) };
+    } catch {
+      return undefined; // not an ArrayBuffer: any other class instance
+    }
   }
 
   // ---- what a throw becomes: {code, message, details} built from data properties only ----

@@ -149,14 +149,28 @@ describe("workers: one plugin in several workers", () => {
   });
 });
 
+/** Whether a process of this id still exists (signal 0 only checks). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ESRCH") return false;
+    throw error;
+  }
+}
+
 describe("closing a workers sandbox while its workers start", () => {
-  it("ends them without a crash in its log, and quickly", async () => {
+  // close() resolves once the processes have exited (the test's timeout bounds how long that may
+  // take: a wall-clock figure is a benchmark, not a gate)
+  it("ends them without a crash in its log: no worker process outlives close()", async () => {
     for (let round = 0; round < 3; round++) {
       const lines: string[] = [];
       const starting = createWorkerSandbox({ workers: 2, onLog: (line) => lines.push(line) });
-      const started = Date.now();
+      const pids = starting.workerPids();
+      expect(pids).toHaveLength(2);
       await starting.close();
-      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(pids.filter(isAlive)).toEqual([]);
       // a worker that outlived the marker directory would print its ENOENT stack here
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(lines.filter((l) => /ENOENT|Error|exited/.test(l))).toEqual([]);
