@@ -8,4 +8,5 @@ export * from "./error-codes.ts";
 export * from "./errors.ts";
 export * from "./names.ts";
 export * from "./oauth.ts";
+export * from "./readable-names.ts";
 export * from "./result.ts";

@@ -1,15 +1,18 @@
 import { describe, expect, it } from "vitest";
 import {
   confusableSkeleton,
+  HARNESS_GROUP_PATTERN,
   NAMESPACE_PATTERN,
   namespaceRefusal,
   parseToolId,
   parseWireName,
   RESERVED_NAMESPACES,
+  SECRET_KEY_PATTERN,
   TOOL_NAME_PATTERN,
   toolId,
   wireName,
 } from "./names.ts";
+import { UNREADABLE_NAME_CHARACTER, unreadableCharacter } from "./readable-names.ts";
 
 describe("tool names", () => {
   it("maps a canonical id to its wire form and back", () => {
@@ -87,5 +90,40 @@ describe("namespace refusals", () => {
     expect(namespaceRefusal("a1rlock")).toBe(
       'namespace "a1rlock" looks like the reserved namespace "airlock"',
     );
+  });
+});
+
+describe("the one rule for names a person reads (readable-names.ts)", () => {
+  const unreadable = [
+    "\u202E",
+    "\u2066",
+    "\u200D",
+    "\u200B",
+    "\uFEFF",
+    "\u00AD",
+    "\u0007",
+    "\ud800",
+    "\u2028",
+  ];
+
+  it("names the first character a person would not see as itself", () => {
+    expect(unreadableCharacter("\u202Etxt.exe")).toBe("U+202E");
+    expect(unreadableCharacter("a\u200Db")).toBe("U+200D");
+    expect(unreadableCharacter("half \ud800")).toBe("U+D800");
+    expect(unreadableCharacter("résumé 履歴書 😀 👩‍💻".replace("\u200D", ""))).toBeNull();
+  });
+
+  it("is held by construction by every ASCII name pattern (namespace, tool name, secret key, harness group)", () => {
+    for (const c of unreadable) {
+      for (const pattern of [
+        NAMESPACE_PATTERN,
+        TOOL_NAME_PATTERN,
+        SECRET_KEY_PATTERN,
+        HARNESS_GROUP_PATTERN,
+      ]) {
+        expect([pattern.source, c, pattern.test(`ab${c}cd`)]).toEqual([pattern.source, c, false]);
+      }
+      expect(UNREADABLE_NAME_CHARACTER.test(`ab${c}cd`)).toBe(true);
+    }
   });
 });

@@ -5,6 +5,7 @@
 // Invariants: the front matter is the `key: value` subset of YAML (quoted or plain scalars); a
 // malformed SKILL.md is AIRLOCK_SDK_SKILL_INVALID naming the file.
 import { sdkError } from "./error-codes.ts";
+import { READABLE_NAME_RULE, unreadableCharacter } from "./readable-names.ts";
 
 export const SKILL_FILE = "SKILL.md";
 export const SKILL_ID_PATTERN = /^[a-z][a-z0-9-]{0,63}$/;
@@ -67,6 +68,8 @@ export function parseSkillMarkdown(
   const description = fields.get("description") ?? "";
   if (name === "") throw fail("front matter needs a name");
   if ([...name].length > MAX_SKILL_NAME) throw fail(`name is over ${MAX_SKILL_NAME} characters`);
+  const unreadable = unreadableCharacter(name);
+  if (unreadable !== null) throw fail(`name holds ${unreadable}; a skill name has ${READABLE_NAME_RULE}`);
   if (description === "") throw fail("front matter needs a description");
   if ([...description].length > MAX_SKILL_DESCRIPTION) {
     throw fail(`description is over ${MAX_SKILL_DESCRIPTION} characters`);

@@ -88,3 +88,26 @@ export function forbiddenKey(text: string): string | null {
     return null;
   return FORBIDDEN_KEY.exec(text)?.[1] ?? null;
 }
+
+/**
+ * The JSON path of the first string or key of a JSON value that holds a lone surrogate (a key's
+ * path ends with the key itself), or null. For values JSON.stringify accepts (no cycles).
+ */
+export function loneSurrogatePath(value: unknown, path = "$"): string | null {
+  if (typeof value === "string") return value.isWellFormed() ? null : path;
+  if (typeof value !== "object" || value === null) return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = loneSurrogatePath(value[i], `${path}[${i}]`);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  for (const [key, child] of Object.entries(value)) {
+    const at = `${path}.${key.isWellFormed() ? key : JSON.stringify(key)}`;
+    if (!key.isWellFormed()) return at;
+    const found = loneSurrogatePath(child, at);
+    if (found !== null) return found;
+  }
+  return null;
+}

@@ -1,7 +1,9 @@
 // Hostile names and input, through the real host (SQLite, in-process sandbox, real installer and
 // admin API): namespaces that read as the platform's own or as another plugin, manifests with
-// lone surrogates, duplicate keys or metadata egress hosts, and tool input / API bodies with
-// duplicate keys, lone surrogates and prototype keys. Each is refused with its exact code,
+// lone surrogates (in airlock.json or package.json), duplicate keys or metadata egress hosts,
+// names a person reads holding invisible format characters (bidi overrides, zero-width joiners:
+// artifact and document filenames, tool titles, namespaces, tool names, agent slugs, secret names),
+// and tool input / API bodies with duplicate keys, lone surrogates and prototype keys. Each is refused with its exact code,
 // audited, nothing is installed or run, the host keeps serving, and no secret value leaks.
 import {
   type SamplePluginOptions,
@@ -33,6 +35,20 @@ beforeAll(async () => {
           inputSchema: { type: "object" },
         },
         {
+          name: "files",
+          code: `async (input, ctx) => {
+            let artifact = "stored";
+            try { await ctx.artifacts.put({ buffer: "x", filename: input.name, mime: "text/plain" }); }
+            catch (e) { artifact = e.code ?? String(e); }
+            let doc = "stored";
+            try { await ctx.knowledge.write({ filename: input.name, content: "x" }); }
+            catch (e) { doc = e.code ?? String(e); }
+            return { artifact, doc, docs: (await ctx.knowledge.list()).length };
+          }`,
+          annotations: { readOnlyHint: true },
+          inputSchema: { type: "object" },
+        },
+        {
           name: "keyed",
           code: "async () => 'ok'",
           annotations: { readOnlyHint: true },
@@ -42,7 +58,12 @@ beforeAll(async () => {
     },
   ]);
   await t.host.createAgent("ada");
-  await t.host.setToolsEnabled("ada", { "payments:seen": true, "payments:keyed": true });
+  await t.host.setToolsEnabled("ada", {
+    "payments:seen": true,
+    "payments:keyed": true,
+    "payments:files": true,
+  });
+  await t.host.setKnowledgeLevel("ada", "write");
   await t.host.setSecrets("ada", { api_key: SECRET });
   operator = (await t.host.issueToken("operator", undefined, "test")).token;
   app = createAdminApi(t.host);
@@ -59,8 +80,14 @@ const install = (bytes: Uint8Array, name: string) =>
 const sample = (o: Partial<SamplePluginOptions> & { namespace: string }) =>
   samplePluginTarball({ version: "1.0.0", engine: ">=0.1.0", ...o });
 
+type Manifest = {
+  description: string;
+  tools: Array<{ name: string; annotations: Record<string, unknown> }>;
+};
+const tool0 = (m: Manifest) => m.tools[0] as Manifest["tools"][number];
+
 async function expectHealthy(): Promise<void> {
-  expect((await t.host.listTools()).map((x) => x.namespace)).toEqual(["payments", "payments"]);
+  expect((await t.host.listTools()).map((x) => x.namespace)).toEqual(["payments", "payments", "payments"]);
   const out = await t.host.callTool("ada", "payments:keyed", {});
   expect(out.errorCode).toBeUndefined();
   const audit = JSON.stringify(await t.host.queryAudit({ limit: 10_000 }));
@@ -118,14 +145,39 @@ describe("manifests", () => {
     await expectHealthy();
   });
 
-  it("refuses a manifest string holding a lone surrogate with AIRLOCK_MANIFEST_INVALID", async () => {
-    const bytes = sample({
-      namespace: "lonely",
-      patch: (m) => {
+  it.each([
+    [
+      "$.description",
+      (m: Manifest) => {
         m.description = "half a pair: \ud800";
       },
+    ],
+    [
+      "$.tools[0].annotations.title",
+      (m: Manifest) => {
+        tool0(m).annotations.title = "\udfff title";
+      },
+    ],
+  ])("refuses a lone surrogate at %s with AIRLOCK_MANIFEST_NOT_UNICODE naming it", async (path, edit) => {
+    const bytes = sample({ namespace: "lonely", patch: (m) => void edit(m as never) });
+    const err = await install(bytes, "lonely").catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "AIRLOCK_MANIFEST_NOT_UNICODE", details: { path } });
+    expect(await lastInstallError()).toBe("AIRLOCK_MANIFEST_NOT_UNICODE");
+    expect(await (await t.store()).listInstalledPlugins("lonely")).toEqual([]);
+    await expectHealthy();
+  });
+
+  it("refuses a package.json string holding a lone surrogate with AIRLOCK_PACKAGE_JSON_NOT_UNICODE", async () => {
+    const files = samplePluginFiles({ namespace: "lonely", version: "1.0.0", engine: ">=0.1.0" });
+    const pkg = { ...(JSON.parse(files.packageJson) as object), description: "half a pair: \ud800" };
+    const bytes = writePluginTarball({ ...files, packageJson: JSON.stringify(pkg) });
+    const err = await install(bytes, "lonely").catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      code: "AIRLOCK_PACKAGE_JSON_NOT_UNICODE",
+      details: { file: "package.json", path: "$.description" },
     });
-    expect(await codeOf(install(bytes, "lonely"))).toBe("AIRLOCK_MANIFEST_INVALID");
+    expect(await lastInstallError()).toBe("AIRLOCK_PACKAGE_JSON_NOT_UNICODE");
+    expect(await (await t.store()).listInstalledPlugins("lonely")).toEqual([]);
     await expectHealthy();
   });
 
@@ -140,6 +192,76 @@ describe("manifests", () => {
       details: { key: "egress", path: "$" },
     });
     expect(await lastInstallError()).toBe("AIRLOCK_PACKAGE_JSON_DUPLICATE_KEY");
+    await expectHealthy();
+  });
+});
+
+// U+202E right-to-left override ("\u202Etxt.exe" reads "exe.txt"), U+2066 left-to-right isolate,
+// U+200D zero-width joiner, U+200B zero-width space, U+FEFF byte order mark, U+00AD soft hyphen
+const FORMAT_CHARACTERS = ["\u202E", "\u2066", "\u200D", "\u200B", "\uFEFF", "\u00AD"].map((c) => [
+  `U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`,
+  c,
+]);
+
+describe("names a person reads", () => {
+  it.each(FORMAT_CHARACTERS)(
+    "refuses %s in an artifact filename and a document filename, storing neither",
+    async (_name, c) => {
+      const out = await t.host.callTool("ada", "payments:files", { name: `${c}txt.exe` });
+      expect(out.errorCode).toBeUndefined();
+      expect(out.result.structuredContent).toEqual({
+        artifact: "AIRLOCK_ARTIFACT_INVALID",
+        doc: "AIRLOCK_KNOWLEDGE_INVALID",
+        docs: 0,
+      });
+      await expectHealthy();
+    },
+  );
+
+  it("still stores a filename in any script, emoji included", async () => {
+    const out = await t.host.callTool("ada", "payments:files", { name: "résumé 履歴書 😀.txt" });
+    expect(out.result.structuredContent).toEqual({ artifact: "stored", doc: "stored", docs: 1 });
+  });
+
+  it.each(FORMAT_CHARACTERS)(
+    "refuses %s in a tool title, a namespace and a tool name at install",
+    async (_name, c) => {
+      const cases: Array<[string, (m: Manifest) => void, string]> = [
+        [
+          "titled",
+          (m) => {
+            tool0(m).annotations.title = `Pay${c}ments`;
+          },
+          "$.tools[0].annotations.title",
+        ],
+        [`ti${c}tled`, () => undefined, "$.namespace"],
+        [
+          "named",
+          (m) => {
+            tool0(m).name = `pay${c}`;
+          },
+          "$.tools[0].name",
+        ],
+      ];
+      for (const [namespace, edit, path] of cases) {
+        const err = await install(sample({ namespace, patch: (m) => edit(m as never) }), "named").catch(
+          (e: unknown) => e,
+        );
+        expect(err).toMatchObject({ code: "AIRLOCK_MANIFEST_INVALID" });
+        expect(JSON.stringify((err as { details: unknown }).details)).toContain(path);
+        expect(await lastInstallError()).toBe("AIRLOCK_MANIFEST_INVALID");
+      }
+      expect((await (await t.store()).listInstalledPlugins()).map((p) => p.namespace)).toEqual(["payments"]);
+      await expectHealthy();
+    },
+  );
+
+  it.each(FORMAT_CHARACTERS)("refuses %s in an agent slug and a secret name", async (_name, c) => {
+    expect(await codeOf(t.host.createAgent(`ada${c}`))).toBe("AIRLOCK_AGENT_INVALID_SLUG");
+    expect(await codeOf(t.host.setSecrets("ada", { [`api_key${c}`]: SECRET }))).toBe(
+      "AIRLOCK_SECRET_UNKNOWN_KEY",
+    );
+    expect((await t.host.listAgents()).map((a) => a.slug)).toEqual(["ada"]);
     await expectHealthy();
   });
 });

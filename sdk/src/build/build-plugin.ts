@@ -19,6 +19,7 @@ import {
   parseManifest,
   SDK_VERSION,
 } from "../manifest.ts";
+import { packageJsonUnicode } from "../package/read-plugin-tarball.ts";
 import { integrityOf } from "../signing.ts";
 import { verifyManifestSkills } from "../skills.ts";
 import { bundleForSandbox, loadDescription } from "./bundle.ts";
@@ -149,13 +150,12 @@ export async function buildPlugin(pluginDir: string, options: BuildOptions = {})
   const { manifest, bundle, pkg } = await composePlugin(pluginDir, options);
   const violations = lintManifestTools(manifest);
   if (violations.length > 0) throw lintError(violations);
+  const packageJson = distPackageJson(manifest, pkg);
+  packageJsonUnicode(packageJson); // as the installer will: refused here, not after publishing
   const outDir = join(resolve(pluginDir), DIST_DIR);
   await mkdir(outDir, { recursive: true });
   await writeWhole(join(outDir, BUNDLE_FILE), bundle);
   await writeWhole(join(outDir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
-  await writeWhole(
-    join(outDir, "package.json"),
-    `${JSON.stringify(distPackageJson(manifest, pkg), null, 2)}\n`,
-  );
+  await writeWhole(join(outDir, "package.json"), `${JSON.stringify(packageJson, null, 2)}\n`);
   return { manifest, outDir, bundleSize: bundle.byteLength };
 }

@@ -48,6 +48,11 @@ export const PACKAGE_ERRORS = defineErrorCodes({
     description:
       "package.json or airlock.json has the same key twice in one object (details.path, details.key).",
   },
+  AIRLOCK_PACKAGE_JSON_NOT_UNICODE: {
+    status: 422,
+    description:
+      "A string or key of package.json holds a lone UTF-16 surrogate, not Unicode text (details.path); in airlock.json it is AIRLOCK_MANIFEST_NOT_UNICODE.",
+  },
   AIRLOCK_PACKAGE_BUNDLE_INVALID: { status: 422, description: "index.js is not valid UTF-8." },
   AIRLOCK_PACKAGE_BUNDLE_MISMATCH: {
     status: 422,

@@ -2,13 +2,13 @@
 // and the host's installer (before writing anything) call.
 // Contract: `readPluginTarball(bytes, limits?)` returns {manifest, packageJson, bundle, files,
 // entries} or throws an AirlockError whose code names the refusal (AIRLOCK_PACKAGE_* from
-// errors.ts, or AIRLOCK_MANIFEST_INVALID from parseManifest). Invariants: the bundle's sha512
+// errors.ts, or AIRLOCK_MANIFEST_INVALID / AIRLOCK_MANIFEST_NOT_UNICODE from parseManifest). Invariants: the bundle's sha512
 // and size match manifest.bundle; package.json's version matches the manifest's; nothing is
 // written anywhere.
 import { createHash } from "node:crypto";
 import { type PluginManifest, parseManifest } from "../manifest.ts";
 import { verifyManifestSkills } from "../skills.ts";
-import { duplicateKey } from "../strict-json.ts";
+import { duplicateKey, loneSurrogatePath } from "../strict-json.ts";
 import {
   DEFAULT_TARBALL_LIMITS,
   inflate,
@@ -66,6 +66,18 @@ export function sha512Integrity(bytes: Uint8Array): string {
   return `sha512-${createHash("sha512").update(bytes).digest("base64")}`;
 }
 
+/** Refuses a package.json string or key holding a lone surrogate (AIRLOCK_PACKAGE_JSON_NOT_UNICODE). */
+export function packageJsonUnicode(packageJson: Record<string, unknown>): void {
+  const path = loneSurrogatePath(packageJson);
+  if (path !== null) {
+    throw packageError(
+      "AIRLOCK_PACKAGE_JSON_NOT_UNICODE",
+      `package.json: ${path} holds a lone UTF-16 surrogate (not Unicode text); send Unicode text`,
+      { file: "package.json", path },
+    );
+  }
+}
+
 export async function readPluginTarball(
   bytes: Uint8Array,
   limits: Partial<TarballLimits> = {},
@@ -83,6 +95,7 @@ export async function readPluginTarball(
     bundle: files.get("package/index.js") as Uint8Array,
   };
   const packageJson = jsonObject(raw.packageJson, "package.json");
+  packageJsonUnicode(packageJson);
   const manifest = parseManifest(jsonObject(raw.manifest, "airlock.json"));
   verifyManifestSkills(manifest); // every listed skill file against its sha512
 

@@ -8,9 +8,18 @@
 // Invariants: the server's annotations are kept as hints only — `readOnlyHint` in the served
 // manifest is true only where the operator marked the tool read-only; a name that cannot be an
 // Airlock tool name, or two remote names that map to one, refuse the whole listing
-// (AIRLOCK_REMOTE_TOOL_NAME_INVALID); the pin never depends on key order.
+// (AIRLOCK_REMOTE_TOOL_NAME_INVALID); a definition holding a lone surrogate anywhere, or a title
+// with a character readable-names.ts refuses, refuses it too (AIRLOCK_REMOTE_TOOL_INVALID); the pin
+// never depends on key order.
 import { createHash } from "node:crypto";
-import { MAX_WIRE_NAME_LENGTH, type OAuthProviderSpec, TOOL_NAME_PATTERN, wireName } from "@airlock/sdk";
+import {
+  MAX_WIRE_NAME_LENGTH,
+  type OAuthProviderSpec,
+  READABLE_NAME_RULE,
+  TOOL_NAME_PATTERN,
+  unreadableCharacter,
+  wireName,
+} from "@airlock/sdk";
 import {
   type EgressRule,
   type JsonSchema,
@@ -20,6 +29,7 @@ import {
   type ToolAnnotations,
   type ToolManifest,
 } from "@airlock/sdk/manifest";
+import { loneSurrogatePath } from "@airlock/sdk/strict-json";
 import type { InstalledPluginRecord } from "../../state/store/types.ts";
 import { remoteError } from "./errors.ts";
 
@@ -147,6 +157,22 @@ export function mapListing(namespace: string, tools: readonly RemoteTool[]): Map
         {
           tool: name,
         },
+      );
+    }
+    const notText = loneSurrogatePath(tool);
+    if (notText !== null) {
+      throw remoteError(
+        "AIRLOCK_REMOTE_TOOL_INVALID",
+        `remote tool "${name}": ${notText} holds a lone UTF-16 surrogate (not Unicode text)`,
+        { tool: name, path: notText },
+      );
+    }
+    const unreadable = typeof tool.title === "string" ? unreadableCharacter(tool.title) : null;
+    if (unreadable !== null) {
+      throw remoteError(
+        "AIRLOCK_REMOTE_TOOL_INVALID",
+        `remote tool "${name}": its title holds ${unreadable}; a title has ${READABLE_NAME_RULE}`,
+        { tool: name },
       );
     }
     if ((tool.description ?? "").length > MAX_DESCRIPTION) {

@@ -42,7 +42,8 @@ export const REMOTE_ERRORS = defineErrorCodes({
   },
   AIRLOCK_REMOTE_TOOL_INVALID: {
     status: 422,
-    description: "A remote tool definition is malformed (no input schema object, an over-long description).",
+    description:
+      "A remote tool definition is malformed (no input schema object, an over-long description, a lone surrogate, an unreadable title).",
   },
   AIRLOCK_REMOTE_DEFINITION_CHANGED: {
     status: 409,

@@ -11,6 +11,7 @@
 // audited as AIRLOCK_ARTIFACT_UNAVAILABLE (reason `malformed` or `unavailable`), the plugin
 // told nothing more.
 import { randomBytes } from "node:crypto";
+import { READABLE_NAME_RULE, unreadableCharacter } from "@airlock/sdk";
 import { storeError } from "../../state/store/errors.ts";
 import type { ArtifactCaps, Store } from "../../state/store/types.ts";
 import { denied } from "../bridge/denials.ts";
@@ -39,7 +40,6 @@ export type ArtifactStore = Pick<Store, "putArtifact" | "takeArtifact" | "sweepA
 const HANDLE_PATTERN = /^art_[A-Za-z0-9_-]{24}$/;
 const MIME_PATTERN =
   /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(;[ -~]{0,200})?$/;
-const CONTROL = /\p{Cc}/u;
 
 function invalid(why: string): never {
   throw storeError("AIRLOCK_ARTIFACT_INVALID", `ctx.artifacts.put: ${why}`);
@@ -61,9 +61,11 @@ export function validateArtifactInput(value: unknown): { bytes: Uint8Array; file
   if (typeof filename !== "string" || filename.length === 0 || filename.length > 255) {
     invalid("filename must be a string of 1 to 255 characters");
   }
-  if (CONTROL.test(filename) || /[/\\]/.test(filename) || filename === "." || filename === "..") {
-    invalid("filename must be a plain file name: no path separators or control characters");
+  if (/[/\\]/.test(filename) || filename === "." || filename === "..") {
+    invalid("filename must be a plain file name: no path separators");
   }
+  const unreadable = unreadableCharacter(filename);
+  if (unreadable !== null) invalid(`filename holds ${unreadable}; a file name has ${READABLE_NAME_RULE}`);
   if (typeof mime !== "string" || !MIME_PATTERN.test(mime))
     invalid("mime must be a media type such as text/csv");
   return { bytes, filename, mime };

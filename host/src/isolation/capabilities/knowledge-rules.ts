@@ -5,7 +5,7 @@
 // Invariants: an unknown or absent level ranks 0 (grants nothing); the writer is derived from
 // the grant's canonical tool id and nothing a tool passes can change it.
 import type { KnowledgeLevel } from "@airlock/sdk";
-import { parseToolId } from "@airlock/sdk";
+import { parseToolId, READABLE_NAME_RULE, unreadableCharacter } from "@airlock/sdk";
 import { storeError } from "../../state/store/errors.ts";
 import type { CallGrant } from "../bridge/types.ts";
 
@@ -49,7 +49,6 @@ function invalid(why: string): never {
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const MIME_PATTERN =
   /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(;[ -~]{0,200})?$/;
-const CONTROL = /\p{Cc}/u;
 
 export function idArg(value: unknown): string {
   if (typeof value !== "string" || !ID_PATTERN.test(value)) {
@@ -78,14 +77,11 @@ export function writeArg(value: unknown): WriteInput {
   }
   const v = value as Record<string, unknown>;
   const { filename, mime } = v;
-  if (
-    typeof filename !== "string" ||
-    filename.length === 0 ||
-    filename.length > 255 ||
-    CONTROL.test(filename)
-  ) {
-    invalid("filename must be 1 to 255 characters without control characters");
+  if (typeof filename !== "string" || filename.length === 0 || filename.length > 255) {
+    invalid("filename must be 1 to 255 characters");
   }
+  const unreadable = unreadableCharacter(filename);
+  if (unreadable !== null) invalid(`filename holds ${unreadable}; a file name has ${READABLE_NAME_RULE}`);
   if (mime !== undefined && mime !== null && (typeof mime !== "string" || !MIME_PATTERN.test(mime))) {
     invalid("mime must be a media type such as text/markdown");
   }
