@@ -50,7 +50,7 @@ import { createKnowledgeCapability } from "./isolation/capabilities/knowledge.ts
 import { createNotifyCapabilities } from "./isolation/capabilities/notify.ts";
 import { createSecretsCapability } from "./isolation/capabilities/secrets.ts";
 import { createStateCapability } from "./isolation/capabilities/state.ts";
-import type { QuarantineNotice } from "./isolation/sandbox/index.ts";
+import type { QuarantineNotice, WorkerDeathNotice } from "./isolation/sandbox/index.ts";
 import { createSandbox, type Sandbox } from "./isolation/sandbox/index.ts";
 import { createSecretSource, createVault, openVault, type Vault } from "./state/secrets/index.ts";
 import { openStore } from "./state/store/index.ts";
@@ -89,7 +89,11 @@ function openHostVault(options: ResolvedHostOptions): Vault {
 }
 
 /** Relays the workers sandbox's quarantines to the host assembled after it. */
-type QuarantineRelay = { listener: ((notice: QuarantineNotice) => void) | null };
+type QuarantineRelay = {
+  listener: ((notice: QuarantineNotice) => void) | null;
+  /** The workers sandbox's deaths (any cause), for the audit. */
+  death: ((notice: WorkerDeathNotice) => void) | null;
+};
 
 function openSandbox(options: ResolvedHostOptions, relay: QuarantineRelay): Sandbox {
   const s = options.sandbox;
@@ -100,6 +104,7 @@ function openSandbox(options: ResolvedHostOptions, relay: QuarantineRelay): Sand
     mode: "workers",
     onLog: report,
     onQuarantine: (notice) => relay.listener?.(notice),
+    onWorkerDeath: (notice) => relay.death?.(notice),
     ...(s.workers === undefined ? {} : { workers: s.workers }),
   });
 }
@@ -148,7 +153,7 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
         ...brokered.capabilities,
       ],
     });
-    const relay: QuarantineRelay = { listener: null };
+    const relay: QuarantineRelay = { listener: null, death: null };
     sandbox = openSandbox(resolved, relay);
     stopSweeper = startArtifactSweeper({
       store,
@@ -172,6 +177,9 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
       },
       onQuarantine: (listener) => {
         relay.listener = listener;
+      },
+      onWorkerDeath: (listener) => {
+        relay.death = listener;
       },
       lifecycle: createPluginLifecycleFor(store, resolved),
       locatePlugin: (plugin) =>

@@ -104,6 +104,18 @@ describe("a plugin that aborts its worker, through the host", { timeout: 120_000
         details,
       }),
     ]);
+    // the death itself, audited with the plugin it was running and its cause
+    expect(rows.filter((r) => r.action === "sandbox.worker_died")).toEqual([
+      expect.objectContaining({
+        allowed: false,
+        error: "AIRLOCK_SANDBOX_WORKER_CRASHED",
+        details: expect.objectContaining({
+          worker: 0,
+          pluginKey: "crasher@1.0.0",
+          running: ["crasher@1.0.0"],
+        }),
+      }),
+    ]);
     // The host has no public store: read the row through a handle of our own (as another process would).
     const store = await openStore({ kind: "sqlite", dataDir });
     try {

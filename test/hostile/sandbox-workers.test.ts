@@ -1,9 +1,12 @@
 // Hostile: taking down the worker process. Plugin code cannot reach process at all; a worker
 // that dies (killed here from outside, as a V8 crash would) fails only its own in-flight calls
 // with AIRLOCK_SANDBOX_WORKER_CRASHED while another worker's calls complete, and it is restarted
-// with its plugins; a worker that stops answering pings is killed by the supervisor.
+// with its plugins; a worker that stops answering pings is killed by the supervisor. Every death
+// is told to the sandbox's owner (the host audits it) with the plugin that was running and the
+// cause: killed from outside, killed by the supervisor.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SandboxPlugin } from "../../host/src/isolation/sandbox/types.ts";
+import type { WorkerDeathNotice } from "../../host/src/isolation/sandbox/worker/worker-fleet.ts";
 import type { WorkerSandbox } from "../../host/src/isolation/sandbox/worker/workers.ts";
 import { fixtureBundle, makePlugin } from "../support/sandbox-fixtures.ts";
 import type { Harness } from "../support/sandbox-harness.ts";
@@ -12,6 +15,7 @@ import { expectContained, hostileSetup } from "../support/sandbox-hostile.ts";
 describe("worker process attacks (workers)", () => {
   let h: Harness;
   let plugin: SandboxPlugin;
+  const deaths: WorkerDeathNotice[] = [];
   const other = makePlugin({
     namespace: "bystander",
     code: fixtureBundle("basic"),
@@ -19,7 +23,11 @@ describe("worker process attacks (workers)", () => {
   });
 
   beforeAll(async () => {
-    ({ h, plugin } = await hostileSetup("workers", {}, { pingTimeoutMs: 3000 }));
+    ({ h, plugin } = await hostileSetup(
+      "workers",
+      {},
+      { pingTimeoutMs: 3000, onWorkerDeath: (d) => deaths.push(d) },
+    ));
     await h.sandbox.load(other); // the second worker hosts the bystander
   });
   afterAll(async () => h.close());
@@ -46,6 +54,17 @@ describe("worker process attacks (workers)", () => {
     h.gate.release();
     expect((await bystander).content).toEqual([{ type: "text", text: "through" }]);
     expect(h.sandbox.stats().restarts).toBe(1);
+    expect(deaths).toEqual([
+      {
+        worker: 0,
+        cause: "killed",
+        signal: "SIGKILL",
+        exitCode: null,
+        pluginKey: plugin.key,
+        namespace: plugin.manifest.namespace,
+        running: [plugin.key],
+      },
+    ]);
     await expectContained(h, plugin);
   });
 
@@ -58,6 +77,15 @@ describe("worker process attacks (workers)", () => {
     expect((await victim).code).toBe("AIRLOCK_SANDBOX_WORKER_CRASHED");
     expect(h.sandbox.stats().restarts).toBe(before + 1);
     expect(h.logs.some((l) => l.includes("stopped answering"))).toBe(true);
+    expect(deaths.at(-1)).toEqual({
+      worker: 0,
+      cause: "killed_by_supervisor",
+      signal: "SIGKILL",
+      exitCode: null,
+      pluginKey: plugin.key,
+      namespace: plugin.manifest.namespace,
+      running: [plugin.key],
+    });
     h.gate.release();
     await expectContained(h, plugin);
   });

@@ -18,6 +18,7 @@ import { createSecretsCapability } from "../../host/src/isolation/capabilities/s
 import { createStateCapability } from "../../host/src/isolation/capabilities/state.ts";
 import { createSandbox } from "../../host/src/isolation/sandbox/index.ts";
 import type { Sandbox, SandboxPlugin } from "../../host/src/isolation/sandbox/types.ts";
+import type { WorkerDeathNotice } from "../../host/src/isolation/sandbox/worker/worker-fleet.ts";
 import type { QuarantineNotice } from "../../host/src/isolation/sandbox/worker/worker-tiers.ts";
 import { createSecretSource, createSecretWriter, createVault } from "../../host/src/state/secrets/index.ts";
 import { openStore } from "../../host/src/state/store/index.ts";
@@ -117,6 +118,7 @@ export async function createHarness(
     workers?: number;
     pingTimeoutMs?: number;
     onQuarantine?: (notice: QuarantineNotice) => void;
+    onWorkerDeath?: (notice: WorkerDeathNotice) => void;
   } = {},
 ): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "airlock-sandbox-"));
@@ -176,6 +178,7 @@ export async function createHarness(
           pingTimeoutMs: options.pingTimeoutMs ?? 5000,
           onLog: (l) => logs.push(l),
           ...(options.onQuarantine === undefined ? {} : { onQuarantine: options.onQuarantine }),
+          ...(options.onWorkerDeath === undefined ? {} : { onWorkerDeath: options.onWorkerDeath }),
         })
       : createSandbox({ mode, onWarning: (l) => logs.push(l) });
   const notifications: CallNotification[] = [];

@@ -4,6 +4,7 @@
 // asserts the host still serves a normal call and the canary appears nowhere).
 import { expect } from "vitest";
 import type { EffectiveLimits, SandboxPlugin } from "../../host/src/isolation/sandbox/types.ts";
+import type { WorkerDeathNotice } from "../../host/src/isolation/sandbox/worker/worker-fleet.ts";
 import { fixtureBundle, makePlugin } from "./sandbox-fixtures.ts";
 import { createHarness, type Harness, type SandboxMode } from "./sandbox-harness.ts";
 
@@ -17,7 +18,7 @@ const HOSTILE_TOOLS = (fixtureBundle("hostile").match(/^ {4}([a-zA-Z]+):/gm) ?? 
 export async function hostileSetup(
   mode: SandboxMode,
   limits: Partial<EffectiveLimits> = {},
-  options: { pingTimeoutMs?: number } = {},
+  options: { pingTimeoutMs?: number; onWorkerDeath?: (notice: WorkerDeathNotice) => void } = {},
 ): Promise<{ h: Harness; plugin: SandboxPlugin }> {
   const h = await createHarness(mode, options);
   const plugin = hostilePlugin("hostile", limits);

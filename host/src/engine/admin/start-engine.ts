@@ -6,7 +6,7 @@
 // loaded (and its problems reported) before this resolves; `report` never throws.
 
 import type { EgressPolicy, Resolver } from "../../isolation/egress/types.ts";
-import type { QuarantineNotice } from "../../isolation/sandbox/index.ts";
+import type { QuarantineNotice, WorkerDeathNotice } from "../../isolation/sandbox/index.ts";
 import { resolveLimits } from "../../isolation/sandbox/limits.ts";
 import type { EffectiveLimits, Sandbox } from "../../isolation/sandbox/types.ts";
 import { cacheTokenLookups } from "../../state/auth/token-cache.ts";
@@ -23,7 +23,7 @@ import { createEventBus } from "../pipeline/events.ts";
 import { createHookRegistry } from "../pipeline/hooks.ts";
 import { createPluginLoader } from "../pipeline/plugin-loader.ts";
 import { createSchemaValidator } from "../pipeline/schema-validation.ts";
-import { createWorkerTiers } from "../pipeline/worker-tiers.ts";
+import { createWorkerTiers, workerDeathEntry } from "../pipeline/worker-tiers.ts";
 import { createRemoteContext } from "../remote/context.ts";
 import { createRemoteExecutor } from "../remote/execute.ts";
 import { createCatalogueSync } from "./catalogue-sync.ts";
@@ -52,6 +52,8 @@ export interface EngineParts {
   codeCache: { dir: string; key: string };
   /** Registers the listener for the workers sandbox's quarantines (a plugin that aborted a worker). */
   onQuarantine: (listener: (notice: QuarantineNotice) => void) => void;
+  /** Registers the listener for the workers sandbox's worker deaths (every cause). */
+  onWorkerDeath: (listener: (notice: WorkerDeathNotice) => void) => void;
   brokered: { remoteBearer?: RemoteBearer };
   /** Hands the bridge's refusal listener in: each refusal becomes a `capability.refused` event. */
   refusals: (listener: (refusal: { capability: string; code: string }) => void) => void;
@@ -142,6 +144,9 @@ export async function startEngine(parts: EngineParts, state: { closed: boolean }
   await tiers.load();
   parts.onQuarantine((notice) => {
     tiers.quarantined(notice).catch((error: unknown) => report("recording a quarantine", error));
+  });
+  parts.onWorkerDeath((notice) => {
+    audit(workerDeathEntry(notice)).catch((error: unknown) => report("auditing a worker death", error));
   });
   const remoteContext = createRemoteContext({
     store,

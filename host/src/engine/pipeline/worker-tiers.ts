@@ -6,10 +6,13 @@
 // Invariants: the record is written before the sandbox is told (a restart keeps the tier); a
 // quarantine is audited as a denial-like sandbox action (kind "admin", allowed false, the code
 // AIRLOCK_SANDBOX_WORKER_CRASHED) with the version, worker and signal, never plugin data; an
-// unknown namespace is AIRLOCK_INSTALL_NOT_INSTALLED. Replicas read the tiers at start.
+// unknown namespace is AIRLOCK_INSTALL_NOT_INSTALLED. Replicas read the tiers at start. Every
+// worker death (abort, out of memory, a kill by the supervisor or from outside, an exit) is
+// audited too (`workerDeathEntry`: action "sandbox.worker_died", the plugin it was running and
+// the cause), whether or not it led to a quarantine.
 import { AirlockError } from "@airlock/sdk";
 import type { HostEventMap, WorkerTier, WorkerTierView } from "../../contracts/host.ts";
-import type { QuarantineNotice } from "../../isolation/sandbox/index.ts";
+import type { QuarantineNotice, WorkerDeathNotice } from "../../isolation/sandbox/index.ts";
 import { nowIso } from "../../state/store/shared.ts";
 import type { AuditInput, PluginWorkerRecord, Store } from "../../state/store/types.ts";
 import { INSTALL_ERRORS } from "../install/errors.ts";
@@ -36,6 +39,30 @@ export interface WorkerTiers {
 }
 
 export const WORKER_TIERS: readonly WorkerTier[] = ["own", "shared"];
+
+/** The audit row of a worker that died: the plugin it was running (null: unknown) and why. */
+export function workerDeathEntry(notice: WorkerDeathNotice): AuditInput {
+  return {
+    agent: null,
+    plugin: notice.namespace,
+    tool: null,
+    conversationId: null,
+    kind: "admin",
+    action: "sandbox.worker_died",
+    allowed: false,
+    success: false,
+    error: "AIRLOCK_SANDBOX_WORKER_CRASHED",
+    durationMs: null,
+    details: {
+      worker: notice.worker,
+      cause: notice.cause,
+      signal: notice.signal,
+      exitCode: notice.exitCode,
+      pluginKey: notice.pluginKey,
+      running: notice.running,
+    },
+  };
+}
 
 export function createWorkerTiers(deps: WorkerTiersDeps): WorkerTiers {
   const own = new Map<string, PluginWorkerRecord>();

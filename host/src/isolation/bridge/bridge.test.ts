@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { AuditInput } from "../../state/store/types.ts";
 import { fixtureManifest } from "../sandbox/plugin-fixture.ts";
 import { createBridge, ENDED_KEPT } from "./bridge.ts";
-import { DENIAL_ROWS_PER_CALL } from "./denials.ts";
+import { DENIAL_KINDS_PER_CALL, DENIAL_ROWS_PER_KIND, denied } from "./denials.ts";
 import { bridgeError } from "./errors.ts";
 import type { Capability } from "./types.ts";
 
@@ -172,12 +172,17 @@ describe("bridge", () => {
         action: "bridge.denials_suppressed",
         allowed: false,
         error: "AIRLOCK_BRIDGE_DENIALS_SUPPRESSED",
-        details: { suppressed: 49, rowsWritten: 0 },
+        details: {
+          denials: 50,
+          rowsWritten: 1,
+          suppressed: 49,
+          kinds: [{ action: "echo.say", error: "AIRLOCK_BRIDGE_CALL_LIMIT", count: 50, written: 1 }],
+        },
       }),
     ]);
   });
 
-  it("writes at most DENIAL_ROWS_PER_CALL denial rows per call and counts the rest into one row", async () => {
+  it("writes at most DENIAL_ROWS_PER_KIND denial rows per kind and counts every kind in full in one row", async () => {
     const audits: AuditInput[] = [];
     const bridge = createBridge({ capabilities: [], audit: async (e) => void audits.push(e) });
     const grant = bridge.issueGrant({
@@ -193,21 +198,125 @@ describe("bridge", () => {
         code: "AIRLOCK_BRIDGE_UNKNOWN_CAPABILITY",
       });
     }
-    expect(audits).toHaveLength(DENIAL_ROWS_PER_CALL);
+    expect(audits).toHaveLength(DENIAL_ROWS_PER_KIND);
     bridge.revoke(grant.token);
-    // replays of the ended call's token count against the same call
+    // replays of the ended call's token count against the same call; a new kind is written
     for (let i = 0; i < 10; i++) {
       await expect(bridge.dispatch(grant.token, "nope", "x", [])).rejects.toMatchObject({
         code: "AIRLOCK_BRIDGE_TOKEN_INVALID",
       });
     }
     await new Promise((r) => setImmediate(r));
-    expect(audits).toHaveLength(DENIAL_ROWS_PER_CALL + 1);
-    expect(audits.at(-1)).toMatchObject({
-      error: "AIRLOCK_BRIDGE_DENIALS_SUPPRESSED",
-      details: { suppressed: 100 - DENIAL_ROWS_PER_CALL, rowsWritten: DENIAL_ROWS_PER_CALL },
-    });
+    expect(audits.slice(DENIAL_ROWS_PER_KIND, DENIAL_ROWS_PER_KIND + 1)).toEqual([
+      expect.objectContaining({
+        error: "AIRLOCK_BRIDGE_DENIALS_SUPPRESSED",
+        details: {
+          denials: 100,
+          rowsWritten: DENIAL_ROWS_PER_KIND,
+          suppressed: 100 - DENIAL_ROWS_PER_KIND,
+          kinds: [
+            {
+              action: "*",
+              error: "AIRLOCK_BRIDGE_UNKNOWN_CAPABILITY",
+              count: 100,
+              written: DENIAL_ROWS_PER_KIND,
+            },
+          ],
+        },
+      }),
+    ]);
+    expect(audits.slice(DENIAL_ROWS_PER_KIND + 1)).toHaveLength(10);
+    expect(audits.at(-1)).toMatchObject({ action: "nope.x", error: "AIRLOCK_BRIDGE_TOKEN_INVALID" });
     expect(audits.every((a) => a.allowed === false && a.agent === "agent-1")).toBe(true);
+  });
+
+  it("always writes a denial of a kind the call has not shown yet, however many came before", async () => {
+    const audits: AuditInput[] = [];
+    const quiet: Capability = {
+      name: "vault",
+      methods: {
+        async peek() {
+          return denied(undefined, "AIRLOCK_SECRETS_UNDECLARED", "key_not_declared");
+        },
+        async take(_grant, args) {
+          return denied(
+            null,
+            "AIRLOCK_ARTIFACT_UNAVAILABLE",
+            args[0] === "bad" ? "malformed" : "unavailable",
+          );
+        },
+      },
+    };
+    const bridge = createBridge({ capabilities: [quiet], audit: async (e) => void audits.push(e) });
+    const grant = bridge.issueGrant({
+      agent: "agent-1",
+      conversationId: "conv-1",
+      manifest,
+      tool: "tool",
+      knowledgeLevel: null,
+      capabilityCalls: 1000,
+    });
+    // a flood of one kind, then one of each other kind, then the flood again
+    for (let i = 0; i < 200; i++)
+      expect(await bridge.dispatch(grant.token, "vault", "take", ["bad"])).toBeNull();
+    expect(await bridge.dispatch(grant.token, "vault", "peek", [])).toBeUndefined();
+    expect(await bridge.dispatch(grant.token, "vault", "take", ["art_foreign"])).toBeNull();
+    for (let i = 0; i < 100; i++) await bridge.dispatch(grant.token, "vault", "take", ["bad"]);
+    const detailed = audits.map((a) => [a.action, a.error, (a.details as { reason?: string }).reason]);
+    expect(detailed).toEqual([
+      ...Array.from({ length: DENIAL_ROWS_PER_KIND }, () => [
+        "vault.take",
+        "AIRLOCK_ARTIFACT_UNAVAILABLE",
+        "malformed",
+      ]),
+      ["vault.peek", "AIRLOCK_SECRETS_UNDECLARED", "key_not_declared"],
+      ["vault.take", "AIRLOCK_ARTIFACT_UNAVAILABLE", "unavailable"],
+    ]);
+    bridge.revoke(grant.token);
+    await new Promise((r) => setImmediate(r));
+    expect(audits.at(-1)).toMatchObject({
+      action: "bridge.denials_suppressed",
+      details: {
+        denials: 302,
+        rowsWritten: DENIAL_ROWS_PER_KIND + 2,
+        kinds: [
+          { action: "vault.take", error: "AIRLOCK_ARTIFACT_UNAVAILABLE", reason: "malformed", count: 300 },
+          { action: "vault.peek", error: "AIRLOCK_SECRETS_UNDECLARED", reason: "key_not_declared", count: 1 },
+          { action: "vault.take", error: "AIRLOCK_ARTIFACT_UNAVAILABLE", reason: "unavailable", count: 1 },
+        ],
+      },
+    });
+  });
+
+  it("bounds the kinds a call tallies apart: past DENIAL_KINDS_PER_CALL they count as one", async () => {
+    const audits: AuditInput[] = [];
+    const many: Capability = { name: "many", methods: {} };
+    for (let i = 0; i < DENIAL_KINDS_PER_CALL + 10; i++) {
+      (many.methods as Record<string, Capability["methods"][string]>)[`m${i}`] = async () =>
+        denied(null, "AIRLOCK_ARTIFACT_UNAVAILABLE", "unavailable");
+    }
+    const bridge = createBridge({ capabilities: [many], audit: async (e) => void audits.push(e) });
+    const grant = bridge.issueGrant({
+      agent: "agent-1",
+      conversationId: "conv-1",
+      manifest,
+      tool: "tool",
+      knowledgeLevel: null,
+      capabilityCalls: 10_000,
+    });
+    for (let round = 0; round < 20; round++)
+      for (let i = 0; i < DENIAL_KINDS_PER_CALL + 10; i++)
+        await bridge.dispatch(grant.token, "many", `m${i}`, []);
+    bridge.revoke(grant.token);
+    await new Promise((r) => setImmediate(r));
+    const summary = audits.at(-1)?.details as {
+      denials: number;
+      kinds: Array<{ action: string; count: number }>;
+    };
+    expect(summary.denials).toBe(20 * (DENIAL_KINDS_PER_CALL + 10));
+    expect(summary.kinds).toHaveLength(DENIAL_KINDS_PER_CALL + 1);
+    expect(summary.kinds.at(-1)).toMatchObject({ action: "*", count: 200 });
+    expect(audits.length).toBeLessThanOrEqual((DENIAL_KINDS_PER_CALL + 1) * DENIAL_ROWS_PER_KIND + 1);
   });
 
   it("revokes: the token stops resolving and the grant's signal aborts", async () => {
@@ -240,7 +349,7 @@ describe("bridge", () => {
     const first = issue("first");
     bridge.revoke(first.token);
     // replays past the row cap are counted, to be summarised when the call is forgotten
-    for (let i = 0; i < DENIAL_ROWS_PER_CALL + 3; i++) {
+    for (let i = 0; i < DENIAL_ROWS_PER_KIND + 3; i++) {
       await expect(bridge.dispatch(first.token, "nope", "x", [])).rejects.toMatchObject({
         code: "AIRLOCK_BRIDGE_TOKEN_INVALID",
       });
@@ -264,7 +373,7 @@ describe("bridge", () => {
       expect.objectContaining({
         agent: "first",
         error: "AIRLOCK_BRIDGE_DENIALS_SUPPRESSED",
-        details: { suppressed: 4, rowsWritten: DENIAL_ROWS_PER_CALL },
+        details: expect.objectContaining({ suppressed: 4, rowsWritten: DENIAL_ROWS_PER_KIND, denials: 20 }),
       }),
     ]);
     audits.length = 0;

@@ -4,11 +4,12 @@
 // the grant's signal aborts on revoke; every dispatch is audited, allowed or denied (unless a
 // capability audits itself), with the capability and method only — never args, values or bytes;
 // a handler receives the grant the host issued, never anything the sandbox claims.
-// Refusals: a thrown 403 and a soft denial (denials.ts) are audited allowed=false; past
-// DENIAL_ROWS_PER_CALL denial rows in a call the rest are counted into one row at revoke. The
-// capability-call cap ends the call: the first call past it is audited once (details.limit),
-// the grant's signal aborts with AIRLOCK_BRIDGE_CALL_LIMIT and `end` tells the host; every
-// later dispatch on that token is refused with the same code, counted, not written.
+// Refusals: a thrown 403 and a soft denial (denials.ts) are audited allowed=false, tallied by
+// kind: a kind the call has not shown yet is always written, past DENIAL_ROWS_PER_KIND rows of
+// one kind the rest are counted into one summary row at revoke. The capability-call cap ends
+// the call: the first call past it is audited once (details.limit), the grant's signal aborts
+// with AIRLOCK_BRIDGE_CALL_LIMIT and `end` tells the host; every later dispatch on that token is
+// refused with the same code, counted, not written.
 // Layout: grant-ledger.ts issues and remembers the grants, call-audit.ts writes the rows; this
 // file is the choke point itself — every ctx call of every plugin passes `dispatch` below.
 import { AirlockError, hasCode } from "@airlock/sdk/errors";
@@ -43,7 +44,14 @@ export function createBridge(options: BridgeOptions): Bridge {
     capabilities.set(cap.name, cap);
   }
   const childSpan = options.childSpan;
-  const { audit, refused, deny, auditDenial, endAtLimit, summarise } = createCallAudit(options);
+  const { audit, refused, deny, auditDenial, countEnded, endAtLimit, summarise } = createCallAudit(options);
+  /** A dispatch's kind in the denial tally: its action when registered, else "*" (bounded). */
+  const kindOf = (capability: unknown, method: unknown, action: string): string => {
+    const cap = typeof capability === "string" ? capabilities.get(capability) : undefined;
+    return cap !== undefined && typeof method === "string" && Object.hasOwn(cap.methods, method)
+      ? action
+      : "*";
+  };
   const { live, ended, issue, retire } = createGrantLedger(summarise);
 
   const dispatch: BridgeDispatch = (token, capability, method, args) => {
@@ -68,13 +76,12 @@ export function createBridge(options: BridgeOptions): Bridge {
       const error =
         tomb?.ended ?? bridgeError("AIRLOCK_BRIDGE_TOKEN_INVALID", "this call token is not valid");
       if (tomb === undefined) return deny(null, action, error);
-      await auditDenial(tomb, action, { error: error.code });
+      await auditDenial(tomb, action, { error: error.code }, kindOf(capability, method, action));
       throw error;
     }
     const { grant } = entry;
     if (entry.ended !== null) {
-      entry.suppressed++;
-      refused(action, entry.ended.code);
+      countEnded(entry, action, kindOf(capability, method, action), entry.ended.code);
       throw entry.ended;
     }
     if (grant.capabilityCallsLeft <= 0) return endAtLimit(entry, action);
@@ -86,7 +93,7 @@ export function createBridge(options: BridgeOptions): Bridge {
         : undefined;
     if (!cap || !handler) {
       const error = bridgeError("AIRLOCK_BRIDGE_UNKNOWN_CAPABILITY", `ctx has no ${action}`);
-      await auditDenial(entry, action, { error: error.code });
+      await auditDenial(entry, action, { error: error.code }, "*");
       throw error;
     }
     const audited = cap.auditedByBridge?.(method) ?? true;

@@ -1,14 +1,16 @@
-// How the bridge writes what a capability call did: one audit row per dispatch, denials bounded
-// per call, refusals told to the metrics listener, and the capability-call cap that ends a call.
+// How the bridge writes what a capability call did: one audit row per dispatch, denials tallied
+// by kind per call, refusals told to the metrics listener, and the capability-call cap that ends
+// a call.
 // Contract: every helper here is called by the bridge's `dispatch` only (the one choke point);
 // rows carry the capability and method only — never args, values or bytes.
 // Invariants: a failed audit write refuses the call (AIRLOCK_BRIDGE_AUDIT_FAILED), except the
-// summary row of an ended call, which nothing waits on (reported as a warning); past
-// DENIAL_ROWS_PER_CALL denial rows in one call further denials are counted, not written, and
-// `summarise` writes the count once; a refusal listener that throws never fails a call.
+// summary row of an ended call, which nothing waits on (reported as a warning); every denial is
+// counted by kind (denials.ts): a kind the call has not shown yet is always written in detail,
+// past DENIAL_ROWS_PER_KIND rows of one kind the rest are counted only, and `summarise` writes
+// every kind's full count in one row; a refusal listener that throws never fails a call.
 import type { AirlockError } from "@airlock/sdk/errors";
 import type { AuditInput } from "../../state/store/types.ts";
-import { DENIAL_ROWS_PER_CALL, SUPPRESSED_ACTION } from "./denials.ts";
+import { countDenial, countOnly, type DenialTally, SUPPRESSED_ACTION, summaryOf } from "./denials.ts";
 import { bridgeError } from "./errors.ts";
 import type { AuditedAs, Counted, Live } from "./grant-ledger.ts";
 import type { CallGrant } from "./types.ts";
@@ -27,11 +29,17 @@ export interface CallAudit {
   refused(action: string, code: string | null | undefined): void;
   /** Audits a refusal unbounded (no call to count it against) and throws `error`. */
   deny(grant: CallGrant | null, action: string, error: AirlockError): Promise<never>;
-  /** Writes a denial row for this call, or counts it once the call's rows reach the cap. */
-  auditDenial(entry: Counted, action: string, fields: Partial<AuditInput>): Promise<void>;
+  /**
+   * Tallies a denial of this call under its kind (`kind`: the ctx method, "*" for one nobody
+   * registered; with the code and reason) and writes it in detail unless its kind is past
+   * DENIAL_ROWS_PER_KIND rows.
+   */
+  auditDenial(entry: Counted, action: string, fields: Partial<AuditInput>, kind?: string): Promise<void>;
+  /** A ctx call of a call the cap already ended: refused, tallied, never written in detail. */
+  countEnded(entry: Counted, action: string, kind: string, code: string): void;
   /** The first call past the cap: audited once with the limit, then the call is ended. */
   endAtLimit(entry: Live, action: string): Promise<never>;
-  /** Writes the one summary row of a call's counted denials, if it counted any. */
+  /** Writes the one summary row of a call's denials (every kind's count), if any were only counted. */
   summarise(entry: Counted): void;
 }
 
@@ -72,14 +80,27 @@ export function createCallAudit(options: CallAuditOptions): CallAudit {
     throw error;
   }
 
-  async function auditDenial(entry: Counted, action: string, fields: Partial<AuditInput>): Promise<void> {
+  const tallyOf = (entry: Counted): DenialTally => {
+    entry.denials ??= { kinds: new Map(), pending: 0 };
+    return entry.denials;
+  };
+
+  async function auditDenial(
+    entry: Counted,
+    action: string,
+    fields: Partial<AuditInput>,
+    kind = action,
+  ): Promise<void> {
     refused(action, fields.error);
-    if (entry.denialRows >= DENIAL_ROWS_PER_CALL) {
-      entry.suppressed++;
-      return;
-    }
-    entry.denialRows++;
+    const reason = (fields.details as { reason?: unknown } | null | undefined)?.reason;
+    const code = fields.error ?? "unknown";
+    if (!countDenial(tallyOf(entry), kind, code, typeof reason === "string" ? reason : null)) return;
     await audit(entry.grant, action, { allowed: false, success: false, ...fields });
+  }
+
+  function countEnded(entry: Counted, action: string, kind: string, code: string): void {
+    refused(action, code);
+    countOnly(tallyOf(entry), kind, code);
   }
 
   async function endAtLimit(entry: Live, action: string): Promise<never> {
@@ -93,6 +114,7 @@ export function createCallAudit(options: CallAuditOptions): CallAudit {
     entry.controller.abort(error);
     entry.end?.(error);
     refused(action, error.code);
+    countDenial(tallyOf(entry), action, error.code, null); // its one row, written below
     await audit(entry.grant, action, {
       allowed: false,
       success: false,
@@ -103,19 +125,19 @@ export function createCallAudit(options: CallAuditOptions): CallAudit {
   }
 
   function summarise(entry: Counted): void {
-    if (entry.suppressed === 0) return;
-    const suppressed = entry.suppressed;
-    entry.suppressed = 0;
+    const tally = entry.denials;
+    if (tally === null || tally.pending === 0) return;
+    tally.pending = 0;
     // The call has ended: nothing waits on this write, so a failure is reported, not thrown.
     audit(entry.grant, SUPPRESSED_ACTION, {
       allowed: false,
       success: false,
       error: "AIRLOCK_BRIDGE_DENIALS_SUPPRESSED",
-      details: { suppressed, rowsWritten: entry.denialRows },
+      details: summaryOf(tally),
     }).catch((error: unknown) => {
       process.emitWarning(`bridge: ${String(error)}`, "AirlockWarning");
     });
   }
 
-  return { audit, refused, deny, auditDenial, endAtLimit, summarise };
+  return { audit, refused, deny, auditDenial, countEnded, endAtLimit, summarise };
 }

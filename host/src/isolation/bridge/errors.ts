@@ -17,7 +17,7 @@ export const BRIDGE_ERRORS = defineErrorCodes({
   AIRLOCK_BRIDGE_DENIALS_SUPPRESSED: {
     status: 429,
     description:
-      "Audit only: a call had more refused capability calls than the per-call cap of denial rows; the rest are counted in one row (details.suppressed).",
+      "Audit only: a call had more refused capability calls of one kind than the per-kind cap of denial rows; the call's summary row counts every kind in full (details.kinds, details.suppressed).",
   },
   AIRLOCK_SECRETS_UNDECLARED: {
     status: 403,

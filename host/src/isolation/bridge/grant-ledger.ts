@@ -2,7 +2,7 @@
 // Contract: `issue` turns a GrantInput into the one CallGrant of a tool call under a fresh token;
 // `retire` ends it (its signal aborts with CALL_ENDED) and moves what its audit rows need into
 // `ended`, a ring of at most ENDED_KEPT tombs, so that a replayed token is still attributed to
-// its call and its denials stay bounded.
+// its call and its denials are tallied with the call's others (denials.ts).
 // Invariants: tokens are 32 fresh CSPRNG bytes (base64url), each byte used once and zeroed after;
 // a tomb keeps who the call was and its counts, never the grant (its closures would keep the
 // whole request alive); a tomb pushed out of the ring is handed to `summarise` first.
@@ -10,6 +10,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { ConversationMessage, KnowledgeLevel } from "@airlock/sdk";
 import type { AirlockError } from "@airlock/sdk/errors";
 import type { EgressRule, PluginManifest, ToolManifest } from "@airlock/sdk/manifest";
+import type { DenialTally } from "./denials.ts";
 import { bridgeError } from "./errors.ts";
 import type { TraceParent } from "./span-port.ts";
 import type { CallGrant, CallNotification, ElicitChannel, OpenUrlChannel } from "./types.ts";
@@ -89,11 +90,10 @@ function newToken(): string {
 /** Whom a call's audit rows name: what stays of its grant once the call has ended. */
 export type AuditedAs = Pick<CallGrant, "agent" | "namespace" | "tool" | "conversationId">;
 
-/** A call's denial counts: rows written, and denials counted but not written. */
+/** A call's denials, tallied by kind (denials.ts); null until its first denial. */
 export interface Counted {
   grant: AuditedAs;
-  denialRows: number;
-  suppressed: number;
+  denials: DenialTally | null;
 }
 
 /**
@@ -180,8 +180,7 @@ export function createGrantLedger(summarise: (entry: Counted) => void): GrantLed
       limit: input.capabilityCalls,
       end: input.end,
       ended: null,
-      denialRows: 0,
-      suppressed: 0,
+      denials: null,
       trace: input.trace,
     });
     return grant;
@@ -207,8 +206,7 @@ export function createGrantLedger(summarise: (entry: Counted) => void): GrantLed
     ended.set(token, {
       grant: { agent, namespace, tool, conversationId },
       ended: entry.ended,
-      denialRows: entry.denialRows,
-      suppressed: entry.suppressed,
+      denials: entry.denials,
     });
   }
 

@@ -1,11 +1,18 @@
 // Stage "audit": the call's one audit row (kind "tool", action "call"), written once the call
 // ended, after the afterToolCall hooks. The row names the plugin and its bare tool, the run,
 // the call, the version, blocked, the parent call (code mode) and the end user named (a refused
-// subject is not repeated: it may be anything).
+// subject is not repeated: it may be anything). A call that one of its own limits ended (a code
+// in TERMINATIONS: CPU, wall, memory, capability calls, timers, result copy, output) gets one
+// termination row first (action "call.terminated", details {name, limit}): every call passes
+// here, so wherever in the call the limit fired — the tool's body, a getter of its result, the
+// copy of the result, the output check — the row is written, and only once.
 // Invariants: never stops a call; a refusal (a code in REFUSALS: the call was refused before the
 // tool ran) is audited allowed: false; success only for a result the tool did not mark isError;
 // deps.audit never rejects (a failed write is reported by the host).
-import type { CallStage } from "./types.ts";
+import type { EffectiveLimits } from "../../../contracts/config.ts";
+import { MAX_PENDING_TIMERS } from "../../../isolation/sandbox/runtime/index.ts";
+import type { AuditInput } from "../../../state/store/types.ts";
+import type { Call, CallStage } from "./types.ts";
 
 /** Codes that mean the call was refused before the tool ran (audited with allowed: false). */
 export const REFUSALS: ReadonlySet<string> = new Set([
@@ -25,6 +32,34 @@ export const REFUSALS: ReadonlySet<string> = new Set([
   "AIRLOCK_CODE_INPUT_INVALID",
 ]);
 
+/** The codes of a call ended by one of its own limits, and the limit each names. */
+export const TERMINATIONS: Readonly<Record<string, keyof EffectiveLimits | "timers">> = {
+  AIRLOCK_SANDBOX_CPU_LIMIT: "cpuMs",
+  AIRLOCK_SANDBOX_MEMORY_LIMIT: "memoryMb",
+  AIRLOCK_SANDBOX_TIMEOUT: "wallMs",
+  AIRLOCK_TOOL_TIMEOUT: "wallMs",
+  AIRLOCK_BRIDGE_CALL_LIMIT: "capabilityCalls",
+  AIRLOCK_SANDBOX_TIMER_LIMIT: "timers",
+  AIRLOCK_SANDBOX_RESULT_TOO_LARGE: "maxResultBytes",
+  AIRLOCK_TOOL_RESULT_TOO_LARGE: "maxResultBytes",
+};
+
+/** The termination row of a call a limit ended, or null (no limit, or a host tool: no limits). */
+function terminationOf(call: Call, base: Omit<AuditInput, "action" | "details">): AuditInput | null {
+  const code = call.end?.error?.code;
+  const name = code === undefined || !Object.hasOwn(TERMINATIONS, code) ? undefined : TERMINATIONS[code];
+  if (name === undefined || call.limits === undefined) return null;
+  const limit =
+    name === "timers"
+      ? MAX_PENDING_TIMERS
+      : name === "wallMs"
+        ? (call.options.wallMs ?? call.limits.wallMs)
+        : call.limits[name];
+  const details: Record<string, unknown> = { runId: call.run.id, callId: call.callId, name, limit };
+  if (call.options.parentCallId !== undefined) details.parentCallId = call.options.parentCallId;
+  return { ...base, action: "call.terminated", allowed: true, details };
+}
+
 export const auditStage: CallStage = {
   name: "audit",
   async leave(call) {
@@ -40,18 +75,19 @@ export const auditStage: CallStage = {
     if (options.parentCallId !== undefined) details.parentCallId = options.parentCallId;
     if (options.subject !== undefined && options.subject !== "" && call.subjectProblem === null)
       details.subject = options.subject;
-    await call.deps.audit({
+    const base = {
       agent: run.agent,
       plugin: call.auditPlugin,
       tool: call.auditTool,
       conversationId: run.conversationId,
-      kind: "tool",
-      action: "call",
+      kind: "tool" as const,
       allowed: end.error === undefined || !REFUSALS.has(end.error.code),
       success: end.error === undefined && end.result.isError !== true,
       error: end.error?.code ?? null,
       durationMs: end.durationMs,
-      details,
-    });
+    };
+    const termination = terminationOf(call, base);
+    if (termination !== null) await call.deps.audit(termination);
+    await call.deps.audit({ ...base, action: "call", details });
   },
 };

@@ -9,12 +9,32 @@
 // Invariants: `closed` is set once, by closeFleet, before anything awaits, and every entry point
 // that starts work checks it (assertOpen); the shared workers close before the tiers, whose close
 // removes the entry-marker directory a worker still starting would otherwise find gone; a slot's
-// abort is reported synchronously to `onAbort` (before its restart), for the quarantine.
+// abort is reported synchronously to `onAbort` (before its restart), for the quarantine; every
+// death of a worker while the fleet is open is told to `onWorkerDeath` (the host audits it).
 import { sandboxError } from "../errors.ts";
 import type { PluginPlacement } from "./worker-placement.ts";
 import type { WorkerEngineOptions } from "./worker-protocol.ts";
-import { type CallCount, type WorkerAbort, WorkerSlot, type WorkerSlotHooks } from "./worker-slot.ts";
-import { type QuarantineNotice, WorkerTiers } from "./worker-tiers.ts";
+import {
+  type CallCount,
+  type WorkerAbort,
+  type WorkerDeathCause,
+  WorkerSlot,
+  type WorkerSlotHooks,
+} from "./worker-slot.ts";
+import { namespaceOf, type QuarantineNotice, WorkerTiers } from "./worker-tiers.ts";
+
+/** A worker that died while the sandbox was open: which, why, and the plugin it was running. */
+export interface WorkerDeathNotice {
+  worker: number;
+  cause: WorkerDeathCause;
+  signal: string | null;
+  exitCode: number | null;
+  /** The version it was running, or null when that cannot be told (then `running` lists all). */
+  pluginKey: string | null;
+  namespace: string | null;
+  /** Every version with a call or a load in flight on it. */
+  running: string[];
+}
 
 /** The sandbox's options, checked and with their defaults (workers.ts resolves them). */
 export interface FleetSettings {
@@ -26,6 +46,7 @@ export interface FleetSettings {
   startTimeoutMs: number;
   onLog: (line: string) => void;
   onQuarantine: ((notice: QuarantineNotice) => void) | undefined;
+  onWorkerDeath: ((notice: WorkerDeathNotice) => void) | undefined;
 }
 
 export interface WorkerFleet {
@@ -53,8 +74,26 @@ export function createFleet(
 ): WorkerFleet {
   const { engineOptions, onLog } = settings;
   const inFlight: CallCount = { calls: 0 };
+  const tell = settings.onWorkerDeath;
+  const onDeath: WorkerSlotHooks["onDeath"] =
+    tell === undefined
+      ? undefined
+      : (slot, death) => {
+          const { culprit: pluginKey, ...rest } = death;
+          const namespace = pluginKey === null ? null : namespaceOf(pluginKey);
+          try {
+            tell({ worker: slot.index, ...rest, pluginKey, namespace });
+          } catch (error) {
+            onLog(`[worker ${slot.index}] death listener failed: ${String(error)}`);
+          }
+        };
   const makeSlot = (index: number, hooks: WorkerSlotHooks) =>
-    new WorkerSlot(index, engineOptions, onLog, { ...hooks, inFlight, onAbort });
+    new WorkerSlot(index, engineOptions, onLog, {
+      ...hooks,
+      inFlight,
+      onAbort,
+      ...(onDeath === undefined ? {} : { onDeath }),
+    });
   const tiers = new WorkerTiers(settings.workers, makeSlot);
   const slots = Array.from({ length: settings.workers }, (_, i) =>
     makeSlot(i, { markerPath: tiers.markerPath(i) }),

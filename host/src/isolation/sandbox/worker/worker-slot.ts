@@ -7,6 +7,9 @@
 // A child that dies by a signal V8 raises when it aborts (SIGABRT and kin, not a SIGKILL) is
 // reported to `onCrash` with the plugin it was running (entry-marker.ts, cross-checked against
 // the calls and loads in flight here) before the restart, so the caller can move that plugin out.
+// Every other death is reported too (`onDeath`, for the audit): which plugin was running and the
+// cause — an abort, an out-of-memory (V8's fatal heap message on the child's stderr), a kill by
+// the host's supervisor, a kill from outside (the system's OOM killer), an exit.
 // Invariants: the child gets `--no-node-snapshot` and no environment of the host's (no secrets, no
 // store URL: only the compile cache's directory, sdk/src/compile-cache.ts); a bridge request from
 // the child is served only for a call this host sent to this child, with that call's token and
@@ -41,6 +44,24 @@ export interface WorkerAbort {
   culprit: string | null;
 }
 
+/** Why a worker died, as far as the host can tell. */
+export type WorkerDeathCause = "abort" | "out_of_memory" | "killed_by_supervisor" | "killed" | "exit";
+
+/** A worker that died while the sandbox was open, as `onDeath` hears it (before its restart). */
+export interface WorkerDeath {
+  cause: WorkerDeathCause;
+  /** The signal it died by, or null when it exited. */
+  signal: string | null;
+  exitCode: number | null;
+  /** The plugin key it was running (entry marker, cross-checked), or null when that cannot be told. */
+  culprit: string | null;
+  /** Every plugin key with a call or a load in flight on it when it died. */
+  running: string[];
+}
+
+/** What V8 writes to stderr before it dies of a full heap. */
+const OUT_OF_MEMORY = /out of memory|Reached heap limit|Allocation failed/i;
+
 /**
  * How long the host reads a worker's channel for that worker's next message after writing to it
  * (Channel.readSync), and when: the call is the only one in flight on every worker of this
@@ -62,6 +83,8 @@ export interface WorkerSlotHooks {
   markerPath?: string;
   /** Called synchronously when the child was aborted, before its plugins are reloaded. */
   onAbort?: (slot: WorkerSlot, abort: WorkerAbort) => void;
+  /** Called synchronously for every death while the sandbox is open (aborts included). */
+  onDeath?: (slot: WorkerSlot, death: WorkerDeath) => void;
   /** Shared by the sandbox's slots; a slot of its own when absent. */
   inFlight?: CallCount;
 }
@@ -103,6 +126,10 @@ export class WorkerSlot {
   >();
   #nextId = 1;
   #closing = false;
+  /** Set when the supervisor killed the current child ("supervisor"), else null. */
+  #killedBy: string | null = null;
+  /** The current child wrote V8's out-of-memory message. */
+  #outOfMemory = false;
   #quickExits = 0;
   #engineOptions: WorkerEngineOptions;
   #onLog: (line: string) => void;
@@ -153,6 +180,7 @@ export class WorkerSlot {
       close: (error) => {
         if (error && this.#child === child) {
           this.#onLog(`[worker ${this.index}] channel failed: ${error.message}`);
+          // not marked as the host's kill: a child that died closes its channel with an error too
           child.kill("SIGKILL");
         }
       },
@@ -161,14 +189,17 @@ export class WorkerSlot {
     this.pingSentAt = null;
     this.started = false;
     this.startedAt = Date.now();
+    this.#killedBy = null;
+    this.#outOfMemory = false;
     const started = new Promise<void>((resolve) => {
       this.#onStarted = resolve;
     });
     for (const stream of [child.stdout, child.stderr]) {
       if (stream)
-        createInterface({ input: stream }).on("line", (line) =>
-          this.#onLog(`[worker ${this.index}] ${line}`),
-        );
+        createInterface({ input: stream }).on("line", (line) => {
+          if (this.#child === child && OUT_OF_MEMORY.test(line)) this.#outOfMemory = true;
+          this.#onLog(`[worker ${this.index}] ${line}`);
+        });
     }
     child.on("error", (error) => this.#onLog(`[worker ${this.index}] process error: ${error.message}`));
     child.on("exit", (code, signal) => this.#exited(child, code, signal));
@@ -193,6 +224,7 @@ export class WorkerSlot {
     this.#channel?.close();
     this.#channel = null;
     const abort = this.#abortOf(signal, code);
+    const death = this.#closing ? null : this.#deathOf(signal, code, abort);
     const crashed = () =>
       this.#closing
         ? sandboxError("AIRLOCK_SANDBOX_CLOSED", "the sandbox was closed")
@@ -203,6 +235,7 @@ export class WorkerSlot {
     this.#requests.clear();
     this.#onStarted();
     if (this.#closing) return;
+    if (death !== null) this.#hooks.onDeath?.(this, death);
     if (abort) this.#hooks.onAbort?.(this, abort);
     this.restarts++;
     // a worker that dies soon after starting (a plugin crashing it at load) restarts with backoff
@@ -214,24 +247,56 @@ export class WorkerSlot {
     });
   }
 
-  /** Whether the child was aborted by V8, and which plugin it was running (before calls are failed). */
-  #abortOf(signal: NodeJS.Signals | null, code: number | null): WorkerAbort | null {
-    const name = signal ?? (code === 134 ? "SIGABRT" : null);
-    if (name === null || !ABORT_SIGNALS.has(name)) return null;
+  /** The plugin keys with a call or a load in flight here (read before calls are failed). */
+  #running(): Set<string> {
     const running = new Set<string>();
     for (const call of this.#calls.values()) running.add(call.pluginKey);
     for (const request of this.#requests.values())
       if (request.pluginKey !== "") running.add(request.pluginKey);
+    return running;
+  }
+
+  /** The plugin the child was running: the marker's when it had work here, else the only one. */
+  #culprit(running: Set<string>): string | null {
     const marked = this.#hooks.markerPath === undefined ? null : readMarker(this.#hooks.markerPath);
     // the marker names the last plugin entered; trust it when that plugin had work here
-    let culprit = marked !== null && running.has(marked) ? marked : null;
-    if (culprit === null && running.size === 1) culprit = [...running][0]!;
-    return { signal: name, culprit };
+    if (marked !== null && running.has(marked)) return marked;
+    return running.size === 1 ? [...running][0]! : null;
+  }
+
+  /** Whether the child was aborted by V8, and which plugin it was running (before calls are failed). */
+  #abortOf(signal: NodeJS.Signals | null, code: number | null): WorkerAbort | null {
+    const name = signal ?? (code === 134 ? "SIGABRT" : null);
+    if (name === null || !ABORT_SIGNALS.has(name)) return null;
+    return { signal: name, culprit: this.#culprit(this.#running()) };
+  }
+
+  /** How the child died and what it was running (before calls are failed). */
+  #deathOf(signal: NodeJS.Signals | null, code: number | null, abort: WorkerAbort | null): WorkerDeath {
+    const running = this.#running();
+    const cause: WorkerDeathCause = this.#outOfMemory
+      ? "out_of_memory"
+      : abort !== null
+        ? "abort"
+        : this.#killedBy !== null
+          ? "killed_by_supervisor"
+          : signal !== null
+            ? "killed"
+            : "exit";
+    return {
+      cause,
+      signal: abort?.signal ?? signal,
+      exitCode: code,
+      culprit: abort !== null ? abort.culprit : this.#culprit(running),
+      running: [...running].sort(),
+    };
   }
 
   /** Kills the child (the supervisor's remedy for a worker that stopped answering). */
   kill(): void {
-    this.#child?.kill("SIGKILL");
+    if (this.#child === null) return;
+    this.#killedBy = "supervisor";
+    this.#child.kill("SIGKILL");
   }
 
   ping(n: number): void {

@@ -20,7 +20,7 @@ import { availableParallelism } from "node:os";
 import { sandboxError } from "../errors.ts";
 import type { Sandbox } from "../types.ts";
 import { callWorker } from "./worker-calls.ts";
-import { closeFleet, createFleet, type FleetSettings } from "./worker-fleet.ts";
+import { closeFleet, createFleet, type FleetSettings, type WorkerDeathNotice } from "./worker-fleet.ts";
 import { loadPlugin, quarantine, unloadPlugin } from "./worker-loads.ts";
 import type { WorkerEngineOptions } from "./worker-protocol.ts";
 import { fleetStats, type PluginWorkerInfo, pluginWorkers, workerPids } from "./worker-stats.ts";
@@ -43,6 +43,8 @@ export interface WorkerSandboxOptions extends WorkerEngineOptions {
   onLog?: (line: string) => void;
   /** A plugin that aborted a shared worker was moved into a worker of its own. */
   onQuarantine?: (notice: QuarantineNotice) => void;
+  /** A worker died while the sandbox was open (any cause), with the plugin it was running. */
+  onWorkerDeath?: (notice: WorkerDeathNotice) => void;
 }
 
 export interface WorkerSandbox extends Sandbox {
@@ -83,6 +85,7 @@ function resolveSettings(options: WorkerSandboxOptions): FleetSettings {
     startTimeoutMs: options.startTimeoutMs ?? 30_000,
     onLog: options.onLog ?? ((line: string) => process.stderr.write(`${line}\n`)),
     onQuarantine: options.onQuarantine,
+    onWorkerDeath: options.onWorkerDeath,
   };
 }
 
