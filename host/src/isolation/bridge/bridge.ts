@@ -128,6 +128,30 @@ export function createBridge(options: BridgeOptions): Bridge {
     return value;
   };
 
+  // Calls the sandbox's fair-use meter refused before they reached `run`: past the cap, the call
+  // ends (audited once, as at the cap) if the call that crossed it has not ended it yet, and the
+  // rest are counted like later dispatches on an ended token; any other refusal is a denial of its
+  // call, with its count.
+  dispatch.refusedBefore = (token, capability, method, code, count) => {
+    const entry = typeof token === "string" ? (live.get(token) ?? ended.get(token)) : undefined;
+    if (entry === undefined || !Number.isSafeInteger(count) || count < 1) return;
+    const action = `${String(capability)}.${String(method)}`.slice(0, 200);
+    if (code === "AIRLOCK_BRIDGE_CALL_LIMIT") {
+      // the call went past its cap before the one that crossed it was dispatched: it ends now
+      const open = live.get(token);
+      if (open !== undefined && open.ended === null) {
+        endAtLimit(open, action).catch(() => undefined); // audited there; the rejection is the call's
+        count--;
+      }
+      // the rest were refused in the sandbox, never sent: counted in the call's denial summary
+      if (count > 0) countEnded(entry, action, action, code, count);
+      return;
+    }
+    auditDenial(entry, action, { error: String(code), details: { refusedBy: "sandbox", count } }).catch(
+      (error: unknown) => process.emitWarning(`bridge: ${String(error)}`, "AirlockWarning"),
+    );
+  };
+
   return {
     issueGrant: issue,
     revoke: retire,

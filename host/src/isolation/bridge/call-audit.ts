@@ -36,7 +36,8 @@ export interface CallAudit {
    */
   auditDenial(entry: Counted, action: string, fields: Partial<AuditInput>, kind?: string): Promise<void>;
   /** A ctx call of a call the cap already ended: refused, tallied, never written in detail. */
-  countEnded(entry: Counted, action: string, kind: string, code: string): void;
+  /** Counts `times` refusals of one kind in the call's tally (written in its summary row). */
+  countEnded(entry: Counted, action: string, kind: string, code: string, times?: number): void;
   /** The first call past the cap: audited once with the limit, then the call is ended. */
   endAtLimit(entry: Live, action: string): Promise<never>;
   /** Writes the one summary row of a call's denials (every kind's count), if any were only counted. */
@@ -98,9 +99,9 @@ export function createCallAudit(options: CallAuditOptions): CallAudit {
     await audit(entry.grant, action, { allowed: false, success: false, ...fields });
   }
 
-  function countEnded(entry: Counted, action: string, kind: string, code: string): void {
+  function countEnded(entry: Counted, action: string, kind: string, code: string, times = 1): void {
     refused(action, code);
-    countOnly(tallyOf(entry), kind, code);
+    countOnly(tallyOf(entry), kind, code, times);
   }
 
   async function endAtLimit(entry: Live, action: string): Promise<never> {

@@ -97,9 +97,9 @@ export function countDenial(
 }
 
 /** Counts one denial never written in detail (the call has ended: the row that ended it says why). */
-export function countOnly(tally: DenialTally, action: string, error: string): void {
-  kindOf(tally, action, error, null).count++;
-  tally.pending++;
+export function countOnly(tally: DenialTally, action: string, error: string, times = 1): void {
+  kindOf(tally, action, error, null).count += times;
+  tally.pending += times;
 }
 
 /** The summary row's details: totals and every kind's full count (written: rows in detail). */

@@ -14,6 +14,11 @@ export const BRIDGE_ERRORS = defineErrorCodes({
     description:
       "The tool call used up its capabilityCalls: the call ends with this code and its grant is revoked (audited once, with the limit).",
   },
+  AIRLOCK_BRIDGE_BUSY: {
+    status: 429,
+    description:
+      "Fair use: too many of the call's capability calls (or too many bytes of their arguments) are waiting for the host, in the call or in its worker; refused before it is sent or dispatched. Await some before making more.",
+  },
   AIRLOCK_BRIDGE_DENIALS_SUPPRESSED: {
     status: 429,
     description:

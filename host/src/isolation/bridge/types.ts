@@ -79,12 +79,15 @@ export interface Capability {
 }
 
 /** How a sandbox reaches the host: the only function it is handed. */
-export type BridgeDispatch = (
-  token: string,
-  capability: string,
-  method: string,
-  args: unknown[],
-) => Promise<unknown>;
+export interface BridgeDispatch {
+  (token: string, capability: string, method: string, args: unknown[]): Promise<unknown>;
+  /**
+   * Tells the bridge of `count` capability calls of the call of `token` that the sandbox refused
+   * with `code` before they reached `dispatch` (its fair-use meter: the cap, calls or bytes
+   * waiting); the bridge audits them as that call's denials. Never throws.
+   */
+  refusedBefore?: (token: string, capability: string, method: string, code: string, count: number) => void;
+}
 
 /** The wire form of a bridge failure, as it crosses into the sandbox. */
 export interface BridgeErrorWire {

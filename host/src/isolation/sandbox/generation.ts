@@ -8,6 +8,7 @@
 // codes pass.
 import { AirlockError } from "@airlock/sdk/errors";
 import type ivm from "isolated-vm";
+import type { CallMeter } from "./call-meter.ts";
 import { type AgentContext, ContextPool } from "./contexts.ts";
 import { isSandboxCode, sandboxError } from "./errors.ts";
 import type { CallTimers } from "./runtime/index.ts";
@@ -23,6 +24,11 @@ export interface EngineBridge {
    * thread; the answer when it came in time, else the promise that settles with it later.
    */
   ask?: (capability: string, method: string, args: unknown[]) => PromptAnswer | Promise<unknown>;
+  /**
+   * Tells the host of `count` ctx calls of this call refused before they were sent (the cap, or
+   * the fair-use meter: call-meter.ts), so it audits them (BridgeDispatch.refusedBefore).
+   */
+  refused?: (capability: string, method: string, code: string, count: number) => void;
 }
 
 export interface Execution {
@@ -36,6 +42,8 @@ export interface Execution {
   settle?: AgentContext["settle"];
   /** The call's context's fire() (its due timers run through it). */
   fire?: AgentContext["fire"];
+  /** Sync entry: the call's fair-use meter (call-meter.ts), which admits each ctx call before it leaves. */
+  meter?: CallMeter;
   /** Ends the call at once with this error (its isolate was reset or it overran its budget). */
   fail?: (error: AirlockError) => void;
 }
@@ -157,6 +165,17 @@ export class Generation {
 
 function hasStringCode(e: unknown): e is { code: string } {
   return typeof e === "object" && e !== null && typeof (e as { code?: unknown }).code === "string";
+}
+
+/**
+ * The count of ctx calls the isolate refused itself past the cap ("M<n>\n" in front of an
+ * envelope: bootstrap.js), and the envelope without it.
+ */
+export function splitMeter(raw: string): { refused: number; envelope: string } {
+  if (!raw.startsWith("M")) return { refused: 0, envelope: raw };
+  const end = raw.indexOf("\n");
+  const refused = Number(raw.slice(1, end));
+  return { refused: Number.isSafeInteger(refused) ? refused : 0, envelope: raw.slice(end + 1) };
 }
 
 /** "R<json>" → the JSON; "E<code>\n<message>\n<errorCode>" → that AirlockError (sandbox codes only). */

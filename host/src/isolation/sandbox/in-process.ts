@@ -3,7 +3,7 @@
 // Invariants: the call's token never enters the isolate — the bridge function handed to the
 // engine binds it host-side; input and result cross as size-checked JSON (call-io.ts).
 import { decodeResult, encodeInput } from "./call-io.ts";
-import { createEngine, type EngineOptions } from "./engine.ts";
+import { createEngine, type EngineBridge, type EngineOptions } from "./engine.ts";
 import { sandboxError } from "./errors.ts";
 import type { EffectiveLimits, Sandbox } from "./types.ts";
 
@@ -28,6 +28,10 @@ export function createInProcessSandbox(options: InProcessOptions = {}): Sandbox 
         throw sandboxError("AIRLOCK_SANDBOX_PLUGIN_NOT_LOADED", `no plugin is loaded as ${call.pluginKey}`);
       const inputJson = encodeInput(call.input, lim.maxInputBytes);
       const { token } = call;
+      const engineBridge: EngineBridge = (capability, method, args) =>
+        bridge(token, capability, method, args);
+      engineBridge.refused = (capability, method, code, count) =>
+        bridge.refusedBefore?.(token, capability, method, code, count);
       const json = await engine.run(
         {
           pluginKey: call.pluginKey,
@@ -37,7 +41,7 @@ export function createInProcessSandbox(options: InProcessOptions = {}): Sandbox 
           contextJson: JSON.stringify(call.context),
           ...(call.wallMs === undefined ? {} : { wallMs: call.wallMs }),
         },
-        (capability, method, args) => bridge(token, capability, method, args),
+        engineBridge,
         call.signal,
       );
       return decodeResult(json, lim.maxResultBytes);

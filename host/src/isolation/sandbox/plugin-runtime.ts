@@ -16,6 +16,7 @@
 import { AirlockError } from "@airlock/sdk/errors";
 import type ivm from "isolated-vm";
 import { BundleCompiler } from "./bundle-compiler.ts";
+import { CallMeter } from "./call-meter.ts";
 import type { AgentContext, ContextLease } from "./contexts.ts";
 import { abortError } from "./deadline.ts";
 import { sandboxError } from "./errors.ts";
@@ -27,6 +28,7 @@ import {
   Generation,
   messageOf,
   type PromptAnswer,
+  splitMeter,
 } from "./generation.ts";
 import { type IsolatePool, prepareContext } from "./isolate-pool.ts";
 import { limitError } from "./limit-errors.ts";
@@ -141,6 +143,7 @@ export class PluginRuntime {
     exec.fire = lease.ctx.fire;
     if (sync) {
       exec.settle = lease.ctx.settle;
+      exec.meter = new CallMeter(this.plugin.limits.capabilityCalls);
       gen.strayNs = 0;
     } else {
       const hooks = this.#hooks(gen);
@@ -164,7 +167,7 @@ export class PluginRuntime {
       if (deadline.aborted) onAbort();
       else deadline.addEventListener("abort", onAbort, { once: true });
     });
-    const args = [seq, tool, inputJson, contextJson, maxResultBytes];
+    const args = [seq, tool, inputJson, contextJson, maxResultBytes, this.plugin.limits.capabilityCalls];
     let entered: Promise<unknown>;
     if (sync) {
       try {
@@ -180,7 +183,12 @@ export class PluginRuntime {
     }
     const applied = entered
       .then(
-        (raw) => decodeEnvelope(String(raw)),
+        (raw) => {
+          const { refused, envelope } = splitMeter(String(raw));
+          // calls the isolate refused itself past the cap: told to the host, which counts them
+          if (refused > 0) bridge.refused?.("ctx", "call", "AIRLOCK_BRIDGE_CALL_LIMIT", refused);
+          return decodeEnvelope(envelope);
+        },
         (error: unknown) => {
           throw this.#classify(gen, exec, error);
         },
@@ -202,6 +210,7 @@ export class PluginRuntime {
       throw error;
     } finally {
       if (onAbort) deadline.removeEventListener("abort", onAbort);
+      exec.meter?.end(bridge);
       exec.bridge = null;
       gen.timers.cancel(seq);
       if (sync) {
@@ -252,13 +261,24 @@ export class PluginRuntime {
     args: unknown[],
   ): number | PromptAnswer {
     const bridge = exec.bridge!;
+    // admitted or refused before anything is serialised or sent (call-meter.ts)
+    const meter = exec.meter;
+    const bytes = meter === undefined ? 0 : meter.admit(bridge, capability, method, args);
+    if (typeof bytes !== "number") return bytes;
     const asked =
       bridge.ask === undefined ? bridge(capability, method, args) : bridge.ask(capability, method, args);
-    if (isPromptAnswer(asked)) return asked;
+    if (isPromptAnswer(asked)) {
+      meter?.answered(bytes);
+      return asked;
+    }
     const bid = nextBid++;
     asked.then(
-      (value) => this.#settle(gen, exec, [bid, true, value]),
+      (value) => {
+        meter?.answered(bytes);
+        this.#settle(gen, exec, [bid, true, value]);
+      },
       (error: unknown) => {
+        meter?.answered(bytes);
         const code =
           error instanceof AirlockError || hasStringCode(error) ? error.code : "AIRLOCK_BRIDGE_FAILED";
         const message = error instanceof Error ? error.message : "the capability failed";

@@ -6,8 +6,13 @@
 // - It captures every intrinsic it uses before plugin code runs; plugin code may patch globals
 //   and prototypes of its own context afterwards without changing what this code does.
 // - It removes WebAssembly, SharedArrayBuffer and Atomics (memory the heap limit cannot see).
-// - run(seq, tool, inputJson, ctxJson, maxResultBytes) → "R" + result JSON, or "E" + the JSON
-//   strings code, message and errorCode on three lines. The result is serialised here from own data properties only.
+// - run(seq, tool, inputJson, ctxJson, maxResultBytes, callCap) → "R" + result JSON, or "E" + the
+//   JSON strings code, message and errorCode on three lines, prefixed with "M<n>\n" when the call's
+//   ctx refused n calls itself. The result is serialised here from own data properties only.
+// - The cap: a call's ctx lets callCap + 1 calls cross (the host ends the call at the one past
+//   its cap); every later one is refused here with AIRLOCK_BRIDGE_CALL_LIMIT and only counted
+//   (the count leaves with the envelope), so a flood costs the plugin its own CPU (cpuMs) and
+//   copies nothing out of the isolate.
 // - It installs the Web runtime (../runtime/isolate/index.js, run just before this script in the
 //   same compiled source): it takes and deletes globalThis.__airlockWebRuntime and the runtime's
 //   host primitives Reference (__airlockRuntime), and tells the runtime which call runs (its
@@ -291,7 +296,36 @@
   }
 
   // ---- ctx: every method crosses the one bridge function with copied plain data ----
-  function makeCtx(seq, data) {
+  function makeCtx(seq, data, meter) {
+    // past the cap, refused without crossing (see the header)
+    function overCap() {
+      if (meter.crossed <= meter.cap) {
+        meter.crossed++;
+        return undefined;
+      }
+      meter.refused++;
+      // one frozen error for all of them: a flood must not cost a stack trace (and its memory)
+      // each; rejected a microtask later, once the caller's handler is attached (a promise
+      // rejected with no handler yet costs isolated-vm's rejection tracking far more)
+      if (meter.error === undefined) {
+        const err = new ErrorCtor(
+          `this tool call used up its capability calls (capabilityCalls = ${meter.cap})`,
+        );
+        err.code = "AIRLOCK_BRIDGE_CALL_LIMIT";
+        meter.error = freeze(err);
+        meter.reject = () => {
+          throw meter.error;
+        };
+      }
+      return apply(promiseThen, apply(promiseResolve, PromiseCtor, [undefined]), [meter.reject]);
+    }
+    // not async: the promise it returns is the one the plugin (or ctx's own await) holds, so a
+    // handler is attached before it settles (a rejection with no handler yet is costly to track)
+    function call(capability, method, args) {
+      const refused = overCap();
+      if (refused !== undefined) return refused;
+      return send === undefined ? callAsync(capability, method, args) : callSync(capability, method, args);
+    }
     function callSync(capability, method, args) {
       let bid;
       try {
@@ -301,7 +335,11 @@
         err.code = "AIRLOCK_SANDBOX_ARGS_NOT_COPYABLE";
         return apply(promiseReject, PromiseCtor, [err]);
       }
-      if (isArray(bid)) return answered(bid);
+      if (isArray(bid)) {
+        // refused by the worker's meter for calls waiting (not sent): it does not count as crossed
+        if (bid[0] === false && bid[1] === "AIRLOCK_BRIDGE_BUSY") meter.crossed--;
+        return answered(bid);
+      }
       if (typeof bid !== "number") {
         const err = new ErrorCtor(REFUSALS[bid] ?? "the call was refused");
         err.code = StringCtor(bid);
@@ -327,8 +365,7 @@
         },
       ]);
     }
-    async function call(capability, method, args) {
-      if (send !== undefined) return callSync(capability, method, args);
+    async function callAsync(capability, method, args) {
       let reply;
       try {
         reply = await apply(bridgeApply, bridge, [
@@ -481,8 +518,20 @@
     return `E${jsonStringify(d.code)}\n${jsonStringify(d.message)}\n${jsonStringify(errorCode ?? "")}`;
   }
 
-  async function run(seq, tool, inputJson, ctxJson, maxResultBytes) {
+  // the envelope, with the count of calls the ctx refused itself in front when there were any
+  function metered(meter, envelope) {
+    return meter.refused > 0 ? `M${meter.refused}\n${envelope}` : envelope;
+  }
+
+  async function run(seq, tool, inputJson, ctxJson, maxResultBytes, callCap) {
     if (seq === 0) return `T${toolNames()}`;
+    const meter = {
+      cap: typeof callCap === "number" ? callCap : 1 / 0,
+      crossed: 0,
+      refused: 0,
+      error: undefined,
+      reject: undefined,
+    };
     let value;
     try {
       const fn = ownData(ownData(ownData(global, PLUGIN_GLOBAL), "tools"), tool);
@@ -492,7 +541,7 @@
           message: `the bundle exports no tool ${tool}`,
         });
       }
-      const ctx = makeCtx(seq, jsonParse(ctxJson));
+      const ctx = makeCtx(seq, jsonParse(ctxJson), meter);
       webBegin(seq);
       // the tool runs outside any Promise executor (no builtin frame between it and run)
       let resolveRun;
@@ -506,20 +555,23 @@
       apply(promiseThen, apply(promiseResolve, PromiseCtor, [returned]), [resolveRun, rejectRun]);
       value = await outcome;
     } catch (e) {
-      return failure(describeThrown(e));
+      return metered(meter, failure(describeThrown(e)));
     } finally {
       apply(mapDelete, running, [seq]);
       webEnd(seq);
     }
     try {
-      return `R${serialize(value, maxResultBytes)}`;
+      return metered(meter, `R${serialize(value, maxResultBytes)}`);
     } catch (e) {
       const d = describeThrown(e);
-      if (d.code !== "AIRLOCK_SANDBOX_TOOL_THREW") return failure(d);
-      return failure({
-        code: "AIRLOCK_SANDBOX_RESULT_INVALID",
-        message: `reading the result threw: ${d.message}`,
-      });
+      if (d.code !== "AIRLOCK_SANDBOX_TOOL_THREW") return metered(meter, failure(d));
+      return metered(
+        meter,
+        failure({
+          code: "AIRLOCK_SANDBOX_RESULT_INVALID",
+          message: `reading the result threw: ${d.message}`,
+        }),
+      );
     }
   }
   // the host's answer to a send(): settles that ctx call's promise (unknown numbers are ignored)

@@ -106,7 +106,14 @@ export class Channel<Out, In> {
   #frames: Array<Buffer | Out[]> = [];
   #scheduled = false;
   #closed = false;
-  #rest: Buffer | null = null;
+  /**
+   * The bytes of an incomplete frame, gathered until it is whole (then joined once: joining at
+   * every chunk would copy a large frame once per chunk), how many there are, and how many the
+   * frame needs (its head once known, else HEADER).
+   */
+  #parts: Buffer[] = [];
+  #have = 0;
+  #need = 0;
   /** Decoded messages not yet handed out, from `#next` on (#read). */
   readonly #inbox: In[] = [];
   #next = 0;
@@ -240,6 +247,8 @@ export class Channel<Out, In> {
     if (this.#closed) return;
     this.#closed = true;
     this.#frames = [];
+    this.#parts = [];
+    this.#have = 0;
     this.#inbox.length = 0;
     this.#next = 0;
     if (error !== undefined) this.#stream.destroy();
@@ -254,7 +263,15 @@ export class Channel<Out, In> {
    * stream order, whichever read reaches it.
    */
   #read(chunk: Buffer): void {
-    let buf = this.#rest === null ? chunk : Buffer.concat([this.#rest, chunk]);
+    let buf = chunk;
+    if (this.#have > 0) {
+      this.#parts.push(chunk);
+      this.#have += chunk.length;
+      if (this.#have < this.#need) return; // still incomplete: nothing new to hand out
+      buf = Buffer.concat(this.#parts, this.#have);
+      this.#parts = [];
+      this.#have = 0;
+    }
     let at = 0;
     let corrupt: unknown;
     while (buf.length - at >= HEADER) {
@@ -277,10 +294,11 @@ export class Channel<Out, In> {
       if (!Array.isArray(message)) this.#inbox.push(message);
       else for (const m of message) this.#inbox.push(m);
     }
-    if (at === buf.length || corrupt !== undefined) this.#rest = null;
-    else {
-      if (at > 0) buf = buf.subarray(at);
-      this.#rest = buf;
+    if (at < buf.length && corrupt === undefined) {
+      const rest = buf.subarray(at);
+      this.#parts = [rest];
+      this.#have = rest.length;
+      this.#need = rest.length >= HEADER ? HEADER + (rest.readUInt32LE(0) & ~JSON_FRAME) : HEADER;
     }
     const inbox = this.#inbox;
     while (this.#next < inbox.length) {

@@ -141,8 +141,21 @@ let prompt: Extract<ToWorker, { type: "bridge-reply" }> | undefined;
  */
 const deferred: ToWorker[] = [];
 
-/** Every message from the host comes here first (see `deferred`). */
+/**
+ * The supervisor's ping is answered the moment it is read, and the pong written at once: never
+ * after the ctx answers or calls read with it, nor behind an entry that deferred them.
+ */
+function pong(n: number): void {
+  channel.postPlain({ type: "pong", n });
+  if (!entering) channel.flush(false);
+}
+
+/** Every message from the host comes here first (see `deferred`); a ping is answered at once. */
 function receive(message: ToWorker): void {
+  if (message.type === "ping") {
+    pong(message.n);
+    return;
+  }
   if (waitingFor !== 0 && message.type === "bridge-reply" && message.bid === waitingFor) {
     prompt = message;
     waitingFor = 0;
@@ -213,7 +226,7 @@ function report(error: unknown): void {
 function handle(message: ToWorker): void {
   switch (message.type) {
     case "ping":
-      send({ type: "pong", n: message.n });
+      pong(message.n);
       return;
     case "load":
       mark(message.plugin.key);
@@ -344,6 +357,8 @@ async function runCall(
   mark(call.pluginKey); // creating the agent's context runs the bundle before the first entry
   const calls: EngineBridge = (capability, method, args) => bridge(id, capability, method, args);
   calls.ask = (capability, method, args) => ask(id, capability, method, args);
+  calls.refused = (capability, method, code, count) =>
+    channel.postPlain({ type: "refused", id, capability, method, code, count });
   try {
     // the call's one abort path: a cancel from the host and the backstop deadline both abort it
     const json = await engine.run(call, calls, controller);

@@ -5,7 +5,10 @@
 // (call dispatch) and worker-stats.ts (reporting) are handed; they keep no state of their own.
 // Supervision: a worker not ready within startTimeoutMs, or that has not answered a ping for
 // pingTimeoutMs (a V8 out-of-memory can hang rather than crash), is killed; worker-slot.ts
-// restarts it with its plugins reloaded.
+// restarts it with its plugins reloaded. A worker killed for not answering is reported to
+// `onAbort` with the plugin it was running (cause `unresponsive`), which is quarantined like the
+// plugin of a V8 abort: a worker answers its pings ahead of any plugin traffic (worker-entry.ts),
+// so one that does not is held by the plugin code it runs.
 // Invariants: `closed` is set once, by closeFleet, before anything awaits, and every entry point
 // that starts work checks it (assertOpen); the shared workers close before the tiers, whose close
 // removes the entry-marker directory a worker still starting would otherwise find gone; a slot's
@@ -136,7 +139,7 @@ function startSupervisor(slots: () => WorkerSlot[], settings: FleetSettings): No
       } else if (slot.pingSentAt !== null && Date.now() - slot.pingSentAt > pingTimeoutMs) {
         onLog(`[worker ${slot.index}] stopped answering for ${pingTimeoutMs} ms; killing it`);
         slot.pingSentAt = null;
-        slot.kill();
+        slot.kill(true); // the plugin it was running is named and quarantined (worker-slot.ts)
       } else if (slot.pingSentAt === null) slot.ping(++pings);
     }
   }, settings.pingIntervalMs);

@@ -131,11 +131,15 @@ function move(
   return moving;
 }
 
-/** A shared worker was aborted by `abort.culprit`: its namespace leaves the shared workers. */
+/**
+ * A shared worker was aborted by `abort.culprit`, or killed for not answering while it ran it:
+ * its namespace leaves the shared workers.
+ */
 export function quarantine(fleet: WorkerFleet, slot: WorkerSlot, abort: WorkerAbort): void {
   const { tiers, onLog } = fleet;
+  const what = abort.cause === "abort" ? `aborted (${abort.signal})` : "killed for not answering";
   if (abort.culprit === null) {
-    onLog(`[worker ${slot.index}] aborted by ${abort.signal}; the plugin that caused it is unknown`);
+    onLog(`[worker ${slot.index}] ${what}; the plugin that caused it is unknown`);
     return;
   }
   if (tiers.isOwn(slot)) return; // already alone: only its own calls failed
@@ -150,7 +154,7 @@ export function quarantine(fleet: WorkerFleet, slot: WorkerSlot, abort: WorkerAb
     move(fleet, placed, placed.plugin, true).catch(() => undefined); // reported by move
   }
   onLog(
-    `[worker ${slot.index}] aborted (${abort.signal}) running ${abort.culprit}; ${namespace} now runs in a worker of its own`,
+    `[worker ${slot.index}] ${what} running ${abort.culprit}; ${namespace} now runs in a worker of its own`,
   );
   fleet.onQuarantine?.({ pluginKey: abort.culprit, namespace, worker: slot.index, signal: abort.signal });
 }

@@ -29,6 +29,8 @@ export type FromWorker =
   | { type: "result"; id: number; ok: true; json: string }
   | { type: "result"; id: number; ok: false; error: WireError }
   | { type: "bridge"; id: number; bid: number; capability: string; method: string; args: unknown[] }
+  /** `count` ctx calls of call `id` refused in the worker before they were sent (call-meter.ts). */
+  | { type: "refused"; id: number; capability: string; method: string; code: string; count: number }
   | { type: "pong"; n: number }
   | { type: "ready" };
 

@@ -26,6 +26,7 @@ import type { EngineCall } from "../engine.ts";
 import { isSandboxCode, SANDBOX_ERRORS, sandboxError } from "../errors.ts";
 import type { SandboxPlugin } from "../types.ts";
 import { Channel, SpinGate } from "./channel.ts";
+import { DispatchMeter } from "./dispatch-meter.ts";
 import { readMarker } from "./entry-marker.ts";
 import type { FromWorker, ToWorker, WireError, WorkerEngineOptions } from "./worker-protocol.ts";
 import { CHANNEL_FD, toWire } from "./worker-protocol.ts";
@@ -37,11 +38,13 @@ const ENTRY = fileURLToPath(new URL("./worker-entry.ts", import.meta.url));
 /** Signals a child dies by when V8 (or isolated-vm) aborts it rather than someone killing it. */
 const ABORT_SIGNALS: ReadonlySet<string> = new Set(["SIGABRT", "SIGTRAP", "SIGILL", "SIGSEGV", "SIGBUS"]);
 
-/** A worker that V8 aborted, as `onCrash` hears it (before the worker is restarted). */
+/** A worker that V8 aborted, or that the supervisor killed, as `onAbort` hears it (before the restart). */
 export interface WorkerAbort {
   signal: string;
   /** The plugin key it was running, or null when that cannot be told. */
   culprit: string | null;
+  /** `abort`: V8 aborted it; `unresponsive`: it stopped answering pings and the supervisor killed it. */
+  cause: "abort" | "unresponsive";
 }
 
 /** Why a worker died, as far as the host can tell. */
@@ -61,6 +64,8 @@ export interface WorkerDeath {
 
 /** What V8 writes to stderr before it dies of a full heap. */
 const OUT_OF_MEMORY = /out of memory|Reached heap limit|Allocation failed/i;
+
+type BridgeMessage = Extract<FromWorker, { type: "bridge" }>;
 
 /**
  * How long the host reads a worker's channel for that worker's next message after writing to it
@@ -141,6 +146,10 @@ export class WorkerSlot {
   #askedAt = -1;
   /** Whether this worker's next message has been coming within SPIN_MS of such a write. */
   readonly #answers = new SpinGate(SPIN_MS);
+  /** The current child's ctx calls, metered (dispatch-meter.ts); one per child. */
+  #dispatches: DispatchMeter<BridgeMessage> = this.#newMeter();
+  /** The supervisor killed the current child for not answering its pings. */
+  #unresponsive = false;
 
   constructor(
     index: number,
@@ -173,6 +182,8 @@ export class WorkerSlot {
     this.#fd = typeof fd === "number" && fd >= 0 ? fd : -1;
     this.#askedAt = -1;
     this.#answers.reset();
+    this.#dispatches = this.#newMeter();
+    this.#unresponsive = false;
     const channel = new Channel<ToWorker, FromWorker>(stream, {
       message: (m) => this.#receive(child, m),
       flushed: () => this.#awaitAnswer(channel),
@@ -223,6 +234,7 @@ export class WorkerSlot {
     this.#isReady = false;
     this.#channel?.close();
     this.#channel = null;
+    this.#dispatches.clear();
     const abort = this.#abortOf(signal, code);
     const death = this.#closing ? null : this.#deathOf(signal, code, abort);
     const crashed = () =>
@@ -264,11 +276,18 @@ export class WorkerSlot {
     return running.size === 1 ? [...running][0]! : null;
   }
 
-  /** Whether the child was aborted by V8, and which plugin it was running (before calls are failed). */
+  /**
+   * Whether the child was aborted by V8 or killed by the supervisor for not answering, and which
+   * plugin it was running (read before its calls are failed).
+   */
   #abortOf(signal: NodeJS.Signals | null, code: number | null): WorkerAbort | null {
     const name = signal ?? (code === 134 ? "SIGABRT" : null);
-    if (name === null || !ABORT_SIGNALS.has(name)) return null;
-    return { signal: name, culprit: this.#culprit(this.#running()) };
+    if (name === null) return null;
+    if (ABORT_SIGNALS.has(name))
+      return { signal: name, culprit: this.#culprit(this.#running()), cause: "abort" };
+    if (name === "SIGKILL" && this.#unresponsive)
+      return { signal: name, culprit: this.#culprit(this.#running()), cause: "unresponsive" };
+    return null;
   }
 
   /** How the child died and what it was running (before calls are failed). */
@@ -276,7 +295,7 @@ export class WorkerSlot {
     const running = this.#running();
     const cause: WorkerDeathCause = this.#outOfMemory
       ? "out_of_memory"
-      : abort !== null
+      : abort?.cause === "abort"
         ? "abort"
         : this.#killedBy !== null
           ? "killed_by_supervisor"
@@ -292,10 +311,15 @@ export class WorkerSlot {
     };
   }
 
-  /** Kills the child (the supervisor's remedy for a worker that stopped answering). */
-  kill(): void {
+  /**
+   * Kills the child: the supervisor's remedy for a worker that did not start in time, or
+   * (`unresponsive`) stopped answering its pings — then the plugin it was running is named to
+   * `onAbort` like an abort's, and quarantined.
+   */
+  kill(unresponsive = false): void {
     if (this.#child === null) return;
     this.#killedBy = "supervisor";
+    if (unresponsive) this.#unresponsive = true;
     this.#child.kill("SIGKILL");
   }
 
@@ -449,14 +473,38 @@ export class WorkerSlot {
         return;
       }
       case "bridge":
-        this.#serveBridge(m);
+        this.#dispatches.submit(m);
         return;
+      case "refused": {
+        const call = this.#calls.get(m.id);
+        call?.bridge.refusedBefore?.(call.token, m.capability, m.method, m.code, m.count);
+        return;
+      }
     }
   }
 
-  #serveBridge(m: Extract<FromWorker, { type: "bridge" }>): void {
+  /** The meter of a new child's ctx calls: started by #serveBridge, refused with AIRLOCK_BRIDGE_BUSY. */
+  #newMeter(): DispatchMeter<BridgeMessage> {
+    return new DispatchMeter<BridgeMessage>(
+      (m, done) => this.#serveBridge(m, done),
+      (m) => {
+        const call = this.#calls.get(m.id);
+        call?.bridge.refusedBefore?.(call.token, m.capability, m.method, "AIRLOCK_BRIDGE_BUSY", 1);
+        const message = "too many of this call's ctx calls are waiting for the host; await some first";
+        this.#send({
+          type: "bridge-reply",
+          bid: m.bid,
+          ok: false,
+          error: { code: "AIRLOCK_BRIDGE_BUSY", message },
+        });
+      },
+    );
+  }
+
+  #serveBridge(m: BridgeMessage, done: () => void): void {
     const call = this.#calls.get(m.id);
     const reply = (r: { ok: true; value?: unknown } | { ok: false; error: WireError }) => {
+      done();
       if (!this.#send({ type: "bridge-reply", bid: m.bid, ...r } as ToWorker) && r.ok) {
         const error = {
           code: "AIRLOCK_BRIDGE_FAILED",
