@@ -74,7 +74,9 @@ export async function startLoopHost(
   }
   const logs: string[] = [];
   const report = (what: string, error: unknown) =>
-    logs.push(`${what}: ${error instanceof Error ? `${error.message}\n${error.stack ?? ""}` : String(error)}`);
+    logs.push(
+      `${what}: ${error instanceof Error ? `${error.message}\n${error.stack ?? ""}` : String(error)}`,
+    );
   const host = await createHost({
     dataDir,
     sandbox: { mode: "in-process" },
