@@ -48,6 +48,7 @@ beforeAll(async () => {
     server: admin,
     operatorToken: (await t.host.issueToken("operator", undefined, "test")).token,
     agentToken: (await t.host.issueToken("agent", "alpha", "test")).token,
+    logs: [],
     close: async () => undefined,
   };
 }, 60_000);

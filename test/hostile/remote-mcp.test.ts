@@ -1,6 +1,7 @@
 // Attacks from a remote MCP server installed as a plugin: huge answers, silence, redirects
 // toward loopback and the cloud metadata address, server-initiated sampling, and install URLs
-// aimed at refused addresses. Each is contained with its exact code, the host keeps serving,
+// aimed at refused addresses. Each is contained with its exact code, the host keeps serving (a
+// call of the server's echo tool answers after each attack, install refusals included),
 // and the agent's header secret (a canary) appears in no result, audit entry or host report.
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -152,6 +153,7 @@ describe("install URLs aimed at refused addresses", () => {
     expect((await h.host.plugins.list()).some((p) => p.namespace === "evil")).toBe(false);
     const [entry] = await h.host.queryAudit({ kind: "admin", plugin: "evil", limit: 1 });
     expect(entry).toMatchObject({ action: "remote.install", success: false, error: code });
+    await healthy();
   });
 
   test("a host name that resolves to loopback is refused after resolution", async () => {
@@ -160,9 +162,19 @@ describe("install URLs aimed at refused addresses", () => {
       await expect(
         tricked.host.remote.install(`mcp+https://mcp.example.com:${fx.port}/mcp`, { namespace: "evil" }),
       ).rejects.toMatchObject({ code: "AIRLOCK_FETCH_ADDRESS_REFUSED" });
+      // the refusing host goes on serving: nothing installed, the refusal audited with its code
+      expect((await tricked.host.plugins.list()).some((p) => p.namespace === "evil")).toBe(false);
+      const [entry] = await tricked.host.queryAudit({ kind: "admin", plugin: "evil", limit: 1 });
+      expect(entry).toMatchObject({
+        action: "remote.install",
+        success: false,
+        error: "AIRLOCK_FETCH_ADDRESS_REFUSED",
+      });
+      outputs.push(JSON.stringify(await tricked.host.queryAudit({ limit: 1000 })), ...tricked.internal);
     } finally {
       await tricked.close();
     }
+    await healthy();
   });
 
   test("refuses a header the transport owns, and a reserved namespace", async () => {
@@ -176,5 +188,7 @@ describe("install URLs aimed at refused addresses", () => {
     await expect(
       h.host.remote.install(`mcp+${fx.url}`, { namespace: "airlock", allowPrivate: ["127.0.0.1"] }),
     ).rejects.toMatchObject({ code: "AIRLOCK_REMOTE_SPEC_INVALID" });
+    expect((await h.host.plugins.list()).map((p) => p.namespace)).toEqual(["fx"]);
+    await healthy();
   });
 });

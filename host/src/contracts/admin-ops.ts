@@ -1,7 +1,7 @@
 // The contract of the host operations the surfaces need instead of the store (AirlockHost in
 // contracts/host.ts carries them): tokens as listed, an agent's removal, installed plugin
-// versions, the surfaces' own audit entries, the pages' form tokens, host-owned conversation
-// state, and the authorization server's persistence (`host.authorization`).
+// versions, the surfaces' own audit entries, host-owned conversation state, and the
+// authorization server's persistence (`host.authorization`).
 // Invariants: nothing here carries a token's value or hash, or a secret's value; every type is
 // plain data (JSON-safe); this file imports only the SDK's types.
 import type { PluginManifest } from "@airlock/sdk/manifest";
@@ -52,14 +52,6 @@ export interface SurfaceAuditEntry {
   error: string | null;
   agent?: string | null;
   details?: Record<string, unknown> | null;
-}
-
-/** Single-use form tokens of the host's pages (CSRF), kept in the store so any replica takes one. */
-export interface FormTokens {
-  /** A fresh token for `binding` (what the form decides), kept under the agent until it expires. */
-  mint(agent: string, binding: string): Promise<string>;
-  /** Consumes the token: true once, for the binding it was minted for, before it expires. */
-  take(agent: string, binding: string, token: unknown): Promise<boolean>;
 }
 
 /** Small values the host's surfaces keep per agent and conversation (e.g. an MCP session's log level). */

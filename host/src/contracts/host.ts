@@ -13,7 +13,6 @@ import type {
   AgentRemoval,
   AuthServerStore,
   ConversationSettings,
-  FormTokens,
   InstalledVersion,
   SurfaceAuditEntry,
   TokenView,
@@ -185,8 +184,6 @@ export interface AirlockHost {
   queryAudit(query: AuditQuery): Promise<AuditRecord[]>;
   /** Writes an audit entry of something only a surface sees (a console sign-in, a refused page). */
   recordAudit(entry: SurfaceAuditEntry): Promise<void>;
-  /** The host pages' single-use CSRF form tokens (any replica takes one minted on another). */
-  readonly formTokens: FormTokens;
   /** Small values a surface keeps per agent and conversation (an MCP session's log level). */
   readonly conversationSettings: ConversationSettings;
   /** The persistence of the host's own OAuth 2.1 authorization server (surfaces/http/authz/). */

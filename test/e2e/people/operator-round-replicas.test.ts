@@ -4,6 +4,9 @@
 // because the approval is a row of the store. The rounds are driven by hand (a v2 client with
 // auto-fulfilment off), which also shows what an attacker holding a round state can do: an
 // answer to the page's elicitation approves nothing, and a replayed state runs nothing twice.
+// The approval page's forms and a console session are sealed with the shared master key, so
+// each replica opens what the other sealed; revoking an operator token through one replica ends
+// the console sessions it opened on both (each use checks the store).
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -133,6 +136,57 @@ describePg("operator approvals as a round trip, across replicas", () => {
     const refused = await call(0, { ...args, requestState: replay.requestState, inputResponses: opened });
     expect(refused._meta?.["airlock/errorCode"]).toBe("AIRLOCK_APPROVAL_DENIED");
     expect(refused.content?.[0]?.text).toBe("The call was not approved: once is enough");
+    for (const server of servers) expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  it("a page's forms and a console session work across replicas, and revoking the operator token on one ends the session on both", async () => {
+    const [a, b] = hosts as [AirlockHost, AirlockHost];
+    const [s0, s1] = servers as [AdminServer, AdminServer];
+    const post = (url: string, fields: Record<string, string>) =>
+      fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(fields).toString(),
+      });
+    const tokenOf = (html: string) => /name="form_token" value="([^"]+)"/.exec(html)?.[1] ?? "";
+    const operator = await a.issueToken("operator", undefined, "replicas operator");
+
+    // The approval page: the GET on one replica, the sign-in on the other, the decision on the first.
+    const first = await call(0, { name: "loop__write", arguments: { note: "paged" } });
+    const id = pageUrl(first).split("/approve/")[1] as string;
+    const signIn = tokenOf(await (await fetch(`${s1.url}/approve/${id}`)).text());
+    const signedIn = await post(`${s0.url}/approve/${id}`, {
+      form_token: signIn,
+      operator_token: operator.token,
+    });
+    const page = await signedIn.text();
+    expect(page).toContain("paged");
+    const decided = await post(`${s1.url}/approve/${id}`, { form_token: tokenOf(page), decision: "deny" });
+    expect(decided.status).toBe(200);
+    expect(await a.listApprovals("alpha")).toEqual([]);
+
+    // The console: signed in through one replica, used through both, ended on both by one revoke.
+    const session = await fetch(`${s0.url}/admin/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ token: operator.token }),
+    });
+    const cookie = (session.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    for (const server of servers) {
+      expect((await fetch(`${server.url}/api/instances`, { headers: { cookie } })).status).toBe(200);
+    }
+    await b.revokeToken(operator.id);
+    for (const server of [s0, s1]) {
+      const res = await fetch(`${server.url}/api/instances`, { headers: { cookie } });
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe(
+        "AIRLOCK_CONSOLE_SESSION_EXPIRED",
+      );
+    }
+    const refusals = (await a.queryAudit({ kind: "admin", limit: 100 })).filter(
+      (r) => r.action === "console.session",
+    );
+    expect(refusals[0]).toMatchObject({ error: "AIRLOCK_CONSOLE_SESSION_EXPIRED" });
     for (const server of servers) expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 });

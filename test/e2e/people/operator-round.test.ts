@@ -54,6 +54,8 @@ async function decideOnPage(params: ElicitParams, decision: "approve" | "deny", 
     expect((await page.goto(params.url as string))?.status()).toBe(200);
     expect(await page.textContent("h1")).toBe("Approve loop:write?");
     await page.fill("#operator_token", fx.operatorToken);
+    await page.click('button[value="sign-in"]');
+    await page.waitForSelector("pre");
     if (reason !== "") await page.fill("#reason", reason);
     await page.click(`button[value="${decision}"]`);
     await page.waitForSelector("text=You can close this page", { timeout: 30_000 });

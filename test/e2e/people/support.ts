@@ -57,6 +57,8 @@ export interface LoopFixture {
   server: AdminServer;
   operatorToken: string;
   agentToken: string;
+  /** What the host reported: its internal errors and the admin server's error log, one line each. */
+  logs: string[];
   close(): Promise<void>;
 }
 
@@ -70,10 +72,15 @@ export async function startLoopHost(
   } finally {
     await store.close();
   }
+  const logs: string[] = [];
+  const report = (what: string, error: unknown) =>
+    logs.push(
+      `${what}: ${error instanceof Error ? `${error.message}\n${error.stack ?? ""}` : String(error)}`,
+    );
   const host = await createHost({
     dataDir,
     sandbox: { mode: "in-process" },
-    onInternalError: () => undefined,
+    onInternalError: report,
     ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
   });
   const operator = await host.issueToken("operator", undefined, "test");
@@ -82,7 +89,7 @@ export async function startLoopHost(
   await host.setToolsEnabled("alpha", { "loop:write": true, "loop:ask": true, "loop:keyed": true });
   const server = await startAdminServer(host, {
     port: 0,
-    log: () => undefined,
+    log: (error) => report("admin server", error),
     ...(options.approvalWaitMs === undefined ? {} : { mcp: { approvalWaitMs: options.approvalWaitMs } }),
   });
   return {
@@ -91,6 +98,7 @@ export async function startLoopHost(
     server,
     operatorToken: operator.token,
     agentToken: agent.token,
+    logs,
     async close() {
       await server.close();
       await host.close();

@@ -68,14 +68,6 @@ describe("admin operations the surfaces use", () => {
     expect((await admin("agent.delete")).map((r) => r.agent)).toEqual(["ada"]);
   });
 
-  it("keeps a page's form token for one take, for its binding only", async () => {
-    const token = await t.host.formTokens.mint("ada", "approve:1");
-    expect(await t.host.formTokens.take("ada", "approve:2", token)).toBe(false);
-    const again = await t.host.formTokens.mint("ada", "approve:1");
-    expect(await t.host.formTokens.take("ada", "approve:1", again)).toBe(true);
-    expect(await t.host.formTokens.take("ada", "approve:1", again)).toBe(false);
-  });
-
   it("reads installed versions: the active one by default, null for an unknown namespace", async () => {
     const active = await t.host.getInstalledVersion("weather");
     expect(active).toMatchObject({ namespace: "weather", active: true });

@@ -39,11 +39,12 @@ export const PEOPLE_ERRORS = defineErrorCodes({
   AIRLOCK_PAGE_FORM_INVALID: {
     status: 403,
     description:
-      "The page's form token is missing, used, expired or bound to another request (single-use CSRF token); reload the page.",
+      "The page's form token (its CSRF token, sealed by the host for that approval or ticket) is missing, expired or another page's, or the post is not the page's own form; reload the page.",
   },
   AIRLOCK_PAGE_FORBIDDEN: {
     status: 403,
-    description: "The approval page needs a valid operator token to decide.",
+    description:
+      "The approval page shows a call's input and takes a decision only from an operator: the token presented (or the one that signed in on the page) is not a live operator token of this host.",
   },
   AIRLOCK_PAGE_SECRET_NOT_ALLOWED: {
     status: 403,

@@ -6,7 +6,7 @@
 import type { AirlockHost } from "../../../contracts/host.ts";
 import type { AuthGrantRecord, TokenRecord } from "../../../contracts/records.ts";
 import { authzAudit } from "./config.ts";
-import { hashSecret, refuse, SECRET_PREFIXES } from "./grants.ts";
+import { consentingAgentExists, hashSecret, refuse, SECRET_PREFIXES } from "./grants.ts";
 
 /** True when a bearer value claims to be one of this server's access tokens. */
 export const isAccessToken = (token: string): boolean => token.startsWith(SECRET_PREFIXES.access);
@@ -23,8 +23,7 @@ export async function verifyAccessToken(
   const authServer = host.authorization;
   const found = token.length > 512 ? null : await authServer.findSecret(hashSecret(token), Date.now());
   const grant = found === null || found.kind !== "access" ? null : await authServer.getGrant(found.grantId);
-  const agent = grant === null ? null : await host.getAgent(grant.agent);
-  if (grant === null || grant.revokedAt !== null || agent === null || agent.createdAt > grant.createdAt) {
+  if (grant === null || grant.revokedAt !== null || !(await consentingAgentExists(host, grant))) {
     return refuse(
       host,
       "access",

@@ -3,8 +3,10 @@
 // URL (their audience) that expire; refresh tokens that rotate on every use.
 // Invariants: every secret is 32 random bytes behind a recognisable prefix and only its sha256
 // is stored; a code is redeemed once (a replay revokes what it issued); a refresh token is
-// exchanged once (a reuse revokes the whole grant, its family); every refusal is audited with
-// its AIRLOCK_AUTHZ_* code, never with a secret. Access tokens are checked in access.ts.
+// exchanged once (a reuse revokes the whole grant, its family), and only while the agent that
+// consented exists (an agent deleted, or deleted and made again, revokes the grant at its next
+// refresh); every refusal is audited with its AIRLOCK_AUTHZ_* code, never with a secret. Access
+// tokens are checked in access.ts, with the same agent check.
 import { createHash, randomBytes } from "node:crypto";
 import type { AirlockHost } from "../../../contracts/host.ts";
 import type { AuthGrantRecord, AuthSecretKind } from "../../../contracts/records.ts";
@@ -208,6 +210,19 @@ export async function refreshTokens(
       grant?.agent ?? null,
     );
   }
+  if (!(await consentingAgentExists(host, grant))) {
+    // The agent that consented was deleted (and maybe made again under its name): its grants
+    // died with it, as access.ts refuses their access tokens; the grant is revoked for good.
+    await authServer.revokeGrant(grant.id, new Date().toISOString());
+    return refuse(
+      host,
+      "refresh",
+      "AIRLOCK_AUTHZ_INVALID_GRANT",
+      "the agent this grant was given for no longer exists; the grant is revoked",
+      grant.agent,
+      { grantId: grant.id, revoked: true, reason: "agent deleted or made again" },
+    );
+  }
   if (found.usedAt !== null || !(await authServer.useSecret(found.hash, Date.now()))) {
     await authServer.revokeGrant(grant.id, new Date().toISOString());
     return refuse(
@@ -222,6 +237,15 @@ export async function refreshTokens(
   const tokens = await issueTokens(host, config, grant.id);
   await authzAudit(host, "refresh", null, grant.agent, { grantId: grant.id, clientId: grant.clientId });
   return tokens;
+}
+
+/**
+ * True while the agent a grant names is the one that consented to it: it exists and was not made
+ * after the grant (an agent deleted and made again under the same slug inherits no grant).
+ */
+export async function consentingAgentExists(host: AirlockHost, grant: AuthGrantRecord): Promise<boolean> {
+  const agent = await host.getAgent(grant.agent);
+  return agent !== null && agent.createdAt <= grant.createdAt;
 }
 
 /** RFC 7009: revokes the grant of an access or refresh token of this client; unknown tokens are ignored. */

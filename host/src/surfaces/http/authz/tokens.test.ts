@@ -1,7 +1,8 @@
 // The authorization server's token half attacked in-process (app.request, no socket): codes
 // become access tokens for one agent's MCP URL only; a PKCE mismatch, a replayed code and a
-// reused refresh token are refused (the last two revoke the grant); RFC 7009 revocation and the
-// operator's revoke end a grant. Each refusal asserts its AIRLOCK_AUTHZ_* code, that the host
+// reused refresh token are refused (the last two revoke the grant), and so is the refresh of a
+// grant whose agent was deleted and made again; RFC 7009 revocation and the operator's revoke
+// end a grant. Each refusal asserts its AIRLOCK_AUTHZ_* code, that the host
 // still answers, and that no token, code or canary secret reaches the audit log.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { authzConfig } from "./config.ts";
@@ -97,6 +98,53 @@ describe("tokens", () => {
     expect(await (await refresh(next.refresh_token ?? "")).json()).toMatchObject({
       airlock_code: "AIRLOCK_AUTHZ_INVALID_GRANT",
     });
+    await h.healthyAndClean();
+  });
+
+  test("a grant of an agent deleted and made again under its name refreshes no more: AIRLOCK_AUTHZ_INVALID_GRANT, audited, revoked", async () => {
+    await h.f.host.createAgent("delta");
+    const { client, body } = await h.tokensFor("delta");
+    const refresh = (token: string) =>
+      h.app.request(
+        "/oauth/token",
+        form({ grant_type: "refresh_token", refresh_token: token, client_id: client.client_id ?? "" }),
+      );
+    const rotated = (await (await refresh(body.refresh_token ?? "")).json()) as Record<string, string>;
+    h.issued.push(rotated.access_token ?? "", rotated.refresh_token ?? "");
+    expect(rotated.refresh_token).toMatch(/^alk_ort_/);
+    await h.f.host.deleteAgent("delta");
+    // the agent made again is another agent: created after the grant (a millisecond apart at least)
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    await h.f.host.createAgent("delta");
+    const refused = await refresh(rotated.refresh_token ?? "");
+    expect(refused.status).toBe(400);
+    const answer = await refused.text();
+    expect(JSON.parse(answer)).toMatchObject({
+      error: "invalid_grant",
+      airlock_code: "AIRLOCK_AUTHZ_INVALID_GRANT",
+    });
+    expect(answer).not.toMatch(/alk_o(at|rt)_/);
+    const [row] = (await h.f.host.queryAudit({ kind: "admin", limit: 50 })).filter(
+      (r) => r.action === "oauth_as.refresh",
+    );
+    expect(row).toMatchObject({
+      agent: "delta",
+      success: false,
+      error: "AIRLOCK_AUTHZ_INVALID_GRANT",
+      details: { revoked: true, reason: "agent deleted or made again" },
+    });
+    const grant = (await h.f.host.authorization.listGrants("delta")).find(
+      (g) => g.id === row?.details?.grantId,
+    );
+    expect(grant?.revokedAt).not.toBeNull();
+    // refused again (the grant stays revoked), and its access token is refused at the new agent's URL
+    expect(await (await refresh(rotated.refresh_token ?? "")).json()).toMatchObject({
+      airlock_code: "AIRLOCK_AUTHZ_INVALID_GRANT",
+    });
+    const mcp = await h.mcp("delta", rotated.access_token ?? "");
+    expect(((await mcp.json()) as { error: { code: string } }).error.code).toBe(
+      "AIRLOCK_AUTHZ_TOKEN_INVALID",
+    );
     await h.healthyAndClean();
   });
 

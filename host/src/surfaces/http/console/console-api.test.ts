@@ -165,6 +165,62 @@ describe("session and CSRF", () => {
     );
   });
 
+  test("a session ends when the operator token it was opened with is revoked: AIRLOCK_CONSOLE_SESSION_EXPIRED, audited, no token minted", async () => {
+    const opener = await f.host.issueToken("operator", undefined, "laptop of an operator who leaves");
+    const { cookie, body } = await signIn(opener.token);
+    const mint = () =>
+      app.request("/api/tokens", {
+        method: "POST",
+        headers: { cookie, "x-airlock-csrf": body.csrf, "content-type": "application/json" },
+        body: JSON.stringify({ role: "operator", label: CANARY }),
+      });
+    expect((await app.request("/api/instances", { headers: { cookie } })).status).toBe(200);
+    const sessionTokenId = (
+      (await (await app.request("/admin/session", { headers: { cookie } })).json()) as {
+        tokenId: string;
+      }
+    ).tokenId;
+    await f.host.revokeToken(opener.id);
+    const before = (await f.host.listTokens()).length;
+    for (const res of [await app.request("/api/instances", { headers: { cookie } }), await mint()]) {
+      expect(res.status).toBe(401);
+      const text = await res.text();
+      expect((JSON.parse(text) as { error: { code: string } }).error.code).toBe(
+        "AIRLOCK_CONSOLE_SESSION_EXPIRED",
+      );
+      expect(text).not.toContain(CANARY);
+      expect(text).not.toContain("alk_op_");
+    }
+    const tokens = await f.host.listTokens();
+    expect(tokens.length).toBeLessThan(before); // the session's own token went with it
+    expect(tokens.some((t) => t.id === sessionTokenId || t.label === CANARY)).toBe(false);
+    const [refusal] = (await auditActions("console.session")).filter(
+      (e) => e.details?.reason === "opening token revoked",
+    );
+    expect(refusal).toMatchObject({
+      success: false,
+      error: "AIRLOCK_CONSOLE_SESSION_EXPIRED",
+      details: { tokenId: opener.id, sessionTokenId },
+    });
+    expect(JSON.stringify(await f.host.queryAudit({ limit: 1000 }))).not.toMatch(/alk_op_|canary-Zq81/);
+    await healthy();
+  });
+
+  test("a session opened before sessions named their opening token is refused, not trusted", async () => {
+    const issued = await f.host.issueToken("operator", undefined, "console session (old form)");
+    const old = f.host.seal("airlock-console-session", {
+      t: issued.token,
+      c: "x".repeat(32),
+      e: Date.now() + 60_000,
+    });
+    const res = await app.request("/api/instances", { headers: { cookie: `airlock_console=${old}` } });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe(
+      "AIRLOCK_CONSOLE_SESSION_EXPIRED",
+    );
+    await healthy();
+  });
+
   test("a bearer header wins over the cookie: an agent token with an operator's cookie stays an agent", async () => {
     const { cookie } = await signIn();
     const res = await app.request("/api/instances", {

@@ -2,9 +2,15 @@
 // SameSite=Strict cookie; the admin API then accepts that cookie in place of a bearer token.
 // Invariants:
 // - the cookie holds, sealed under the host's master key, an operator token issued for this
-//   session alone (label CONSOLE_SESSION_LABEL), its CSRF token and its expiry; JavaScript in
-//   the page never sees the token (HttpOnly) and the store keeps only its hash, as for any token;
+//   session alone (label CONSOLE_SESSION_LABEL), the id of the operator token it was opened
+//   with, its CSRF token and its expiry; JavaScript in the page never sees the token (HttpOnly)
+//   and the store keeps only its hash, as for any token;
 // - signing out revokes that token, so the cookie is dead on every replica at once;
+// - a session lives no longer than the token it was opened with: every use checks in the store
+//   that this token still exists and is an operator's, so revoking it ends the session on every
+//   replica from the next request on (the session's own token is then revoked too);
+// - a refused session (expired, forged, signed out, its opening token revoked) is audited as
+//   `console.session` with AIRLOCK_CONSOLE_SESSION_EXPIRED and the reason;
 // - a request that is not GET/HEAD and comes with the cookie must carry the session's CSRF token
 //   in `x-airlock-csrf` (AIRLOCK_CONSOLE_CSRF_REFUSED otherwise, audited);
 // - only an operator token signs in (AIRLOCK_CONSOLE_OPERATOR_ONLY, audited), and a bearer
@@ -25,8 +31,13 @@ export const SESSION_TTL_MS = 8 * 60 * 60 * 1000;
 const PURPOSE = "airlock-console-session";
 
 interface SealedSession {
+  /** the session's own operator token */
   t: string;
+  /** the id of the operator token the session was opened with */
+  o: string;
+  /** the CSRF token */
   c: string;
+  /** expiry, ms since the epoch */
   e: number;
 }
 
@@ -73,26 +84,52 @@ export function consoleAudit(host: AirlockHost, action: string, error: string | 
   return host.recordAudit({ action, error, details: details === undefined ? null : { ...details } });
 }
 
-/** The session the cookie stands for, or null (no cookie); throws when it is dead or forged. */
+/** The session the cookie stands for, or null (no cookie); throws (audited) when it is dead or forged. */
 export async function openSession(host: AirlockHost, cookie: string | null): Promise<ConsoleSession | null> {
   if (cookie === null || cookie === "") return null;
-  const sealed = cookie.length > 4096 ? null : (host.unseal(PURPOSE, cookie) as SealedSession | null);
+  const sealed =
+    cookie.length > 4096 ? null : (host.unseal(PURPOSE, cookie) as Partial<SealedSession> | null);
   if (
     sealed === null ||
+    typeof sealed !== "object" ||
     typeof sealed.t !== "string" ||
+    typeof sealed.o !== "string" ||
     typeof sealed.c !== "string" ||
-    !(sealed.e > Date.now())
+    !(typeof sealed.e === "number" && sealed.e > Date.now())
   ) {
-    throw consoleError("AIRLOCK_CONSOLE_SESSION_EXPIRED", "the console session is over; sign in again");
+    return sessionRefused(
+      host,
+      "expired or not sealed by this host",
+      "the console session is over; sign in again",
+    );
   }
   const record = await host.authenticate(sealed.t);
   if (record === null || record.role !== "operator") {
-    throw consoleError(
-      "AIRLOCK_CONSOLE_SESSION_EXPIRED",
-      "the console session was signed out; sign in again",
+    return sessionRefused(host, "signed out", "the console session was signed out; sign in again");
+  }
+  const opener = (await host.listTokens()).find((t) => t.id === sealed.o);
+  if (opener === undefined || opener.role !== "operator") {
+    // The token that opened the session is gone: so is the session, here and on every replica.
+    await host.revokeToken(record.id).catch(ignoreRevoked);
+    return sessionRefused(
+      host,
+      "opening token revoked",
+      "the operator token this console session was opened with was revoked; sign in again",
+      { tokenId: sealed.o, sessionTokenId: record.id },
     );
   }
   return { record, csrf: sealed.c, expiresAt: sealed.e };
+}
+
+/** Audits a refused session (console.session) and throws AIRLOCK_CONSOLE_SESSION_EXPIRED. */
+async function sessionRefused(
+  host: AirlockHost,
+  reason: string,
+  message: string,
+  details: Record<string, string> = {},
+): Promise<never> {
+  await consoleAudit(host, "console.session", "AIRLOCK_CONSOLE_SESSION_EXPIRED", { reason, ...details });
+  throw consoleError("AIRLOCK_CONSOLE_SESSION_EXPIRED", message);
 }
 
 /**
@@ -150,7 +187,8 @@ export async function signIn(
   );
   const csrf = randomBytes(24).toString("base64url");
   const expiresAt = Date.now() + SESSION_TTL_MS;
-  const cookie = host.seal(PURPOSE, { t: issued.token, c: csrf, e: expiresAt } satisfies SealedSession);
+  const sealed: SealedSession = { t: issued.token, o: record.id, c: csrf, e: expiresAt };
+  const cookie = host.seal(PURPOSE, sealed);
   const session = await openSession(host, cookie);
   if (session === null) throw new Error("a fresh console session did not open");
   await consoleAudit(host, "console.sign_in", null, { tokenId: record.id, sessionTokenId: issued.id });
