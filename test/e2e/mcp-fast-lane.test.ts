@@ -180,3 +180,100 @@ describe("the 2026-07-28 fast lane answers as the SDK path does", () => {
     }
   });
 });
+
+/** A 2025-11-25 session on `server`: its id, from a raw initialize declaring `capabilities`. */
+async function session(server: AdminServer, capabilities: Record<string, unknown> = {}): Promise<string> {
+  const response = await fetch(server.mcpUrl(f.agent), {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${f.agentToken}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities, clientInfo: { name: "raw", version: "1" } },
+    }),
+  });
+  await response.text();
+  return response.headers.get("mcp-session-id") ?? "";
+}
+
+/** A 2025 POST on a session: the answer, and every SSE event's data when it streamed. */
+async function post2025(server: AdminServer, sessionId: string, message: Record<string, unknown>) {
+  const response = await fetch(server.mcpUrl(f.agent), {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${f.agentToken}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-11-25",
+      "mcp-session-id": sessionId,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", ...message }),
+  });
+  const type = response.headers.get("content-type");
+  const text = await response.text();
+  const events = type?.startsWith("text/event-stream")
+    ? text
+        .split("\n")
+        .filter((line) => line.startsWith("data: "))
+        .map((line) => JSON.parse(line.slice(6)) as unknown)
+    : [JSON.parse(text) as unknown];
+  return { status: response.status, type, events };
+}
+
+describe("the 2025 fast lane answers a session's tools/call as an instance does", () => {
+  test("plain, isError, unknown, bad input, and progress and log lines as SSE", async () => {
+    const ours = await session(lane);
+    const theirs = await session(sdk);
+    const calls: Array<Record<string, unknown>> = [
+      { id: 1, method: "tools/call", params: { name: "kit__echo", arguments: { text: "hi" } } },
+      { id: 2, method: "tools/call", params: { name: "kit__picture", arguments: {} } },
+      { id: "three", method: "tools/call", params: { name: "kit__fail", arguments: {} } },
+      { id: 4, method: "tools/call", params: { name: "kit__nope", arguments: {} } },
+      { id: 5, method: "tools/call", params: { name: "kit__echo", arguments: { text: 5 } } },
+      {
+        id: 6,
+        method: "tools/call",
+        params: { name: "kit__slow", arguments: {}, _meta: { progressToken: "p" } },
+      },
+    ];
+    for (const message of calls) {
+      const before = lane.mcpStats()!;
+      const a = await post2025(lane, ours, message);
+      expect(lane.mcpStats()!.legacyLane).toBe(before.legacyLane + 1);
+      const b = await post2025(sdk, theirs, message);
+      const blank = (x: unknown) =>
+        JSON.parse(JSON.stringify(x).replace(/"call_[0-9a-f-]{36}"/g, '"call_*"'));
+      expect(blank(a)).toEqual(blank(b));
+    }
+    const slow = await post2025(lane, ours, calls[5]!);
+    expect(slow.type).toMatch(/^text\/event-stream/);
+    expect(slow.events.length).toBeGreaterThan(1);
+  });
+
+  test("a session whose client answers elicitations, a task and tools/list go to an instance", async () => {
+    const eliciting = await session(lane, { elicitation: { form: {} } });
+    const plainSession = await session(lane);
+    const cases: Array<[string, Record<string, unknown>]> = [
+      [eliciting, { id: 1, method: "tools/call", params: { name: "kit__echo", arguments: { text: "x" } } }],
+      [plainSession, { id: 2, method: "tools/list", params: {} }],
+      [plainSession, { id: 3, method: "tools/call", params: { name: 3 } }],
+    ];
+    for (const [sessionId, message] of cases) {
+      const before = lane.mcpStats()!;
+      const sent = await post2025(lane, sessionId, message);
+      const after = lane.mcpStats()!;
+      expect({ lane: after.legacyLane - before.legacyLane, sdk: after.legacySdk - before.legacySdk }).toEqual(
+        {
+          lane: 0,
+          sdk: 1,
+        },
+      );
+      expect(sent.status).toBeLessThan(500);
+    }
+  });
+});

@@ -41,11 +41,15 @@ export interface McpHttpOptions extends McpServerOptions {
   endpoint?: McpHttpEndpoint;
 }
 
-/** How the endpoint answered so far: 2026-07-28 requests in the fast lane and by the SDK, 2025 ones. */
+/**
+ * How the endpoint answered so far: 2026-07-28 requests in the fast lane and by the SDK's handler;
+ * 2025 tools/call in the fast lane, and 2025 POSTs an instance answered.
+ */
 export interface McpHttpStats {
   modernLane: number;
   modernSdk: number;
-  legacy: number;
+  legacyLane: number;
+  legacySdk: number;
 }
 
 /** What the endpoint keeps per process: each era's side, the run cache and the list-change hub. */
@@ -55,7 +59,6 @@ export class McpHttpEndpoint {
   readonly #hub: ListChangeHub;
   readonly #legacy: LegacyMcpHttp;
   readonly #runs: RunCache;
-  #legacyAnswered = 0;
 
   constructor(host: AirlockHost, options: McpHttpOptions = {}) {
     const { streams, endpoint: _e, ...serverOptions } = options;
@@ -93,10 +96,7 @@ export class McpHttpEndpoint {
       ...(headers.mcpName === undefined ? {} : { mcpNameHeader: headers.mcpName }),
       ...(body === undefined ? {} : { body }),
     });
-    if (route.kind === "legacy") {
-      this.#legacyAnswered++;
-      return this.#legacy.handle(request, body, caller);
-    }
+    if (route.kind === "legacy") return this.#legacy.handle(request, body, caller);
     return this.#modern.handle(request, body, caller, {
       headers,
       signal: () =>
@@ -117,8 +117,8 @@ export class McpHttpEndpoint {
   }
 
   stats(): McpHttpStats {
-    const { lane, sdk } = this.#modern.answered;
-    return { modernLane: lane, modernSdk: sdk, legacy: this.#legacyAnswered };
+    const { modern, legacy } = { modern: this.#modern.answered, legacy: this.#legacy.answered };
+    return { modernLane: modern.lane, modernSdk: modern.sdk, legacyLane: legacy.lane, legacySdk: legacy.sdk };
   }
 
   async close(): Promise<void> {

@@ -18,8 +18,11 @@ import type { EraHttp, HttpCaller } from "../era.ts";
 import { jsonRpcError } from "../http-support.ts";
 import type { ListChangeHub } from "../list-changes.ts";
 import type { RunCache } from "../run-cache.ts";
-import { createAgentMcpServer, type McpServerOptions } from "../server.ts";
+import { createAgentMcpServer, type McpCallerContext, type McpServerOptions } from "../server.ts";
+import type { CallUnit } from "../tools-call.ts";
+import { ERA_2025 } from "./era.ts";
 import { ExchangeTransport } from "./exchange-transport.ts";
+import { answerInLegacyLane, type LegacyLaneCall, legacyLaneCall } from "./fast-lane.ts";
 import {
   type Claims,
   isInitialize,
@@ -41,6 +44,8 @@ export class LegacyMcpHttp implements EraHttp {
   /** Requests (elicitations) calls running here sent, by their wire id, until answered or ended. */
   readonly #asked = new Map<string, ExchangeTransport>();
   readonly #runs: RunCache;
+  /** tools/call answered in the fast lane, and POSTs answered by an instance (initialize aside). */
+  readonly answered = { lane: 0, sdk: 0 };
 
   constructor(
     host: AirlockHost,
@@ -118,7 +123,49 @@ export class LegacyMcpHttp implements EraHttp {
       this.#asked.get(String(message.id))?.deliver(sessionId, message);
       return new Response(null, { status: 202 });
     }
+    const lane = this.#options.fastLane === false ? undefined : legacyLaneCall(message, claims);
+    if (lane !== undefined) return this.#inLane(lane, message, claims, sessionId, origin);
+    this.answered.sdk++;
     return this.#exchange(message, claims, sessionId, {}, origin);
+  }
+
+  /** A plain tools/call, without a server instance (fast-lane.ts). */
+  #inLane(
+    lane: LegacyLaneCall,
+    message: JSONRPCMessage,
+    claims: Claims,
+    sessionId: string,
+    origin: string,
+  ): Promise<Response> {
+    this.answered.lane++;
+    const unit: CallUnit = {
+      host: this.#host,
+      agent: claims.a,
+      era: ERA_2025,
+      options: this.#options,
+      caller: this.#callerOf(claims, origin),
+    };
+    const transport = new ExchangeTransport({ sessionId, asked: this.#asked });
+    const key = inflightKey(sessionId, lane.id);
+    this.#inflight.set(key, transport);
+    void transport.finished.then(() => {
+      if (this.#inflight.get(key) === transport) this.#inflight.delete(key);
+    });
+    const response = transport.handle(message);
+    answerInLegacyLane(unit, lane, transport);
+    return response;
+  }
+
+  /** What a server instance (or the lane) knows of the session's caller. */
+  #callerOf(claims: Claims, origin: string | undefined): McpCallerContext {
+    return {
+      era: "legacy",
+      conversationId: claims.c,
+      logLevel: () => sessionLogLevel(this.#host, claims),
+      setLogLevel: (level) => setSessionLogLevel(this.#host, claims, level),
+      runs: this.#runs,
+      ...(origin === undefined ? {} : { pagesOrigin: origin }),
+    };
   }
 
   async #exchange(
@@ -128,14 +175,7 @@ export class LegacyMcpHttp implements EraHttp {
     headers: Record<string, string>,
     origin?: string,
   ): Promise<Response> {
-    const server = createAgentMcpServer(this.#host, claims.a, this.#options, {
-      era: "legacy",
-      conversationId: claims.c,
-      logLevel: () => sessionLogLevel(this.#host, claims),
-      setLogLevel: (level) => setSessionLogLevel(this.#host, claims, level),
-      runs: this.#runs,
-      ...(origin === undefined ? {} : { pagesOrigin: origin }),
-    });
+    const server = createAgentMcpServer(this.#host, claims.a, this.#options, this.#callerOf(claims, origin));
     const transport = new ExchangeTransport({ headers, sessionId, asked: this.#asked });
     await server.connect(transport);
     // This fresh instance learns what the client declared at initialize (its elicitation modes).
