@@ -15,7 +15,9 @@ const EXPORT_PAGE = 1000;
 
 type Filters = Pick<AuditQuery, "agent" | "plugin" | "tool" | "kind" | "since" | "until">;
 
-function filtersOf(query: Filters): Filters {
+type FilterInput = { [K in keyof Filters]?: Filters[K] | undefined };
+
+function filtersOf(query: FilterInput): Filters {
   const q: Filters = {};
   if (query.agent !== undefined) q.agent = query.agent;
   if (query.plugin !== undefined) q.plugin = query.plugin;
