@@ -2,8 +2,9 @@
 // entries; 10^3 and 3·10^3 under --quick), on SQLite and on PostgreSQL (a fresh schema) when it
 // answers. The trail is filled in bulk (lib/audit-fill.ts) under a real host; each query goes
 // through the admin API in-process (`GET /api/audit`, an operator token), as the console asks it:
-// the newest 500, then the same filtered by agent (2 % of the rows), by kind (admin, 0.1 %), since and until mid-trail, by plugin
-// and tool (0.7 %), and by a time window (500 entries, mid-trail). The export (`GET
+// the newest 500, then the same filtered by agent, by kind (admin), by plugin and tool (each 5 % of
+// the rows, so every page is full at 10^4), since and until mid-trail, and by a time window (500
+// entries, mid-trail). The export (`GET
 // /api/audit/export`, CSV and JSON, every entry) is judged per entry. Target: flat, or no faster
 // than log n (per entry for the export).
 import { createAdminApi } from "../../host/src/surfaces/http/app.ts";
