@@ -15,6 +15,11 @@ import { machine, type Row, toMarkdown, writeReport } from "./lib/report.ts";
 import { capabilityCall } from "./scenarios/capability-call.ts";
 import { codeMode } from "./scenarios/code-mode.ts";
 import { coldStart } from "./scenarios/cold-start.ts";
+import { growthAgents } from "./scenarios/growth-agents.ts";
+import { growthApprovals } from "./scenarios/growth-approvals.ts";
+import { growthAudit } from "./scenarios/growth-audit.ts";
+import { growthKnowledge } from "./scenarios/growth-knowledge.ts";
+import { growthToolsList } from "./scenarios/growth-tools-list.ts";
 import { install } from "./scenarios/install.ts";
 import { mcpFrontDoor } from "./scenarios/mcp-front-door.ts";
 import { memory } from "./scenarios/memory.ts";
@@ -34,6 +39,12 @@ export const SCENARIOS: Record<string, (quick: boolean) => Promise<Row[]>> = {
   "7": runaway,
   "8": codeMode,
   "9": remoteCall,
+  // "10" is another row's (issue 38)
+  "11": growthToolsList,
+  "12": growthAgents,
+  "13": growthAudit,
+  "14": growthKnowledge,
+  "15": growthApprovals,
 };
 
 export async function runBenchmarks(options: { quick: boolean; only?: string[] }): Promise<Row[]> {

@@ -18,6 +18,8 @@ export interface Row {
   /** Whether the target was met; undefined when it cannot be judged in this run. */
   met?: boolean;
   note?: string;
+  /** A point of a growth curve (rows 11–15): drawn by bench/charts.ts into docs/bench/<chart>.svg. */
+  curve?: { chart: string; title: string; series: string; n: number };
 }
 
 export function machine(): Record<string, string | number> {

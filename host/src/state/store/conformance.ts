@@ -362,6 +362,52 @@ export function storeConformance(factory: StoreFactory): void {
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
   });
 
+  it("answers a time filter alike over a narrow and a wide window, newest first, paged with before", async () => {
+    const batch = s().appendAuditBatch;
+    if (batch === undefined) return;
+    // 2,400 entries a second apart, one in ten out of time order (stamped a minute earlier)
+    const at = (i: number) =>
+      new Date(Date.UTC(2026, 2, 1) + (i % 10 === 5 ? i - 60 : i) * 1000).toISOString();
+    const entries = Array.from({ length: 2400 }, (_, i) => ({
+      at: at(i),
+      agent: "w",
+      plugin: null,
+      tool: null,
+      conversationId: null,
+      kind: "tool" as const,
+      action: `w-${i}`,
+      allowed: true,
+      success: true,
+      error: null,
+      durationMs: null,
+      details: null,
+    }));
+    for (let i = 0; i < entries.length; i += 800) await batch.call(s(), entries.slice(i, i + 800));
+    const expected = (from: number, to: number, before?: number) =>
+      entries
+        .map((e, i) => ({ e, i }))
+        .filter(({ e }) => e.at >= at(from) && e.at <= at(to))
+        .reverse()
+        .map(({ e }) => e.action)
+        .slice(before ?? 0, (before ?? 0) + 7);
+    const actions = async (from: number, to: number, skip?: number) => {
+      const first = await s().queryAudit({ since: at(from), until: at(to), limit: skip ?? 7 });
+      if (skip === undefined) return first.map((e) => e.action);
+      const page = await s().queryAudit({
+        since: at(from),
+        until: at(to),
+        limit: 7,
+        before: first.at(-1)!.id,
+      });
+      return page.map((e) => e.action);
+    };
+    expect(await actions(1000, 1040)).toEqual(expected(1000, 1040)); // narrow
+    expect(await actions(10, 2300)).toEqual(expected(10, 2300)); // wide
+    expect(await actions(10, 2300, 7)).toEqual(expected(10, 2300, 7));
+    const until = await s().queryAudit({ until: at(1800), since: at(0), limit: 3 });
+    expect(until.map((e) => e.action)).toEqual(expected(0, 1800).slice(0, 3));
+  });
+
   artifactConformance(s);
   knowledgeConformance(s);
   brokerConformance(s);

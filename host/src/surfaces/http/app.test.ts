@@ -56,7 +56,14 @@ describe("catalogue and enablement", () => {
   });
 
   test("refuses an agent token on operator routes", async () => {
-    for (const path of ["/api/tools", "/api/instances", "/api/plugins", "/api/audit", "/api/approvals"]) {
+    for (const path of [
+      "/api/tools",
+      "/api/instances",
+      "/api/plugins",
+      "/api/audit",
+      "/api/audit/export?format=csv",
+      "/api/approvals",
+    ]) {
       const res = await api("GET", path, f.agentToken);
       expect(res.status, path).toBe(403);
       expect(res.json).toMatchObject({ error: { code: "AIRLOCK_API_FORBIDDEN" } });
@@ -222,6 +229,27 @@ describe("calls, approvals and audit", () => {
       f.operatorToken,
     );
     expect((second.json?.entries as Array<{ id: number }>)[0]?.id).toBeLessThan(next);
+  });
+
+  test("exports the entries a filter selects as JSON and as CSV, newest first, as the query pages them", async () => {
+    const page = await api("GET", "/api/audit?agent=alpha&limit=1000", f.operatorToken);
+    const entries = page.json?.entries as Array<{ id: number; action: string }>;
+    expect(entries.length).toBeGreaterThan(1);
+    const json = await api("GET", "/api/audit/export?format=json&agent=alpha", f.operatorToken);
+    expect(json.status).toBe(200);
+    expect(json.json).toEqual(entries);
+    const csv = await app.request("/api/audit/export?format=csv&agent=alpha", {
+      headers: { authorization: `Bearer ${f.operatorToken}` },
+    });
+    expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(csv.headers.get("content-disposition")).toMatch(/^attachment; filename="airlock-audit-.*\.csv"$/);
+    const lines = (await csv.text()).split("\r\n").filter((line) => line !== "");
+    expect(lines[0]).toBe(
+      "id,at,agent,plugin,tool,conversationId,kind,action,allowed,success,error,durationMs,details",
+    );
+    expect(lines.slice(1).map((line) => Number(line.split(",")[0]))).toEqual(entries.map((e) => e.id));
+    const bad = await api("GET", "/api/audit/export?format=xml", f.operatorToken);
+    expect(bad.status).toBe(400);
   });
 });
 

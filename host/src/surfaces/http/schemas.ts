@@ -82,6 +82,15 @@ export const auditQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).optional(),
   before: z.coerce.number().int().min(1).optional(),
 });
+export const auditExportQuery = z.strictObject({
+  format: z.enum(["csv", "json"]),
+  agent: slug.optional(),
+  plugin: namespace.optional(),
+  tool: z.string().min(1).max(200).optional(),
+  kind: z.enum(["capability", "plugin", "tool", "admin"]).optional(),
+  since: z.iso.datetime({ offset: true }).optional(),
+  until: z.iso.datetime({ offset: true }).optional(),
+});
 const message = z.strictObject({
   role: z.enum(["user", "assistant", "system", "tool"]),
   content: z.string().max(100_000),

@@ -41,6 +41,24 @@ describePg("PostgreSQL migrations", () => {
     });
   });
 
+  it("gives a schema at version 7 the audit kind index the console's kind filter reads", async () => {
+    const schema = fresh();
+    await withClient(schema, (c) => migratePostgres(c, schema, POSTGRES_MIGRATIONS.slice(0, 7)));
+    const store = await openStore({ kind: "postgres", url: PG_URL, schema });
+    await store.close();
+    const indexes = await withClient(
+      schema,
+      async (c) =>
+        (
+          await c.query(
+            "SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'audit_kind'",
+            [schema],
+          )
+        ).rows,
+    );
+    expect(indexes.map((r) => String(r.indexdef))).toEqual([expect.stringMatching(/\(kind, id\)$/)]);
+  });
+
   it("refuses a database migrated by a newer host", async () => {
     const schema = fresh();
     await withClient(schema, (c) =>

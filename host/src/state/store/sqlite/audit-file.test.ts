@@ -1,6 +1,7 @@
 // The audit trail's own file: an older store's trail moves into audit.db with its ids and
 // journal marks (and leaves airlock.db), a journal left by a dead process replays past its mark
-// after the move, a repeated move copies nothing twice, a newer audit file is refused, and
+// after the move, a repeated move copies nothing twice, a newer audit file is refused, an older
+// one gets the kind index, and
 // details a structured clone refuses reach the writer thread as the store keeps them, and a
 // writer thread that cannot start fails each batch (and the next batch tries a new thread), and
 // batches commit on the caller's connection until the thread is up, then on it, in order.
@@ -145,6 +146,30 @@ describe("SQLite audit file", () => {
     const main = new DatabaseSync(join(dataDir, "airlock.db"));
     expect(main.prepare("SELECT slug FROM agents").all()).toEqual([{ slug: "ada" }]);
     main.close();
+  });
+
+  it("gives a version-1 audit file the kind index on open, and the kind filter reads it instead of the trail", async () => {
+    const dataDir = join(root, "kind-index");
+    const store = await openStore({ kind: "sqlite", dataDir });
+    await store.close();
+    const older = new DatabaseSync(join(dataDir, AUDIT_FILE));
+    older.exec("DROP INDEX IF EXISTS audit_kind; PRAGMA user_version = 1");
+    older.close();
+    const reopened = await openStore({ kind: "sqlite", dataDir });
+    await reopened.close();
+    const audit = new DatabaseSync(join(dataDir, AUDIT_FILE));
+    try {
+      expect(audit.prepare("PRAGMA user_version").get()).toEqual({ user_version: 2 });
+      // the statement store/sqlite/audit.ts builds for `{ kind, limit }`
+      const plan = audit
+        .prepare("EXPLAIN QUERY PLAN SELECT * FROM audit WHERE kind = ? ORDER BY id DESC LIMIT ?")
+        .all("admin", 500)
+        .map((r) => String(r.detail));
+      expect(plan.join(" | ")).toMatch(/USING INDEX audit_kind/);
+      expect(plan.join(" | ")).not.toMatch(/TEMP B-TREE/);
+    } finally {
+      audit.close();
+    }
   });
 
   it("stores details a structured clone refuses as sanitised, and keeps the rest of the batch", async () => {
