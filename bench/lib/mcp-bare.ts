@@ -5,6 +5,7 @@
 import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
 import { createMcpHandler, Server } from "@modelcontextprotocol/server";
+import type { Hop } from "./hop.ts";
 
 const ECHO = {
   name: "echo",
@@ -17,8 +18,11 @@ const ECHO = {
   },
 };
 
-/** The low-level Server with one tool and a raw JSON Schema, as Airlock's own factory builds it. */
-export function bareEchoServer(): Server {
+/**
+ * The low-level Server with one tool and a raw JSON Schema, as Airlock's own factory builds it;
+ * with `hop`, its echo answers through one process hop (bench/lib/hop.ts): row 0's floor.
+ */
+export function bareEchoServer(hop?: Hop): Server {
   const server = new Server({ name: "bare", version: "1.0.0" }, { capabilities: { tools: {} } });
   server.setRequestHandler("tools/list", async () => ({ tools: [ECHO] }));
   server.setRequestHandler("tools/call", async (request) => {
@@ -26,7 +30,8 @@ export function bareEchoServer(): Server {
     if (request.params.name !== "echo" || typeof text !== "string") {
       return { content: [{ type: "text", text: "unknown tool or bad input" }], isError: true };
     }
-    return { content: [{ type: "text", text: `echo: ${text}` }] };
+    const echoed = hop === undefined ? text : await hop.call(text);
+    return { content: [{ type: "text", text: `echo: ${echoed}` }] };
   });
   return server;
 }
@@ -36,8 +41,8 @@ export interface BareHttp {
   close(): Promise<void>;
 }
 
-export async function startBareHttp(): Promise<BareHttp> {
-  const handler = createMcpHandler(() => bareEchoServer());
+export async function startBareHttp(hop?: Hop): Promise<BareHttp> {
+  const handler = createMcpHandler(() => bareEchoServer(hop));
   const server = createAdaptorServer({ fetch: (request: Request) => handler.fetch(request) });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
