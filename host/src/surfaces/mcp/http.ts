@@ -74,7 +74,9 @@ export class McpHttpEndpoint {
     const agent = c.req.param("slug") ?? "";
     const token = await this.#caller(c, agent);
     checkAccess(token, "agent-self", agent);
-    if ((await this.#host.getAgent(agent)) === null) {
+    // An agent's token acts for its own agent only (checkAccess) and goes with it (deleteAgent
+    // deletes its tokens): only an operator's token needs the agent looked up (≈ 30 µs a call).
+    if (token.role !== "agent" && (await this.#host.getAgent(agent)) === null) {
       throw apiError("AIRLOCK_API_UNKNOWN_AGENT", `no agent has slug ${JSON.stringify(agent)}`);
     }
     const caller: HttpCaller = { agent, token };
