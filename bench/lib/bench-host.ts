@@ -30,7 +30,14 @@ export async function startBenchHost(
   const keys = generateKeyPair();
   const host = await createHost({
     dataDir,
-    sandbox: { mode: options.mode, ...(options.workers === undefined ? {} : { workers: options.workers }) },
+    sandbox: {
+      mode: options.mode,
+      ...(options.workers === undefined ? {} : { workers: options.workers }),
+      // AIRLOCK_BENCH_WAKE_SPIN_MS: an A/B knob for the early wake (HostOptions.sandbox.wakeSpinMs)
+      ...(process.env.AIRLOCK_BENCH_WAKE_SPIN_MS === undefined
+        ? {}
+        : { wakeSpinMs: Number(process.env.AIRLOCK_BENCH_WAKE_SPIN_MS) }),
+    },
     trust: { keys: [keys.publicKeyPem] },
     autoApprove: true,
     ...(options.store === undefined ? {} : { store: options.store }),

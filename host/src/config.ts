@@ -28,6 +28,12 @@ export interface SandboxOption {
   mode: "in-process" | "workers";
   /** Worker processes in "workers" mode. */
   workers?: number;
+  /**
+   * "workers" mode: how long an idle worker stays awake for a call a front door announced
+   * (AirlockHost.expectCall; docs/sandbox.md). Default 0: no worker is woken early (measured
+   * slower on a loaded 2-core machine, where the woken worker shared the host's CPU).
+   */
+  wakeSpinMs?: number;
   /** An already-built sandbox (embedding, tests); the host closes it on close(). */
   instance?: Sandbox;
 }

@@ -106,6 +106,7 @@ function openSandbox(options: ResolvedHostOptions, relay: QuarantineRelay): Sand
     onQuarantine: (notice) => relay.listener?.(notice),
     onWorkerDeath: (notice) => relay.death?.(notice),
     ...(s.workers === undefined ? {} : { workers: s.workers }),
+    ...(s.wakeSpinMs === undefined ? {} : { wakeSpinMs: s.wakeSpinMs }),
   });
 }
 

@@ -149,6 +149,12 @@ export interface AirlockHost {
   /** An agent's saved run_code snippets: review, save, promote into a skill, delete (docs/code-mode.md). */
   readonly snippets: HostSnippets;
   startRun(options: RunOptions): Promise<Run>;
+  /**
+   * A hint from a front door that knows a call is coming (the tool named in a request still being
+   * authenticated and parsed): the host may get that tool's sandbox ready (a sleeping worker is
+   * woken). Changes nothing else; an unknown tool is ignored.
+   */
+  expectCall(agent: string, toolId: string, conversationId: string): void;
   /** One-shot: starts a run for the agent and calls one tool in it. */
   callTool(
     agent: string,

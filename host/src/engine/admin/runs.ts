@@ -8,10 +8,14 @@ import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { CodeMode } from "../code-mode/index.ts";
 import type { PipelineDeps } from "../pipeline/deps.ts";
 import type { HookRegistry } from "../pipeline/hooks.ts";
+import { pluginKey } from "../pipeline/plugin-loader.ts";
 import { startRun } from "../pipeline/run.ts";
 import { skillHostTools } from "../skills/skill-tools.ts";
 
-export type RunOps = Pick<AirlockHost, "startRun" | "callTool" | "beforeToolCall" | "afterToolCall">;
+export type RunOps = Pick<
+  AirlockHost,
+  "startRun" | "expectCall" | "callTool" | "beforeToolCall" | "afterToolCall"
+>;
 
 export interface RunParts {
   deps: PipelineDeps;
@@ -59,8 +63,14 @@ export function createRunOps(parts: RunParts): RunOps {
     });
     return run.call(toolName, input, call);
   };
+  const expectCall: AirlockHost["expectCall"] = (agent, toolId, conversationId) => {
+    const entry = catalogue.get(toolId);
+    if (entry === undefined || entry.executor !== "sandbox") return;
+    deps.sandbox.expect?.(pluginKey(entry.plugin), agent, conversationId);
+  };
   return {
     startRun: begin,
+    expectCall,
     callTool,
     beforeToolCall: (hook) => hooks.addBefore(hook),
     afterToolCall: (hook) => hooks.addAfter(hook),

@@ -70,6 +70,11 @@ export interface Sandbox {
   unload(pluginKey: string): Promise<void>;
   /** Runs one tool call; resolves to a normalised ToolResult or rejects with an AirlockError. */
   call(call: SandboxCall, bridge: BridgeDispatch): Promise<ToolResult>;
+  /**
+   * A hint: a call of this plugin version for this (agent, conversation) is about to come. The
+   * workers sandbox wakes the idle worker that would serve it; nothing else changes.
+   */
+  expect?(pluginKey: string, agent: string, conversationId: string): void;
   stats(): SandboxStats;
   close(): Promise<void>;
 }

@@ -77,6 +77,8 @@ export async function answerToolsCall(
       ),
     );
   }
+  // The tool's worker is woken now, to be awake when the call reaches it (Sandbox.expect).
+  host.expectCall(agent, tool.id, caller.conversationId);
   const meta = params._meta as Record<string, unknown> | undefined;
   const input = params.arguments ?? {};
   // A long-running tool asked for as a task (tasks.ts): recorded, queued, answered at once.

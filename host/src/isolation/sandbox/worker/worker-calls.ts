@@ -30,6 +30,19 @@ function raceDeadline(work: Promise<void>, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** Sandbox.expect in workers mode: wakes the idle worker the call would be placed on. */
+export function expectCall(
+  fleet: WorkerFleet,
+  pluginKey: string,
+  agent: string,
+  conversationId: string,
+): void {
+  const placed = fleet.placements.get(pluginKey);
+  if (placed === undefined || placed.holders.size === 0) return;
+  const slot = placed.pick(`${agent}\u0000${conversationId}`);
+  if (slot.busy === 0) slot.wake();
+}
+
 /** Sandbox.call in workers mode. */
 export async function callWorker(
   fleet: WorkerFleet,

@@ -23,7 +23,7 @@ import { CHANNEL_FD, toWire } from "./worker-protocol.ts";
 
 /** An entry this long suggests the next may be long too: flush before it. */
 const LONG_ENTRY_MS = 1;
-const { replyWaitMs, promptEntryMs, ...engineOptions } = JSON.parse(
+const { replyWaitMs, promptEntryMs, wakeSpinMs, ...engineOptions } = JSON.parse(
   process.argv[2] ?? "{}",
 ) as WorkerEngineOptions;
 /**
@@ -53,6 +53,14 @@ const IDLE_SPIN_MS = 0.5;
  * WorkerEngineOptions.promptEntryMs, default 5 ms (tests that play a slow host raise it).
  */
 const PROMPT_ENTRY_MS = promptEntryMs ?? 5;
+/**
+ * How long an idle worker reads its channel after a `wake` (the host knows a call for it is
+ * coming while it still authenticates and parses the request): the call then finds this CPU
+ * awake, and the wake-up, the largest cost of a round trip on a VM whose idle CPUs halt, overlaps
+ * the host's work instead of following it. WorkerEngineOptions.wakeSpinMs, default 0 (off): on
+ * a loaded machine the woken worker shared the host's CPU and delayed it (docs/sandbox.md).
+ */
+const WAKE_SPIN_MS = wakeSpinMs ?? 0;
 
 /** Records the plugin about to run, so the host can attribute a V8 abort (entry-marker.ts). */
 const mark = createEntryMarker(process.argv[3]);
@@ -189,6 +197,22 @@ function awaitReplies(): void {
   spin(REPLY_SPIN_MS);
 }
 
+/** After a wake: read the channel until a call comes or WAKE_SPIN_MS passes (idle workers only). */
+function awaitCall(): void {
+  if (WAKE_SPIN_MS <= 0 || spinning || entering || running.size > 0 || deferred.length > 0) return;
+  const until = performance.now() + WAKE_SPIN_MS;
+  spinning = true;
+  try {
+    // a read may bring something else first (another wake, a ping): go on until the call
+    while (running.size === 0 && deferred.length === 0) {
+      const left = until - performance.now();
+      if (left <= 0 || !channel.readSync(CHANNEL_FD, left)) break;
+    }
+  } finally {
+    spinning = false;
+  }
+}
+
 function spin(budgetMs: number): void {
   spinning = true;
   try {
@@ -227,6 +251,9 @@ function handle(message: ToWorker): void {
   switch (message.type) {
     case "ping":
       pong(message.n);
+      return;
+    case "wake":
+      awaitCall();
       return;
     case "load":
       mark(message.plugin.key);

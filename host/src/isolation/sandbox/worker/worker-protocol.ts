@@ -21,7 +21,9 @@ export type ToWorker =
   | { type: "cancel"; id: number }
   | { type: "bridge-reply"; bid: number; ok: true; value?: unknown }
   | { type: "bridge-reply"; bid: number; ok: false; error: WireError }
-  | { type: "ping"; n: number };
+  | { type: "ping"; n: number }
+  /** A call is about to come (Sandbox.expect): an idle worker reads its channel for it a moment. */
+  | { type: "wake" };
 
 export type FromWorker =
   | { type: "reply"; rid: number; ok: true }
@@ -46,6 +48,11 @@ export type WorkerEngineOptions = Omit<EngineOptions, "onWarning" | "syncEntry" 
    * PROMPT_ENTRY_MS). Default 5 ms.
    */
   promptEntryMs?: number;
+  /**
+   * How long an idle worker reads its channel for the call a `wake` announced before it waits on
+   * its event loop (worker-entry.ts). Default 0: no wake is sent.
+   */
+  wakeSpinMs?: number;
 };
 
 /** The worker's end of the channel: the file descriptor it is spawned with. */

@@ -77,6 +77,8 @@ type BridgeMessage = Extract<FromWorker, { type: "bridge" }>;
  * event loop.
  */
 const SPIN_MS = 0.3;
+/** A worker is woken at most this often: a wake already sent keeps it reading (worker-entry.ts). */
+const WAKE_EVERY_MS = 0.5;
 
 /** Calls in flight on all the workers of one sandbox (the slots share it). */
 export interface CallCount {
@@ -150,6 +152,8 @@ export class WorkerSlot {
   #dispatches: DispatchMeter<BridgeMessage> = this.#newMeter();
   /** The supervisor killed the current child for not answering its pings. */
   #unresponsive = false;
+  /** When the last wake was sent (performance.now()). */
+  #wokenAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     index: number,
@@ -321,6 +325,20 @@ export class WorkerSlot {
     this.#killedBy = "supervisor";
     if (unresponsive) this.#unresponsive = true;
     this.#child.kill("SIGKILL");
+  }
+
+  /**
+   * A call is about to come to this worker (Sandbox.expect): an idle one is told at once, so that
+   * it is awake when the call arrives. At most one wake per WAKE_EVERY_MS; nothing while it works.
+   */
+  wake(): void {
+    const channel = this.#channel;
+    if (channel === null || channel.closed || this.#calls.size > 0 || !this.#isReady) return;
+    const now = performance.now();
+    if (now - this.#wokenAt < WAKE_EVERY_MS) return;
+    this.#wokenAt = now;
+    channel.postPlain({ type: "wake" });
+    channel.flush(false);
   }
 
   ping(n: number): void {

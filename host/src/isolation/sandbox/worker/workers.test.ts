@@ -342,3 +342,35 @@ describe("workers: one call after another (each side reads for the other's answe
     }
   });
 });
+
+describe("workers: the early wake (wakeSpinMs)", () => {
+  let sandbox: WorkerSandbox | undefined;
+  afterEach(async () => {
+    await sandbox?.close();
+    sandbox = undefined;
+  });
+
+  it("is off by default: the sandbox offers no expect()", () => {
+    sandbox = createWorkerSandbox({ workers: 1 });
+    expect(sandbox.expect).toBeUndefined();
+  });
+
+  it("on: a woken worker serves the announced call, and calls after wakes it never received", async () => {
+    sandbox = createWorkerSandbox({ workers: 1, wakeSpinMs: 0.5 });
+    const plugin = makePlugin({ namespace: "woken", code, tools: ["spin"] });
+    await sandbox.load(plugin);
+    const open = gate();
+    open.release();
+    for (let i = 0; i < 20; i++) {
+      // announced (a wake, at most one per 0.5 ms), then made; an unknown key is ignored
+      sandbox.expect?.(plugin.key, "a", "c");
+      sandbox.expect?.("nobody@1.0.0", "a", "c");
+      const result = await spin(sandbox, plugin, "a", open.bridge);
+      expect(result.isError).not.toBe(true);
+    }
+    // a wake with no call behind it leaves the worker serving the next call
+    sandbox.expect?.(plugin.key, "a", "c");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await spin(sandbox, plugin, "a", open.bridge)).isError).not.toBe(true);
+  });
+});

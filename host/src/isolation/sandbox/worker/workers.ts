@@ -19,7 +19,7 @@
 import { availableParallelism } from "node:os";
 import { sandboxError } from "../errors.ts";
 import type { Sandbox } from "../types.ts";
-import { callWorker } from "./worker-calls.ts";
+import { callWorker, expectCall } from "./worker-calls.ts";
 import { closeFleet, createFleet, type FleetSettings, type WorkerDeathNotice } from "./worker-fleet.ts";
 import { loadPlugin, quarantine, unloadPlugin } from "./worker-loads.ts";
 import type { WorkerEngineOptions } from "./worker-protocol.ts";
@@ -76,6 +76,7 @@ function resolveSettings(options: WorkerSandboxOptions): FleetSettings {
     engineOptions.maxContextsPerIsolate = options.maxContextsPerIsolate;
   if (options.watchIntervalMs !== undefined) engineOptions.watchIntervalMs = options.watchIntervalMs;
   if (options.replyWaitMs !== undefined) engineOptions.replyWaitMs = options.replyWaitMs;
+  if (options.wakeSpinMs !== undefined) engineOptions.wakeSpinMs = options.wakeSpinMs;
   return {
     workers,
     maxWorkersPerPlugin,
@@ -96,6 +97,10 @@ export function createWorkerSandbox(options: WorkerSandboxOptions = {}): WorkerS
     load: (plugin) => loadPlugin(fleet, plugin),
     unload: (pluginKey) => unloadPlugin(fleet, pluginKey),
     call: (call, bridge) => callWorker(fleet, call, bridge),
+    // the early wake is off unless asked for (wakeSpinMs; docs/sandbox.md)
+    ...((options.wakeSpinMs ?? 0) > 0
+      ? { expect: (pluginKey, agent, conversationId) => expectCall(fleet, pluginKey, agent, conversationId) }
+      : {}),
     stats: () => fleetStats(fleet),
     workerPids: () => workerPids(fleet),
     pluginWorkers: (pluginKey) => pluginWorkers(fleet, pluginKey),
