@@ -15,6 +15,7 @@ import { machine, type Row, toMarkdown, writeReport } from "./lib/report.ts";
 import { capabilityCall } from "./scenarios/capability-call.ts";
 import { codeMode } from "./scenarios/code-mode.ts";
 import { coldStart } from "./scenarios/cold-start.ts";
+import { hostileMix } from "./scenarios/hostile-mix.ts";
 import { install } from "./scenarios/install.ts";
 import { mcpFrontDoor } from "./scenarios/mcp-front-door.ts";
 import { memory } from "./scenarios/memory.ts";
@@ -34,6 +35,7 @@ export const SCENARIOS: Record<string, (quick: boolean) => Promise<Row[]>> = {
   "7": runaway,
   "8": codeMode,
   "9": remoteCall,
+  "10": hostileMix,
 };
 
 export async function runBenchmarks(options: { quick: boolean; only?: string[] }): Promise<Row[]> {
