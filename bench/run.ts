@@ -20,6 +20,7 @@ import { growthApprovals } from "./scenarios/growth-approvals.ts";
 import { growthAudit } from "./scenarios/growth-audit.ts";
 import { growthKnowledge } from "./scenarios/growth-knowledge.ts";
 import { growthToolsList } from "./scenarios/growth-tools-list.ts";
+import { hostileMix } from "./scenarios/hostile-mix.ts";
 import { install } from "./scenarios/install.ts";
 import { mcpFrontDoor } from "./scenarios/mcp-front-door.ts";
 import { memory } from "./scenarios/memory.ts";
@@ -39,7 +40,7 @@ export const SCENARIOS: Record<string, (quick: boolean) => Promise<Row[]>> = {
   "7": runaway,
   "8": codeMode,
   "9": remoteCall,
-  // "10" is another row's (issue 38)
+  "10": hostileMix,
   "11": growthToolsList,
   "12": growthAgents,
   "13": growthAudit,

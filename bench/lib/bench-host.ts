@@ -1,6 +1,7 @@
 // A real host for the benchmarks: SQLite (or PostgreSQL) store in a temp dir, the sandbox in
-// the chosen mode, the bench plugin installed signed through the real lifecycle (integrity and
-// signature checked), an agent with every bench tool enabled and auto-approval on.
+// the chosen mode, the bench plugin (and any more a row asks for) installed signed through the
+// real lifecycle (integrity and signature checked), an agent with every tool enabled and
+// auto-approval on.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,6 +25,8 @@ export async function startBenchHost(
     store?: HostOptions["store"];
     workers?: number;
     limits?: HostOptions["limits"];
+    /** More plugins installed the same way, their tools enabled for the same agent. */
+    more?: BenchPlugin[];
   },
 ): Promise<BenchHost> {
   const dataDir = mkdtempSync(join(tmpdir(), "airlock-bench-host-"));
@@ -44,15 +47,17 @@ export async function startBenchHost(
     ...(options.limits === undefined ? {} : { limits: options.limits }),
   });
   try {
-    const signature = signIntegrity(integrityOf(plugin.tarball), keys.privateKeyPem);
-    await host.plugins.installTarball(plugin.tarball, `file:${plugin.tarballPath}`, {
-      signatures: [signature],
-    });
+    const plugins = [plugin, ...(options.more ?? [])];
+    for (const p of plugins) {
+      const signature = signIntegrity(integrityOf(p.tarball), keys.privateKeyPem);
+      await host.plugins.installTarball(p.tarball, `file:${p.tarballPath}`, { signatures: [signature] });
+    }
     await host.createAgent("bench");
-    const ns = plugin.manifest.namespace;
     await host.setToolsEnabled(
       "bench",
-      Object.fromEntries(plugin.manifest.tools.map((t) => [`${ns}:${t.name}`, true])),
+      Object.fromEntries(
+        plugins.flatMap((p) => p.manifest.tools.map((t) => [`${p.manifest.namespace}:${t.name}`, true])),
+      ),
     );
     const run = await host.startRun({ agent: "bench", conversationId: "c1", autoApprove: true });
     return {

@@ -1,7 +1,7 @@
 // Builds the benchmark plugin with the SDK's real build and pack, optionally padded with
 // generated code to a target bundle size (cold-start rows compare 50 KB and 500 KB bundles).
 // Tools: echo (trivial), spin (CPU-bound), caps (N capability calls of one kind),
-// runaway (a sync infinite loop) and stall (awaits forever).
+// runaway (a sync infinite loop) and stall (awaits forever); a row may build its own source.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { buildPlugin, packPlugin } from "@airlock/sdk/build";
@@ -108,11 +108,16 @@ export interface BenchPlugin {
   bundleSize: number;
 }
 
-/** Builds and packs the bench plugin as `<namespace>@<version>`, padded with about `padKb` KB of code. */
+/**
+ * Builds and packs the bench plugin as `<namespace>@<version>`, padded with about `padKb` KB of code;
+ * `source` replaces the bench tools with a plugin of the row's own (its `__NS__` and `__VERSION__`
+ * filled in the same way; `./pad.ts` is there to import).
+ */
 export async function buildBenchPlugin(
   namespace: string,
   version: string,
   padKb: number,
+  source = SOURCE,
 ): Promise<BenchPlugin> {
   const dir = join(WORK, `${namespace}-${version}-${padKb}`);
   rmSync(dir, { recursive: true, force: true });
@@ -123,7 +128,7 @@ export async function buildBenchPlugin(
   );
   writeFileSync(
     join(dir, "src", "index.ts"),
-    SOURCE.replace("__NS__", namespace).replace("__VERSION__", version),
+    source.replace("__NS__", namespace).replace("__VERSION__", version),
   );
   writeFileSync(
     join(dir, "src", "pad.ts"),

@@ -14,7 +14,7 @@ export interface RemoteHost {
   server: AdminServer;
   dataDir: string;
   tokens: Record<string, string>;
-  /** Every onInternalError report, as text. */
+  /** Every onInternalError report and every line of the admin server's error log, as text. */
   internal: string[];
   /** Approves (or denies) every approval as it is requested, until turned off. */
   autoDecide(approve: boolean): () => void;
@@ -46,17 +46,17 @@ export interface McpCaller {
 export async function startRemoteHost(options: Partial<HostOptions> = {}): Promise<RemoteHost> {
   const dataDir = await mkdtemp(join(tmpdir(), "airlock-remote-"));
   const internal: string[] = [];
+  const report = (what: string, error: unknown) =>
+    internal.push(
+      `${what}: ${error instanceof Error ? `${error.message} ${String((error as { cause?: unknown }).cause ?? "")}` : String(error)}`,
+    );
   const host = await createHost({
     dataDir,
     sandbox: { mode: "in-process" },
-    onInternalError: (what, error) => {
-      internal.push(
-        `${what}: ${error instanceof Error ? `${error.message} ${String((error as { cause?: unknown }).cause ?? "")}` : String(error)}`,
-      );
-    },
+    onInternalError: report,
     ...options,
   });
-  const server = await startAdminServer(host, { port: 0, log: () => undefined });
+  const server = await startAdminServer(host, { port: 0, log: (error) => report("admin server", error) });
   const tokens: Record<string, string> = {};
   for (const agent of ["alpha", "beta"]) {
     await host.createAgent(agent);
