@@ -5,7 +5,8 @@
 // strips types nor resolves packages at start (measured in docs/benchmarks.md, row 0).
 // Run by `npm ci` (the root package's `prepare`: node host/src/surfaces/cli/bundle/build.ts),
 // and by the executable itself when the sources changed since (load.ts).
-// What stays outside: native and self-locating packages (isolated-vm, esbuild, pg, pg-boss), and
+// What stays outside: native and self-locating packages (isolated-vm, esbuild, pg, pg-boss),
+// undici (EXTERNAL says why), and
 // every file the host reaches by path at run time: `import.meta.url`, `.dirname` and `.filename`
 // in the sources are replaced by the source file's own, so the sandbox still forks
 // worker-entry.ts, the store still starts its threads, and the isolate runtime, the console UI
@@ -38,8 +39,13 @@ const BUILDER = fileURLToPath(import.meta.url);
 /** The files that decide what a build produces besides the sources: inputs of every bundle. */
 const BUILDER_FILES = [BUILDER, join(dirname(BUILDER), "manifest.ts"), join(REPO_ROOT, INSTALLED_TREE)];
 
-/** Packages loaded from node_modules at run time, not bundled (native code, or they locate files). */
-export const EXTERNAL = ["isolated-vm", "esbuild", "pg", "pg-boss", "pg-native"];
+/**
+ * Packages loaded from node_modules at run time, not bundled: native code or files they locate
+ * (isolated-vm, esbuild, pg), and CommonJS packages the host imports dynamically (undici): split
+ * into a chunk of its own, such a package exports only `default`, and `const { request } = await
+ * import("undici")` would read undefined, where Node's own import finds the named exports.
+ */
+export const EXTERNAL = ["isolated-vm", "esbuild", "pg", "pg-boss", "pg-native", "undici"];
 
 /** Build directories not current and untouched this long are removed by the next build. */
 const PRUNE_AFTER_MS = 24 * 60 * 60 * 1000;

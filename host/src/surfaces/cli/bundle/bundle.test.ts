@@ -3,9 +3,9 @@
 // changed, and what `airlock` actually loads (not the sources). Nothing in the repository is
 // edited: staleness is shown on a copy of the manifest in a temporary cache directory.
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ensureHostBundle } from "./load.ts";
 import {
@@ -56,6 +56,14 @@ describe("the host bundle", () => {
     expect(paths.some((p) => p.startsWith("node_modules/@modelcontextprotocol/server/"))).toBe(true);
     expect(paths.some((p) => p.startsWith("node_modules/isolated-vm/"))).toBe(false); // external
     expect(checkFreshness(DEFAULT_CACHE_DIR, { full: true }).fresh).toBe(true);
+  });
+
+  it("has no chunk that is a CommonJS module exporting only `default` (its named exports lost)", async () => {
+    const dir = dirname((await ensureHostBundle()).entry);
+    const lost = readdirSync(dir).filter((f) =>
+      /^export default require_/m.test(readFileSync(join(dir, f), "utf8")),
+    );
+    expect(lost).toEqual([]);
   });
 
   it("is refused when an input's content differs from what it was built from", () => {
