@@ -1,7 +1,7 @@
 // What the `airlock` executable (host/bin/airlock.ts) runs: the CLI's `main` from the host bundle
 // (build.ts) when the bundle is fresh (manifest.ts: every input as it was built from), after
-// rebuilding it when it is not, and from the sources when it cannot be built or
-// AIRLOCK_FROM_SOURCE=1 asks for that (a debugger, a stack trace into the real files).
+// rebuilding it when it is not, and from the sources when it cannot be built or loaded (said on
+// stderr) or AIRLOCK_FROM_SOURCE=1 asks for that (a debugger, a stack trace into the real files).
 // One process builds at a time per cache directory (a lock file); the others wait for its
 // manifest, and build themselves only when the lock is older than LOCK_STALE_MS.
 // Invariants: a stale bundle is never run; this file and manifest.ts import node built-ins only
@@ -12,10 +12,10 @@ import { pathToFileURL } from "node:url";
 import { checkFreshness, DEFAULT_CACHE_DIR, ENTRY_FILE, type Freshness, writeManifest } from "./manifest.ts";
 
 const LOCK_STALE_MS = 120_000;
+const WAIT_STEP_MS = 50;
 
 /** The CLI's entry point (main.ts `main`): runs the command in argv and exits. */
 export type CliMain = (argv?: readonly string[]) => Promise<never>;
-const WAIT_STEP_MS = 50;
 
 export interface LoadedCli {
   main: CliMain;
@@ -101,14 +101,14 @@ export async function loadCli(
     from: "source",
   });
   if (env.AIRLOCK_FROM_SOURCE === "1") return fromSource();
-  let bundle: { entry: string; rebuilt: boolean };
   try {
-    bundle = await ensureHostBundle(cacheDir);
+    const bundle = await ensureHostBundle(cacheDir);
+    const module = (await import(pathToFileURL(bundle.entry).href)) as { main: CliMain };
+    return { main: module.main, from: bundle.rebuilt ? "rebuilt" : "bundle", entry: bundle.entry };
   } catch (error) {
+    // a build that failed, or a bundle that does not load: the sources still run
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`airlock: could not build the host bundle (${message}); running from source\n`);
+    process.stderr.write(`airlock: cannot run the host bundle (${message}); running from source\n`);
     return fromSource();
   }
-  const module = (await import(pathToFileURL(bundle.entry).href)) as { main: CliMain };
-  return { main: module.main, from: bundle.rebuilt ? "rebuilt" : "bundle", entry: bundle.entry };
 }
