@@ -3,8 +3,9 @@
 // npm packages, as ES modules split at the dynamic imports (so `airlock mcp` still loads neither
 // the admin server nor undici), in node_modules/.cache/airlock/host-bundle/. Node then neither
 // strips types nor resolves packages at start (measured in docs/benchmarks.md, row 0).
-// Run by `npm ci` (the root package's `prepare`: node host/src/surfaces/cli/bundle/build.ts),
-// and by the executable itself when the sources changed since (load.ts).
+// Run by `npm ci` (the root package's `prepare`: node host/src/surfaces/cli/bundle/build.ts), by
+// `npm test` before its suites (`--if-stale`: only when a source changed, so no suite's CLI process
+// waits for a build), and by the executable itself when the sources changed since (load.ts).
 // What stays outside: native and self-locating packages (isolated-vm, esbuild, pg, pg-boss),
 // undici (EXTERNAL says why), and
 // every file the host reaches by path at run time: `import.meta.url`, `.dirname` and `.filename`
@@ -22,6 +23,7 @@ import { build, type Loader, type Plugin } from "esbuild";
 import {
   type BundleInput,
   type BundleManifest,
+  checkFreshness,
   DEFAULT_CACHE_DIR,
   describeInput,
   ENTRY_FILE,
@@ -180,10 +182,14 @@ export async function buildHostBundle(cacheDir: string = DEFAULT_CACHE_DIR): Pro
 export { ENTRY_FILE };
 
 if (import.meta.main) {
-  const t0 = performance.now();
-  const manifest = await buildHostBundle();
-  const ms = (performance.now() - t0).toFixed(0);
-  process.stdout.write(
-    `airlock: host bundle ${manifest.dir} built from ${manifest.inputs.length} files in ${ms} ms (${DEFAULT_CACHE_DIR})\n`,
-  );
+  // --if-stale: build only when the current bundle is not fresh (npm test, before its suites)
+  const fresh = process.argv.includes("--if-stale") && checkFreshness(DEFAULT_CACHE_DIR).fresh;
+  if (!fresh) {
+    const t0 = performance.now();
+    const manifest = await buildHostBundle();
+    const ms = (performance.now() - t0).toFixed(0);
+    process.stdout.write(
+      `airlock: host bundle ${manifest.dir} built from ${manifest.inputs.length} files in ${ms} ms (${DEFAULT_CACHE_DIR})\n`,
+    );
+  }
 }
