@@ -162,77 +162,85 @@ const readable = (max: number) =>
   text(max).refine((s) => unreadableCharacter(s) === null, {
     message: `a name a person reads has ${READABLE_NAME_RULE}`,
   });
-const jsonSchema = z.record(z.string(), z.unknown());
+// The schemas below are built on first use (parseManifest), not when this module loads: most
+// importers want its types and constants only (the host's `airlock mcp` start, SDK_VERSION), and
+// building them cost ≈ 10 ms of every start.
 
-const secretSpec = z
-  .strictObject({
-    key: z.string().regex(SECRET_KEY_PATTERN, "secret keys are lowercase snake_case"),
-    type: z.enum(["text", "select"]),
-    label: readable(120).optional(),
-    description: text(1000).optional(),
-    choices: z.array(text(200)).min(1).optional(),
-    optional: z.boolean(),
-    sensitive: z.boolean(),
-  })
-  .refine((s) => (s.type === "select") === (s.choices !== undefined), {
-    message: "a select secret needs choices, and only a select secret has them",
-    path: ["choices"],
-  });
+const jsonSchema = () => z.record(z.string(), z.unknown());
 
-const toolManifest = z.strictObject({
-  name: z.string().regex(TOOL_NAME_PATTERN, `tool names are camelCase or snake_case (${TOOL_NAME_PATTERN})`),
-  description: text(8000),
-  category: text(64),
-  inputSchema: jsonSchema,
-  outputSchema: jsonSchema.optional(),
-  annotations: z.strictObject({
-    title: readable(120).optional(),
-    readOnlyHint: z.boolean().optional(),
-    destructiveHint: z.boolean().optional(),
-    idempotentHint: z.boolean().optional(),
-    openWorldHint: z.boolean().optional(),
-  }),
-  presentation: z
+function toolManifestSchema() {
+  const secretSpec = z
     .strictObject({
-      label: readable(120),
-      icon: text(120),
-      tone: z.enum(["info", "success", "warning", "error"]).optional(),
-      group: text(64).optional(),
+      key: z.string().regex(SECRET_KEY_PATTERN, "secret keys are lowercase snake_case"),
+      type: z.enum(["text", "select"]),
+      label: readable(120).optional(),
+      description: text(1000).optional(),
+      choices: z.array(text(200)).min(1).optional(),
+      optional: z.boolean(),
+      sensitive: z.boolean(),
     })
-    .optional(),
-  requiredSecrets: z.array(secretSpec).max(64),
-  inputExamples: z
-    .array(z.strictObject({ label: text(200), input: z.record(z.string(), z.unknown()) }))
-    .max(32),
-  harness: z.string().regex(HARNESS_GROUP_PATTERN, "harness groups are lowercase snake_case").nullable(),
-  longRunning: z.boolean().optional(),
-});
+    .refine((s) => (s.type === "select") === (s.choices !== undefined), {
+      message: "a select secret needs choices, and only a select secret has them",
+      path: ["choices"],
+    });
 
-const egressRule = z.strictObject({
-  host: z
-    .string()
-    .regex(
-      /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/,
-      "a lowercase host name",
-    ),
-  ports: z.array(z.number().int().min(1).max(65535)).min(1).optional(),
-  schemes: z
-    .array(z.enum(["https", "http"]))
-    .min(1)
-    .optional(),
-  secrets: z.array(z.string().regex(SECRET_KEY_PATTERN)).optional(),
-  secretMethods: z
-    .array(z.enum(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]))
-    .min(1)
-    .optional(),
-  secretPaths: z
-    .array(z.string().regex(/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]{0,255}$/, "a URL path starting with /"))
-    .min(1)
-    .max(32)
-    .optional(),
-});
+  return z.strictObject({
+    name: z
+      .string()
+      .regex(TOOL_NAME_PATTERN, `tool names are camelCase or snake_case (${TOOL_NAME_PATTERN})`),
+    description: text(8000),
+    category: text(64),
+    inputSchema: jsonSchema(),
+    outputSchema: jsonSchema().optional(),
+    annotations: z.strictObject({
+      title: readable(120).optional(),
+      readOnlyHint: z.boolean().optional(),
+      destructiveHint: z.boolean().optional(),
+      idempotentHint: z.boolean().optional(),
+      openWorldHint: z.boolean().optional(),
+    }),
+    presentation: z
+      .strictObject({
+        label: readable(120),
+        icon: text(120),
+        tone: z.enum(["info", "success", "warning", "error"]).optional(),
+        group: text(64).optional(),
+      })
+      .optional(),
+    requiredSecrets: z.array(secretSpec).max(64),
+    inputExamples: z
+      .array(z.strictObject({ label: text(200), input: z.record(z.string(), z.unknown()) }))
+      .max(32),
+    harness: z.string().regex(HARNESS_GROUP_PATTERN, "harness groups are lowercase snake_case").nullable(),
+    longRunning: z.boolean().optional(),
+  });
+}
 
-const positive = z.number().int().positive();
+function egressRuleSchema() {
+  return z.strictObject({
+    host: z
+      .string()
+      .regex(
+        /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/,
+        "a lowercase host name",
+      ),
+    ports: z.array(z.number().int().min(1).max(65535)).min(1).optional(),
+    schemes: z
+      .array(z.enum(["https", "http"]))
+      .min(1)
+      .optional(),
+    secrets: z.array(z.string().regex(SECRET_KEY_PATTERN)).optional(),
+    secretMethods: z
+      .array(z.enum(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]))
+      .min(1)
+      .optional(),
+    secretPaths: z
+      .array(z.string().regex(/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]{0,255}$/, "a URL path starting with /"))
+      .min(1)
+      .max(32)
+      .optional(),
+  });
+}
 
 // Strict semver 2.0.0 (semver.org's grammar): no leading zeros in numbers or numeric
 // prerelease identifiers; each number at most 2^53 − 1 (what semver tools compare exactly).
@@ -257,106 +265,113 @@ function strictSemver(what: string, build: boolean) {
     );
 }
 
-const sri = z.string().regex(/^sha512-[A-Za-z0-9+/]{86}==$/, "an SRI sha512 digest");
-const skillManifest = z.strictObject({
-  id: z.string().regex(SKILL_ID_PATTERN, `skill ids match ${SKILL_ID_PATTERN}`),
-  name: readable(MAX_SKILL_NAME * 2),
-  description: z
-    .string()
-    .min(1)
-    .max(MAX_SKILL_DESCRIPTION * 2),
-  integrity: sri,
-  source: z.string().max(MAX_SKILL_FILE_BYTES),
-  references: z
-    .array(
-      z.strictObject({
-        path: z.string().regex(REFERENCE_NAME, `reference file names match ${REFERENCE_NAME}`),
-        integrity: sri,
-        content: z.string().max(MAX_SKILL_FILE_BYTES),
-      }),
-    )
-    .max(MAX_SKILL_REFERENCES),
-});
+function skillManifestSchema() {
+  const sri = z.string().regex(/^sha512-[A-Za-z0-9+/]{86}==$/, "an SRI sha512 digest");
+  return z.strictObject({
+    id: z.string().regex(SKILL_ID_PATTERN, `skill ids match ${SKILL_ID_PATTERN}`),
+    name: readable(MAX_SKILL_NAME * 2),
+    description: z
+      .string()
+      .min(1)
+      .max(MAX_SKILL_DESCRIPTION * 2),
+    integrity: sri,
+    source: z.string().max(MAX_SKILL_FILE_BYTES),
+    references: z
+      .array(
+        z.strictObject({
+          path: z.string().regex(REFERENCE_NAME, `reference file names match ${REFERENCE_NAME}`),
+          integrity: sri,
+          content: z.string().max(MAX_SKILL_FILE_BYTES),
+        }),
+      )
+      .max(MAX_SKILL_REFERENCES),
+  });
+}
 
-const pluginManifest = z
-  .strictObject({
-    manifestVersion: z.literal(MANIFEST_VERSION),
-    namespace: z.string().regex(NAMESPACE_PATTERN, "namespace must match ^[a-z][a-z0-9-]{1,31}$"),
-    version: strictSemver("version", true),
-    description: z.string().max(2000),
-    engine: text(200),
-    sdk: strictSemver("sdk", false),
-    bundle: z.strictObject({
-      file: z.literal(BUNDLE_FILE),
-      integrity: z.string().regex(/^sha512-[A-Za-z0-9+/]{86}==$/, "an SRI sha512 digest"),
-      size: z.number().int().nonnegative(),
-    }),
-    tools: z.array(toolManifest).min(1).max(256),
-    knowledge: z.enum(["read", "write", "manage"]).nullable(),
-    egress: z.array(egressRule).max(64),
-    limits: z.strictObject({
-      cpuMs: positive.optional(),
-      wallMs: positive.optional(),
-      memoryMb: positive.optional(),
-      maxInputBytes: positive.optional(),
-      maxResultBytes: positive.optional(),
-      concurrency: positive.optional(),
-      capabilityCalls: positive.optional(),
-    }),
-    oauth: z.array(z.record(z.string(), z.unknown())).max(8).optional(),
-    models: z.strictObject({ reason: text(1000) }).optional(),
-    skills: z.array(skillManifest).max(MAX_SKILLS).optional(),
-  })
-  .superRefine((m, ctx) => {
-    checkOAuthProviders(m as unknown as PluginManifest, ctx);
-    const refusal = namespaceRefusal(m.namespace);
-    if (refusal !== null) ctx.addIssue({ code: "custom", path: ["namespace"], message: refusal });
-    m.egress.forEach((rule, i) => {
-      const why = manifestHostRefusal(rule.host);
-      if (why !== null) ctx.addIssue({ code: "custom", path: ["egress", i, "host"], message: why });
-    });
-    const seen = new Set<string>();
-    m.tools.forEach((t, i) => {
-      if (seen.has(t.name)) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["tools", i, "name"],
-          message: `duplicate tool name "${t.name}"`,
-        });
-      }
-      seen.add(t.name);
-      const wire = wireName(m.namespace, t.name);
-      if (wire.length > MAX_WIRE_NAME_LENGTH) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["tools", i, "name"],
-          message: `"${wire}" is ${wire.length} characters; <namespace>__<tool> must fit in ${MAX_WIRE_NAME_LENGTH}`,
-        });
-      }
-    });
-    const declared = new Set(m.tools.flatMap((t) => t.requiredSecrets.map((s) => s.key)));
-    m.egress.forEach((rule, i) => {
-      if (
-        (rule.secretMethods !== undefined || rule.secretPaths !== undefined) &&
-        (rule.secrets ?? []).length === 0
-      ) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["egress", i],
-          message: "secretMethods and secretPaths narrow the rule's secrets; this rule binds none",
-        });
-      }
-      for (const key of rule.secrets ?? []) {
-        if (!declared.has(key)) {
+function pluginManifestSchema() {
+  const positive = z.number().int().positive();
+  return z
+    .strictObject({
+      manifestVersion: z.literal(MANIFEST_VERSION),
+      namespace: z.string().regex(NAMESPACE_PATTERN, "namespace must match ^[a-z][a-z0-9-]{1,31}$"),
+      version: strictSemver("version", true),
+      description: z.string().max(2000),
+      engine: text(200),
+      sdk: strictSemver("sdk", false),
+      bundle: z.strictObject({
+        file: z.literal(BUNDLE_FILE),
+        integrity: z.string().regex(/^sha512-[A-Za-z0-9+/]{86}==$/, "an SRI sha512 digest"),
+        size: z.number().int().nonnegative(),
+      }),
+      tools: z.array(toolManifestSchema()).min(1).max(256),
+      knowledge: z.enum(["read", "write", "manage"]).nullable(),
+      egress: z.array(egressRuleSchema()).max(64),
+      limits: z.strictObject({
+        cpuMs: positive.optional(),
+        wallMs: positive.optional(),
+        memoryMb: positive.optional(),
+        maxInputBytes: positive.optional(),
+        maxResultBytes: positive.optional(),
+        concurrency: positive.optional(),
+        capabilityCalls: positive.optional(),
+      }),
+      oauth: z.array(z.record(z.string(), z.unknown())).max(8).optional(),
+      models: z.strictObject({ reason: text(1000) }).optional(),
+      skills: z.array(skillManifestSchema()).max(MAX_SKILLS).optional(),
+    })
+    .superRefine((m, ctx) => {
+      checkOAuthProviders(m as unknown as PluginManifest, ctx);
+      const refusal = namespaceRefusal(m.namespace);
+      if (refusal !== null) ctx.addIssue({ code: "custom", path: ["namespace"], message: refusal });
+      m.egress.forEach((rule, i) => {
+        const why = manifestHostRefusal(rule.host);
+        if (why !== null) ctx.addIssue({ code: "custom", path: ["egress", i, "host"], message: why });
+      });
+      const seen = new Set<string>();
+      m.tools.forEach((t, i) => {
+        if (seen.has(t.name)) {
           ctx.addIssue({
             code: "custom",
-            path: ["egress", i, "secrets"],
-            message: `secret "${key}" is bound to ${rule.host} but no tool declares it`,
+            path: ["tools", i, "name"],
+            message: `duplicate tool name "${t.name}"`,
           });
         }
-      }
+        seen.add(t.name);
+        const wire = wireName(m.namespace, t.name);
+        if (wire.length > MAX_WIRE_NAME_LENGTH) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["tools", i, "name"],
+            message: `"${wire}" is ${wire.length} characters; <namespace>__<tool> must fit in ${MAX_WIRE_NAME_LENGTH}`,
+          });
+        }
+      });
+      const declared = new Set(m.tools.flatMap((t) => t.requiredSecrets.map((s) => s.key)));
+      m.egress.forEach((rule, i) => {
+        if (
+          (rule.secretMethods !== undefined || rule.secretPaths !== undefined) &&
+          (rule.secrets ?? []).length === 0
+        ) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["egress", i],
+            message: "secretMethods and secretPaths narrow the rule's secrets; this rule binds none",
+          });
+        }
+        for (const key of rule.secrets ?? []) {
+          if (!declared.has(key)) {
+            ctx.addIssue({
+              code: "custom",
+              path: ["egress", i, "secrets"],
+              message: `secret "${key}" is bound to ${rule.host} but no tool declares it`,
+            });
+          }
+        }
+      });
     });
-  });
+}
+
+let pluginManifest: ReturnType<typeof pluginManifestSchema> | undefined;
 
 /** Providers: each valid, names unique, apiHosts covered by egress rules, client keys undeclarable. */
 function checkOAuthProviders(m: PluginManifest, ctx: z.RefinementCtx): void {
@@ -433,6 +448,7 @@ export function parseManifest(data: unknown): PluginManifest {
       { status: 422, details: { path } },
     );
   }
+  pluginManifest ??= pluginManifestSchema();
   const result = pluginManifest.safeParse(data);
   if (result.success) return result.data as unknown as PluginManifest;
   const issues = result.error.issues.map((i) => ({ path: formatPath(i.path), message: i.message }));

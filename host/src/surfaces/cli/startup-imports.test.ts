@@ -1,7 +1,9 @@
-// What `airlock mcp` loads at start: not undici, the MCP client SDK, node:http or the admin
-// server's modules, which load on first use (egress/undici.ts, remote/mcp-client.ts,
-// egress/exchange.ts, commands/start.ts). Each was 60–130 ms of every start-up; a static import
-// added anywhere on the path would bring it back, and this test names it.
+// What `airlock mcp` loads at start: not undici, the MCP client SDK, node:http, esbuild or the
+// admin server's modules, which load on first use (egress/undici.ts, remote/mcp-client.ts,
+// egress/exchange.ts, code-mode/strip.ts, commands/start.ts). Each was 20–130 ms of every
+// start-up; a static import added anywhere on the path would bring it back, and this test names
+// it. (The `airlock` executable runs these modules from the host bundle, cli/bundle/, which keeps
+// the same dynamic imports apart.)
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -37,5 +39,11 @@ describe("start-up imports", () => {
     expect(urls.filter((u) => u.endsWith("/host/src/surfaces/http/server.ts"))).toEqual([]);
     expect(urls.filter((u) => u === "node:http")).toEqual([]);
     expect(builtins).not.toContain("http");
+  });
+
+  it("loads no esbuild for airlock mcp (main.ts loads only its command module)", () => {
+    const { urls } = loadedBy(join(HOST, "src", "surfaces", "cli", "commands", "mcp.ts"));
+    expect(urls.some((u) => u.endsWith("/host/src/host.ts"))).toBe(true);
+    expect(urls.filter((u) => u.includes("/node_modules/esbuild/"))).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 // The worker processes of one workers-mode sandbox as a set, and the state its pieces share:
-// the shared workers (started at once), the trust tiers' own workers (worker-tiers.ts), where
+// the shared workers (each started on its first load or call: worker-slot.ts), the trust tiers' own workers (worker-tiers.ts), where
 // each plugin version is placed (worker-placement.ts), the supervisor that pings them, and close.
 // `WorkerFleet` is the one small context object that worker-loads.ts (placement), worker-calls.ts
 // (call dispatch) and worker-stats.ts (reporting) are handed; they keep no state of their own.
@@ -70,7 +70,7 @@ export interface WorkerFleet {
   closed: boolean;
 }
 
-/** Starts the shared workers and their supervisor; `onAbort` hears a worker V8 aborted. */
+/** Creates the shared workers (each starts on first use) and starts their supervisor; `onAbort` hears a worker V8 aborted. */
 export function createFleet(
   settings: FleetSettings,
   onAbort: (slot: WorkerSlot, abort: WorkerAbort) => void,
@@ -131,6 +131,7 @@ function startSupervisor(slots: () => WorkerSlot[], settings: FleetSettings): No
   let pings = 0;
   const supervisor = setInterval(() => {
     for (const slot of slots()) {
+      if (!slot.spawned) continue; // not started yet: nothing to supervise
       if (!slot.started) {
         if (Date.now() - slot.startedAt > startTimeoutMs) {
           onLog(`[worker ${slot.index}] not ready after ${startTimeoutMs} ms; killing it`);

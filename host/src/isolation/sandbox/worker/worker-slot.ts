@@ -1,4 +1,6 @@
-// One sandbox worker process as the host sees it: starts it, talks to it over one framed channel
+// One sandbox worker process as the host sees it: starts it on first use (the first load or call,
+// not when the sandbox is created: a host that serves no call, `airlock mcp` answering its
+// tools/list, spawns no worker), talks to it over one framed channel
 // (channel.ts, the child's fd 3; coalesced writes), and restarts it when it dies (reloading the
 // plugins it hosted). Calls in flight on a worker that dies fail with
 // AIRLOCK_SANDBOX_WORKER_CRASHED; calls on other workers are untouched. A call that is the only
@@ -120,6 +122,8 @@ export class WorkerSlot {
   /** When the current child was started, and whether it said it is ready (pings wait for that). */
   startedAt = 0;
   started = false;
+  /** Whether a child was ever started (the first load or call starts it). */
+  #spawned = false;
   #onStarted: () => void = () => undefined;
   #child: ChildProcess | null = null;
   #channel: Channel<ToWorker, FromWorker> | null = null;
@@ -166,7 +170,11 @@ export class WorkerSlot {
     this.#onLog = onLog;
     this.#hooks = hooks;
     this.#inFlight = hooks.inFlight ?? { calls: 0 };
-    this.#start();
+  }
+
+  /** A child has been started (it may be starting, running or restarting). */
+  get spawned(): boolean {
+    return this.#spawned;
   }
 
   get pid(): number | undefined {
@@ -384,6 +392,10 @@ export class WorkerSlot {
 
   /** Waits until the current child is ready with its plugins (again, if it was replaced meanwhile). */
   async #whenReady(): Promise<void> {
+    if (!this.#spawned && !this.#closing) {
+      this.#spawned = true;
+      this.#start();
+    }
     let ready: Promise<void>;
     do {
       ready = this.#ready;
@@ -399,6 +411,7 @@ export class WorkerSlot {
 
   async unload(pluginKey: string): Promise<void> {
     this.plugins.delete(pluginKey);
+    if (!this.#spawned) return; // nothing was ever loaded in a child
     await this.#whenReady();
     await this.#request({ type: "unload", rid: 0, pluginKey });
   }

@@ -3,6 +3,7 @@
 // bounds its calls across all workers together. Calls are held inside the tool by a gated bridge
 // (no timing): "busy" is a call in flight, observed through pluginWorkers() and stats().
 // Closing a sandbox while its workers are still starting ends them quietly (no crash on the way out).
+// A worker process starts on its first load, not with the sandbox.
 import { AirlockError } from "@airlock/sdk/errors";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { BridgeDispatch } from "../../bridge/types.ts";
@@ -160,6 +161,20 @@ function isAlive(pid: number): boolean {
   }
 }
 
+describe("workers start on first use", () => {
+  it("starts no worker process before the first load, then only the one that load needs", async () => {
+    const sandbox = createWorkerSandbox({ workers: 2 });
+    try {
+      expect(sandbox.workerPids()).toEqual([]);
+      expect(sandbox.stats()).toMatchObject({ workers: 2, restarts: 0 });
+      await sandbox.load(makePlugin({ namespace: "first", code, tools: ["spin"] }));
+      expect(sandbox.workerPids()).toHaveLength(1);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
+
 describe("closing a workers sandbox while its workers start", () => {
   // close() resolves once the processes have exited (the test's timeout bounds how long that may
   // take: a wall-clock figure is a benchmark, not a gate)
@@ -167,9 +182,14 @@ describe("closing a workers sandbox while its workers start", () => {
     for (let round = 0; round < 3; round++) {
       const lines: string[] = [];
       const starting = createWorkerSandbox({ workers: 2, onLog: (line) => lines.push(line) });
+      // two loads start both workers (each goes to the worker holding fewest plugins)
+      const loads = ["one", "two"].map((namespace) =>
+        starting.load(makePlugin({ namespace, code, tools: ["spin"] })).catch(() => undefined),
+      );
       const pids = starting.workerPids();
       expect(pids).toHaveLength(2);
       await starting.close();
+      await Promise.all(loads);
       expect(pids.filter(isAlive)).toEqual([]);
       // a worker that outlived the marker directory would print its ENOENT stack here
       await new Promise((resolve) => setTimeout(resolve, 300));

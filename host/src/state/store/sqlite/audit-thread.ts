@@ -4,8 +4,8 @@
 // gathers the batches; this moves their commit off the event loop, so the host thread spends on
 // a batch only its rows' parameters (time checked, details sanitised and serialised) and their
 // structured clone.
-// The thread starts with the store; until it has its connection, batches commit on the caller's
-// thread through `direct` (the host's connection), so a short-lived process (a CLI command)
+// The thread starts with the first batch; until it has its connection, batches commit on the
+// caller's thread through `direct` (the host's connection), so a short-lived process (a CLI command)
 // does not wait for a thread to start (≈ 0.1 s on the 2-core AMD VM). A thread that dies (a
 // failed start, an error outside its per-batch try) fails the batches it held, and the next
 // write starts a new one; the audit writer retries a failed batch, so a batch the thread had
@@ -87,8 +87,9 @@ export function startAuditThread(
     return w;
   }
 
-  // started now, so it is ready by the first batch (the spawn overlaps the rest of the host's start)
-  worker = spawn();
+  // started by the first batch, not with the store: a process that writes no audit entry (a CLI
+  // command that only reads) starts no thread, and `airlock mcp` answers its first request
+  // without one competing for the CPU; until it is ready, batches commit through `direct`
   return {
     write(entries, mark) {
       if (stopped !== null) return Promise.reject(new Error("the audit writer thread is stopped"));
