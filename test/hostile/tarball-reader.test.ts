@@ -159,6 +159,21 @@ const attacks: Array<{
         ]),
       ),
   },
+  {
+    name: "a package.json holding a lone surrogate",
+    code: "AIRLOCK_PACKAGE_JSON_NOT_UNICODE",
+    bytes: () =>
+      gzip(
+        tarArchive([
+          {
+            path: "package/package.json",
+            body: good.packageJson.replace(/^\{/, '{"description":"half \\ud800 a pair",'),
+          },
+          goodEntries[1] as CraftedEntry,
+          goodEntries[2] as CraftedEntry,
+        ]),
+      ),
+  },
 ];
 
 describe("hostile tarballs against readPluginTarball", () => {
