@@ -8,7 +8,8 @@
 //   read, per context, so a context that does not use them does not pay for them.
 // - The only way out is `hostRef` (a Reference the bootstrap took from the global and deleted):
 //   called with ("wake", seq, ms) — arm the host timer that will enter fire(seq), data only —,
-//   ("random", n) — n fresh random bytes — and ("module", "url") — URL's source text (a constant). Plugin code never sees it, nor any other Reference.
+//   ("random", n) — n fresh random bytes — and ("module", "url") — URL's source text, a constant
+//   of ours. Plugin code never sees it, nor any other Reference.
 // - install returns what the bootstrap needs, captured before plugin code runs: UTF-8 helpers,
 //   the timers' call hooks, fetch conversions, and failureOf(e) for errors the runtime threw
 //   with a stable AIRLOCK_* code (the timer cap).
