@@ -137,6 +137,12 @@ const code = `globalThis.__airlockPlugin = { tools: {
       ps: p.toString(), invalid, idn: new URL("https://bücher.example/").hostname,
       canParse: typeof URL.canParse === "function" ? URL.canParse("https://x.y") : null };
   },
+  // URL's code is evaluated on a context's first use, with the eval the runtime captured at install
+  urlAfterPatchedEval: async () => {
+    globalThis.eval = () => { throw new Error("patched eval"); };
+    globalThis.Function = function () { throw new Error("patched Function"); };
+    return { href: new URL("https://bücher.example/a/../b").href, req: new Request("https://x.example/?q").url };
+  },
   clone: async () => {
     const src = { d: new Date(0), m: new Map([[1, "a"]]), s: new Set([2]), u: new Uint8Array([1, 2]), n: { deep: [1] } };
     src.self = src;
@@ -241,6 +247,7 @@ describe.each(MODES)("the Web runtime inside the isolate (%s)", (mode) => {
         "text",
         "base64",
         "url",
+        "urlAfterPatchedEval",
         "clone",
         "crypto",
         "abort",
@@ -315,6 +322,14 @@ describe.each(MODES)("the Web runtime inside the isolate (%s)", (mode) => {
       invalid: "TypeError",
       idn: "xn--bcher-kva.example",
       canParse: true,
+    });
+  });
+
+  it("loads URL in a context whose code replaced eval and Function first", async () => {
+    const out = await h.call(plugin, "urlAfterPatchedEval", {}, { agent: "patcher" });
+    expect(out.structuredContent).toEqual({
+      href: "https://xn--bcher-kva.example/b",
+      req: "https://x.example/?q",
     });
   });
 

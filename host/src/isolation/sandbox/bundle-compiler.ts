@@ -2,9 +2,9 @@
 // PluginRuntime (from SandboxPlugin.codeCachePath when given), produced on the first compile that
 // had none, kept in memory for the isolate's replacements and written back to the path. V8 puts in
 // a cache only the functions compiled when it is made, so a compile that produced one is followed,
-// once the bundle has run and served its first call (`warm`), by a second compile in the same
-// isolate that produces it again with what the bundle's start and that call compiled lazily; that
-// cache replaces the first in memory and on disk (measured on a 657 KB bundle: the bundle's start
+// once the bundle has run and served its first call (`warm`, after that call's answer), by a
+// second compile in the same isolate that produces it again with what the bundle's start and that
+// call compiled lazily; that cache replaces the first in memory and on disk (measured on a 657 KB bundle: the bundle's start
 // 2.6 ms from the first cache, 0.96 ms from the warmed one; the first call 0.66 ms, 0.23 warm).
 // The cache is kept as one ExternalCopy, the file's bytes moved into it and a produced cache kept
 // as V8 gave it: no copy per compile. Each copy of a ~480 KB cache is fresh memory, and on a guest

@@ -1,7 +1,13 @@
 // Engine knobs that the shared suite does not vary: the per-isolate context cap (least recently
-// used idle contexts are released) and the engine-wide bound on calls in flight.
+// used idle contexts are released) and the engine-wide bound on calls in flight; and when the
+// code cache is made again after a first call (after its answer, before the isolate goes).
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { BridgeDispatch } from "../bridge/types.ts";
+import { readCodeCache } from "./code-cache.ts";
 import { createInProcessSandbox } from "./in-process.ts";
 import { makePlugin } from "./plugin-fixture.ts";
 import type { Sandbox, SandboxPlugin } from "./types.ts";
@@ -155,4 +161,41 @@ globalThis.__airlockPlugin = { tools: {
     expect(new Set(await Promise.all(during))).toEqual(new Set([ok]));
     await sandbox.close();
   });
+
+  // The cache the first compile produced holds only what was compiled then; the one made again
+  // after the first call also holds the tool's code. The call must not wait for it, and unload
+  // and close must not drop it.
+  it.each(["unload", "close"] as const)(
+    "answers a first call before making the code cache again, and %s waits for it",
+    async (end) => {
+      const dir = mkdtempSync(join(tmpdir(), "airlock-warm-"));
+      const key = randomBytes(32);
+      const path = join(dir, "p.cache");
+      const plugin = makePlugin({
+        namespace: `warm${end}`,
+        code,
+        tools: ["counter", "wait"],
+        codeCachePath: path,
+        codeCacheKey: key.toString("base64"),
+      });
+      const cached = () => {
+        const read = readCodeCache(path, plugin.manifest.bundle.integrity, key);
+        if (!("bytes" in read)) throw new Error("no verifying cache file");
+        return read.bytes;
+      };
+      const sandbox = createInProcessSandbox();
+      try {
+        await sandbox.load(plugin);
+        const first = cached();
+        expect((await call(sandbox, plugin, "counter", "a")).structuredContent).toEqual({ n: 1 });
+        expect(cached().equals(first)).toBe(true); // answered before the cache was made again
+        if (end === "unload") await sandbox.unload(plugin.key);
+        else await sandbox.close();
+        expect(cached().equals(first)).toBe(false);
+      } finally {
+        await sandbox.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });

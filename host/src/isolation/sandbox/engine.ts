@@ -5,7 +5,8 @@
 // Invariants: a call's wall-clock deadline (wallMs) starts when the call arrives (queue time
 // counts) and is independent of CPU time; loading a key that is loaded with the same bundle and
 // limits is a no-op, with anything different it replaces the runtime (in-flight calls of the
-// old one fail with AIRLOCK_SANDBOX_UNLOADED).
+// old one fail with AIRLOCK_SANDBOX_UNLOADED); unload and close let a code cache being made again
+// after a first call (plugin-runtime.ts) finish before they dispose the isolate.
 import { availableParallelism } from "node:os";
 import { abortError, startDeadline } from "./deadline.ts";
 import { sandboxError } from "./errors.ts";
@@ -101,8 +102,13 @@ export function createEngine(options: EngineOptions = {}): Engine {
     },
 
     async unload(pluginKey) {
-      plugins.get(pluginKey)?.runtime.dispose("unload");
+      const runtime = plugins.get(pluginKey)?.runtime;
       plugins.delete(pluginKey);
+      if (runtime === undefined) return;
+      // a code cache being warmed after the first call needs the isolate a few ms more
+      const warming = runtime.warming;
+      if (warming !== null) await warming;
+      runtime.dispose("unload");
     },
 
     async run(call, bridge, signal) {
@@ -155,8 +161,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
     async close() {
       closed = true;
-      for (const { runtime } of plugins.values()) runtime.dispose("close");
+      const runtimes = [...plugins.values()].map((loaded) => loaded.runtime);
       plugins.clear();
+      const warming = runtimes.flatMap((runtime) => runtime.warming ?? []);
+      if (warming.length > 0) await Promise.all(warming);
+      for (const runtime of runtimes) runtime.dispose("close");
       runtimeOptions.isolates.close();
     },
   };

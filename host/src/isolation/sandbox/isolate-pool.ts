@@ -12,12 +12,16 @@ import { readFileSync } from "node:fs";
 import ivm from "isolated-vm";
 import type { AgentContext } from "./contexts.ts";
 import { sandboxError } from "./errors.ts";
-import { WEB_RUNTIME_SOURCE } from "./runtime/index.ts";
+import { oneByte, WEB_RUNTIME_SOURCE } from "./runtime/index.ts";
 import { IsolateWiring } from "./wiring.ts";
 
 // the Web runtime first, then the bootstrap (which installs it): one script, compiled once per
-// isolate from a code cache this process produces on its first compile (our own code)
-const BOOTSTRAP_SOURCE = `${WEB_RUNTIME_SOURCE}\n;\n${readFileSync(new URL("./isolate/bootstrap.js", import.meta.url), "utf8")}`;
+// isolate from a code cache this process produces on its first compile (our own code); a
+// one-byte string (runtime/sources.ts: every isolate keeps a copy of its source)
+const BOOTSTRAP_SOURCE = oneByte(
+  `${WEB_RUNTIME_SOURCE}\n;\n${readFileSync(new URL("./isolate/bootstrap.js", import.meta.url), "utf8")}`,
+  "the bootstrap",
+);
 let bootstrapCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
 
 export interface FreshIsolate {

@@ -6,7 +6,7 @@
 // - It captures every intrinsic it uses before plugin code runs; plugin code may patch globals
 //   and prototypes of its own context afterwards without changing what this code does.
 // - It removes WebAssembly, SharedArrayBuffer and Atomics (memory the heap limit cannot see).
-// - run(seq, tool, inputJson, ctxJson, maxResultBytes, callCap) → "R" + result JSON, or "E" + the
+// - run(seq, tool, inputJson, ctxJson, maxResultBytes, callCap) -> "R" + result JSON, or "E" + the
 //   JSON strings code, message and errorCode on three lines, prefixed with "M<n>\n" when the call's
 //   ctx refused n calls itself. The result is serialised here from own data properties only.
 // - The cap: a call's ctx lets callCap + 1 calls cross (the host ends the call at the one past
@@ -39,7 +39,7 @@
   delete global.__airlockWebRuntime;
   const runtimeRef = global.__airlockRuntime;
   delete global.__airlockRuntime;
-  // calls in flight in this context: seq → reject of the promise run() awaits (a throw in a
+  // calls in flight in this context: seq -> reject of the promise run() awaits (a throw in a
   // timer or microtask callback of that call fails it)
   const running = new Map();
   const web = installWeb(global, runtimeRef, (seq, error) => {

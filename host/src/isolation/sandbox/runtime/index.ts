@@ -7,15 +7,9 @@
 // Reference and call install(globalThis, primitivesRef, onUncaught(seq, error)); tell the
 // runtime begin(seq)/enter(seq)/end(seq) around a call's entries, and enter fire(seq) when
 // CallTimers asks. The plugin bootstrap (../isolate/bootstrap.js) is the reference user.
-import { readFileSync } from "node:fs";
-
 export { CallTimers } from "./call-timers.ts";
 export { createHostPrimitives, MAX_RANDOM_BYTES } from "./host-primitives.ts";
-
-export const WEB_RUNTIME_SOURCE: string = readFileSync(
-  new URL("./web-runtime.bundle.js", import.meta.url),
-  "utf8",
-);
+export { oneByte, WEB_RUNTIME_SOURCE } from "./sources.ts";
 
 /** Timers a call may have pending at once (the next setTimeout throws AIRLOCK_SANDBOX_TIMER_LIMIT). */
 export const MAX_PENDING_TIMERS = 1000;

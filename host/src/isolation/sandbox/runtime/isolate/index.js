@@ -7,8 +7,9 @@
 //   large ones (URL, URLSearchParams, structuredClone, crypto's digests) are built on first
 //   read, per context, so a context that does not use them does not pay for them.
 // - The only way out is `hostRef` (a Reference the bootstrap took from the global and deleted):
-//   called with ("wake", seq, ms) — arm the host timer that will enter fire(seq), data only — and
-//   ("random", n) — n fresh random bytes. Plugin code never sees it, nor any other Reference.
+//   called with ("wake", seq, ms) — arm the host timer that will enter fire(seq), data only —,
+//   ("random", n) — n fresh random bytes — and ("module", "url") — URL's source text, a constant
+//   of ours. Plugin code never sees it, nor any other Reference.
 // - install returns what the bootstrap needs, captured before plugin code runs: UTF-8 helpers,
 //   the timers' call hooks, fetch conversions, and failureOf(e) for errors the runtime threw
 //   with a stable AIRLOCK_* code (the timer cap).
@@ -24,6 +25,8 @@ const HOST_OPTIONS = freeze({
   arguments: freeze({ __proto__: null, copy: true }),
   result: freeze({ __proto__: null, copy: true }),
 });
+// the module's source comes back as the host's shared copy, not as a fresh one
+const MODULE_OPTIONS = freeze({ __proto__: null, arguments: freeze({ __proto__: null, copy: true }) });
 
 function install(global, hostRef, onUncaught) {
   const hostCall = hostRef.applySync;
@@ -32,9 +35,17 @@ function install(global, hostRef, onUncaught) {
   const abort = createAbort(timers.api);
   const { atob, btoa } = createBase64(DOMException);
   const random = (n) => callHost(["random", n]);
+  // URL's code (whatwg-url, ../web-url.bundle.js) is not in this script: it is 90 % of the
+  // runtime's source, and an isolate holds its script sources for good. The host hands it over
+  // as a string (one copy per process, shared by every isolate) on a context's first use, and
+  // it is evaluated here, in this context, with the eval captured now.
+  const indirectEval = global.eval;
   let url;
   const urlModule = () => {
-    if (url === undefined) url = require("./url.js");
+    if (url === undefined) {
+      const source = apply(hostCall, hostRef, [undefined, ["module", "url"], MODULE_OPTIONS]);
+      url = indirectEval(source)();
+    }
     return url;
   };
   // the runtime's own URL classes (a plugin may replace the globals in its context)
