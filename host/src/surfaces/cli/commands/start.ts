@@ -1,8 +1,9 @@
 // `airlock start` and `airlock serve`: open the host on a data directory, serve the admin API
 // and the MCP endpoint on one listener, print the URLs and tokens, run until SIGINT/SIGTERM.
-// `start` additionally runs the bootstrap steps (START_BOOTSTRAP): first-run conveniences such
-// as a `default` agent; other components add their step (a local registry, first-party plugins)
-// to that list, in one place (a step's contract: ../start-step.ts). `serve` runs none of them.
+// `start` additionally runs the bootstrap steps (START_BOOTSTRAP): first-run conveniences (a
+// local registry, the first-party plugins, the `example` agent with their tools); components add
+// their step to that list, in one place (a step's contract: ../start-step.ts). `serve` runs none
+// of them. No empty agent is made: a host with no agent says so in the banner (banner.ts).
 // Invariants: shutdown closes the server, then runs registered cleanups in reverse, then closes
 // the host; a failing step stops startup with its error (nothing keeps listening).
 import { createServer } from "node:net";
@@ -12,9 +13,8 @@ import type { AirlockHost } from "../../../contracts/host.ts";
 import type { AdminServer } from "../../http/server.ts";
 import { listOption, parseOptions, portOption, stringOption } from "../args.ts";
 import { createFirstPartyStep } from "../bootstrap/index.ts";
-import { CREDENTIALS_FILE, ensureAgentToken, ensureOperatorToken } from "../credentials.ts";
 import { cliError } from "../errors.ts";
-import { LOCATION_FILE, publishLocation, userStateDir } from "../host-location.ts";
+import { publishLocation } from "../host-location.ts";
 import {
   HOST_OPTIONS,
   HOST_OPTIONS_HELP,
@@ -24,22 +24,13 @@ import {
 } from "../open-host.ts";
 import type { BootstrapStep, RunningContext, StartContext } from "../start-step.ts";
 import type { CliCommand, CliIO } from "../types.ts";
+import { banner } from "./banner.ts";
 
 const DATA_DIR_LINES = HOST_OPTIONS_HELP.split("\n").slice(0, 4).join("\n");
 
 export const DEFAULT_PORT = 4480;
-export const DEFAULT_AGENT = "default";
-
-/** On a fresh data directory, create the `default` agent and keep a token for it. */
-export const defaultAgentStep: BootstrapStep = {
-  name: "default-agent",
-  async afterHost(ctx) {
-    if ((await ctx.host.listAgents()).length === 0) await ctx.host.createAgent(DEFAULT_AGENT);
-  },
-};
-
 /** What `airlock start` runs besides serving. Add a step here; keep `serve` step-free. */
-export const START_BOOTSTRAP: BootstrapStep[] = [defaultAgentStep, createFirstPartyStep()];
+export const START_BOOTSTRAP: BootstrapStep[] = [createFirstPartyStep()];
 
 const OPTIONS = {
   ...HOST_OPTIONS,
@@ -53,12 +44,13 @@ const OPTIONS = {
 function help(name: "start" | "serve"): string {
   const what =
     name === "start"
-      ? "Starts the host: admin API and MCP over HTTP, plus first-run setup (a `default` agent)."
+      ? "Starts the host: admin API and MCP over HTTP, plus first-run setup (a local registry, the\nfirst-party plugins, and the agent `example` with their tools)."
       : "Serves an existing data directory (admin API and MCP over HTTP) with no first-run setup.";
   return `Usage: airlock ${name} [options]
 
 ${what}
-Prints the admin API URL, the operator token, and each agent's MCP URL and token.
+Prints the console and admin API URLs, the operator token, the installed plugins, each agent's
+MCP URL and token (the agent serving most tools first), and MCP client configs to paste.
 Runs until interrupted (Ctrl+C / SIGTERM).
 
 Options:
@@ -87,27 +79,6 @@ function waitForSignal(): Promise<string> {
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
   });
-}
-
-async function banner(ctx: RunningContext): Promise<string> {
-  const operator = await ensureOperatorToken(ctx.host, ctx.dataDir);
-  const lines = [
-    `Airlock ${ctx.host.version} is running (data: ${ctx.dataDir})`,
-    `  Admin API:       ${ctx.server.url}/api  (OpenAPI: ${ctx.server.url}/api/openapi.json)`,
-    `  Admin page:      ${ctx.server.url}/admin`,
-    `  Operator token:  ${operator.token}`,
-    `  Tokens kept in:  ${join(ctx.dataDir, CREDENTIALS_FILE)} (mode 0600, for the CLI; see docs/api.md)`,
-  ];
-  for (const agent of await ctx.host.listAgents()) {
-    const token = await ensureAgentToken(ctx.host, ctx.dataDir, agent.slug);
-    lines.push(
-      `  MCP (${agent.slug}):  ${ctx.server.mcpUrl(agent.slug)}`,
-      `    agent token:     ${token.token}`,
-    );
-  }
-  const where = join(userStateDir(ctx.io.env), LOCATION_FILE);
-  const cli = `  CLI:             \`airlock\` commands from any folder act on this host (${where})`;
-  return [...lines, ...ctx.notes, cli, "Press Ctrl+C to stop.", ""].join("\n");
 }
 
 /** Throws AIRLOCK_CLI_PORT_IN_USE when `port` cannot be bound on `hostname` (0 is always free). */
@@ -161,6 +132,7 @@ export async function runServer(
     dataDir: hostOptions.dataDir as string,
     hostOptions,
     notes: [],
+    pluginChanges: new Map(),
     onShutdown: (cleanup) => cleanups.push(cleanup),
   };
   const port = portOption(parsed, "port", DEFAULT_PORT);
