@@ -98,7 +98,8 @@ Options:
   -h, --help             show this help
 
 Example (an MCP client's server entry for the plugin in this folder; paste as printed):
-  ${JSON.stringify({ command: process.execPath, args: [DEV_BIN, "dev", process.cwd(), "--secret", "api_key=test"] })}
+  ${JSON.stringify({ command: process.execPath, args: [DEV_BIN, "dev", process.cwd()] })}
+(append "--secret", "key=value" to args for each secret your tools declare)
 `;
   },
   async run(args, io) {
