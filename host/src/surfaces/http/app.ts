@@ -10,6 +10,7 @@ import type { AirlockHost } from "../../contracts/host.ts";
 import type { McpHttpOptions } from "../mcp/http.ts";
 import { MCP_OPENAPI_PATH, mountMcpHttp } from "../mcp/http.ts";
 import { PROTECTED_RESOURCE_OPENAPI_PATHS } from "../mcp/protected-resource.ts";
+import { bearerChallenge, bearerToken } from "./auth.ts";
 import { grantRoutes } from "./authz/grant-routes.ts";
 import { AUTHZ_OPENAPI_PATHS } from "./authz/openapi.ts";
 import { mountAuthorizationServer } from "./authz/routes.ts";
@@ -114,7 +115,8 @@ export function createAdminApi(host: AirlockHost, options: AdminApiOptions = {})
 
   app.onError((error, c) => {
     const wire = toWireError(error, log);
-    if (wire.status === 401) c.header("www-authenticate", 'Bearer realm="airlock"');
+    if (wire.status === 401)
+      c.header("www-authenticate", bearerChallenge(bearerToken(c.req.header("authorization")) !== null));
     return c.json(wire.body, wire.status as ContentfulStatusCode);
   });
   app.notFound((c) => {
