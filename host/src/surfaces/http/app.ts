@@ -23,7 +23,7 @@ import { hostGuard } from "./host-guard.ts";
 import { buildOpenApiDocument, type ExtraPath } from "./openapi.ts";
 import { mountPeoplePages, PEOPLE_PAGES_OPENAPI_PATHS } from "./people/routes.ts";
 import { registerRoute } from "./register.ts";
-import { pathMatcher, type RouteSpec } from "./route-table.ts";
+import { legacyAgentAliases, pathMatcher, type RouteSpec } from "./route-table.ts";
 import { auditRoutes } from "./routes/audit.ts";
 import { callRoutes } from "./routes/calls.ts";
 import { catalogueRoutes } from "./routes/catalogue.ts";
@@ -110,6 +110,7 @@ export function createAdminApi(host: AirlockHost, options: AdminApiOptions = {})
           ...PEOPLE_PAGES_OPENAPI_PATHS,
         ];
   const routes: RouteSpec[] = [...adminRoutes(options)];
+  routes.push(...legacyAgentAliases(routes));
   routes.push(...metaRoutes(() => buildOpenApiDocument(routes, host.version, extra)), ...consolePageRoutes());
   const matchers = routes.map((route) => ({ method: route.method, match: pathMatcher(route.path) }));
 
