@@ -87,3 +87,10 @@ test("names agents /api/agents and keeps /api/instances as deprecated aliases th
   expect(before.headers.get("deprecation")).toMatch(/^@\d+$/);
   expect(before.headers.get("link")).toBe('</api/agents>; rel="successor-version"');
 });
+
+test("redirects a browser opening / to the console", async () => {
+  const res = await app.request("/", { headers: { accept: "text/html" } });
+  expect(res.status).toBe(302);
+  expect(res.headers.get("location")).toBe("/admin");
+  expect(doc.paths["/"]?.get?.operationId).toBe("rootRedirect");
+});
