@@ -19,6 +19,7 @@ import { consoleBrokerRoutes } from "./console/broker-routes.ts";
 import { consolePageRoutes } from "./console/page-routes.ts";
 import { consoleRegistryRoutes } from "./console/registry-routes.ts";
 import { apiError, toWireError } from "./errors.ts";
+import { type RequestFailure, reportFailures } from "./failures.ts";
 import { hostGuard } from "./host-guard.ts";
 import { buildOpenApiDocument, type ExtraPath } from "./openapi.ts";
 import { mountPeoplePages, PEOPLE_PAGES_OPENAPI_PATHS } from "./people/routes.ts";
@@ -60,6 +61,11 @@ export interface AdminApiOptions {
   mcp?: false | McpHttpOptions;
   /** Where unexpected (non-AIRLOCK) failures are reported; default console.error. */
   log?: (error: unknown) => void;
+  /**
+   * Called once for every answer with status 4xx or 5xx (failures.ts), with its AIRLOCK_* code;
+   * `airlock start` prints one line each. Default: none.
+   */
+  onFailure?: (failure: RequestFailure) => void;
   /** False once the server drains (GET /readyz answers 503); default always true. */
   accepting?: () => boolean;
 }
@@ -135,6 +141,7 @@ export function createAdminApi(host: AirlockHost, options: AdminApiOptions = {})
     return c.json(wire.body, wire.status as ContentfulStatusCode);
   });
 
+  if (options.onFailure !== undefined) app.use("*", reportFailures(options.onFailure));
   if (options.allowedHosts !== undefined) app.use("*", hostGuard(options.allowedHosts));
   app.use("*", async (c, next) => {
     await next();

@@ -11,10 +11,11 @@ import { join } from "node:path";
 import { hasCode } from "@airlock/sdk/errors";
 import type { AirlockHost } from "../../../contracts/host.ts";
 import type { AdminServer } from "../../http/server.ts";
-import { listOption, parseOptions, portOption, stringOption } from "../args.ts";
+import { enumOption, listOption, parseOptions, portOption, stringOption } from "../args.ts";
 import { createFirstPartyStep } from "../bootstrap/index.ts";
 import { cliError } from "../errors.ts";
 import { publishLocation } from "../host-location.ts";
+import { createRequestLog, LOG_FORMATS } from "../request-log.ts";
 import {
   HOST_OPTIONS,
   HOST_OPTIONS_HELP,
@@ -39,6 +40,8 @@ const OPTIONS = {
   "allowed-host": { type: "string", multiple: true },
   "auto-approve": { type: "boolean" },
   "public-url": { type: "string" },
+  "log-format": { type: "string" },
+  verbose: { type: "boolean" },
 } as const;
 
 function help(name: "start" | "serve"): string {
@@ -63,6 +66,9 @@ ${HOST_OPTIONS_HELP.replace(DATA_DIR_LINES, START_DATA_DIR_HELP)}
                      callback, docs/oauth.md; the OAuth issuer and MCP resource URLs,
                      docs/mcp.md). Default: $AIRLOCK_PUBLIC_URL, else the listen URL (the
                      request's origin for the issuer).
+  --log-format F     text (default) or json: how each failed request (4xx and 5xx, one line
+                     each: status, AIRLOCK_* code, method, path, message) is printed on stderr.
+  --verbose          Also print the stack of an unexpected failure.
 
 Example:
   airlock ${name} --data-dir ./airlock-data --port 4480
@@ -139,6 +145,11 @@ export async function runServer(
   const hostname = stringOption(parsed, "host") ?? "127.0.0.1";
   let host: AirlockHost | undefined;
   let server: AdminServer | undefined;
+  const requests = createRequestLog(
+    io,
+    enumOption(parsed, "log-format", LOG_FORMATS, "text"),
+    parsed.values.verbose === true,
+  );
   // Refuse a busy port before anything starts (workers, a registry child): one line, a hint.
   await ensurePortFree(hostname, port);
   // The admin server's modules (the API, the console, the MCP endpoint) load only here, while the
@@ -153,6 +164,8 @@ export async function runServer(
       hostname,
       port,
       extraAllowedHosts: listOption(parsed, "allowed-host"),
+      onFailure: requests.onFailure,
+      log: requests.log,
     });
     if (!["127.0.0.1", "localhost", "::1"].includes(hostname)) {
       io.stderr(
