@@ -11,38 +11,22 @@ import { join } from "node:path";
 import { hasCode } from "@airlock/sdk/errors";
 import type { AirlockHost } from "../../../contracts/host.ts";
 import type { AdminServer } from "../../http/server.ts";
-import { enumOption, listOption, parseOptions, portOption, stringOption } from "../args.ts";
+import { parseOptions } from "../args.ts";
 import { createFirstPartyStep } from "../bootstrap/index.ts";
 import { cliError } from "../errors.ts";
 import { publishLocation } from "../host-location.ts";
-import { createRequestLog, LOG_FORMATS } from "../request-log.ts";
-import {
-  HOST_OPTIONS,
-  HOST_OPTIONS_HELP,
-  hostOptionsFrom,
-  openHost,
-  START_DATA_DIR_HELP,
-} from "../open-host.ts";
+import { applySettings, SETTING_FLAGS, settingsHelp } from "../host-settings.ts";
+import { HOST_OPTIONS, hostOptionsFrom, openHost, START_DATA_DIR_HELP, STORE_HELP } from "../open-host.ts";
+import { createRequestLog } from "../request-log.ts";
 import type { BootstrapStep, RunningContext, StartContext } from "../start-step.ts";
 import type { CliCommand, CliIO } from "../types.ts";
 import { banner } from "./banner.ts";
-
-const DATA_DIR_LINES = HOST_OPTIONS_HELP.split("\n").slice(0, 4).join("\n");
 
 export const DEFAULT_PORT = 4480;
 /** What `airlock start` runs besides serving. Add a step here; keep `serve` step-free. */
 export const START_BOOTSTRAP: BootstrapStep[] = [createFirstPartyStep()];
 
-const OPTIONS = {
-  ...HOST_OPTIONS,
-  port: { type: "string" },
-  host: { type: "string" },
-  "allowed-host": { type: "string", multiple: true },
-  "auto-approve": { type: "boolean" },
-  "public-url": { type: "string" },
-  "log-format": { type: "string" },
-  verbose: { type: "boolean" },
-} as const;
+const OPTIONS = { ...HOST_OPTIONS, ...SETTING_FLAGS } as const;
 
 function help(name: "start" | "serve"): string {
   const what =
@@ -54,24 +38,20 @@ function help(name: "start" | "serve"): string {
 ${what}
 Prints the console and admin API URLs, the operator token, the installed plugins, each agent's
 MCP URL and token (the agent serving most tools first), and MCP client configs to paste.
+Each failed request prints one line on stderr (status, AIRLOCK_* code, method, path, message).
 Runs until interrupted (Ctrl+C / SIGTERM).
 
 Options:
-${HOST_OPTIONS_HELP.replace(DATA_DIR_LINES, START_DATA_DIR_HELP)}
-  --port N           Port to listen on (0 = any free port). Default: ${DEFAULT_PORT}
-  --host ADDR        Address to listen on. Default: 127.0.0.1
-  --allowed-host H   Also accept this host:port in Host/Origin headers (a proxy); repeatable.
-  --auto-approve     Run tools that are not read-only without an approval (development only).
-  --public-url URL   Where people's browsers reach this host (OAuth connect links and the
-                     callback, docs/oauth.md; the OAuth issuer and MCP resource URLs,
-                     docs/mcp.md). Default: $AIRLOCK_PUBLIC_URL, else the listen URL (the
-                     request's origin for the issuer).
-  --log-format F     text (default) or json: how each failed request (4xx and 5xx, one line
-                     each: status, AIRLOCK_* code, method, path, message) is printed on stderr.
-  --verbose          Also print the stack of an unexpected failure.
+${START_DATA_DIR_HELP}
+${STORE_HELP}
 
-Example:
-  airlock ${name} --data-dir ./airlock-data --port 4480
+Settings: a flag, else its environment variable, else its key in the config file
+(\`{"egress": {"allowPrivate": ["127.0.0.1"]}, "limits": {"cpuMs": 500}}\`; docs/api.md "Settings").
+A bad value stops startup with AIRLOCK_CLI_CONFIG_INVALID naming it. Each: flag (key, variable).
+${settingsHelp()}
+
+Example (a local model server on this machine, reachable by the plugins' ctx.fetch):
+  airlock ${name} --data-dir ./airlock-data --port 4480 --allow-private 127.0.0.1
 `;
 }
 
@@ -119,16 +99,7 @@ export async function runServer(
 ): Promise<number> {
   const parsed = parseOptions(args, OPTIONS);
   const hostOptions = hostOptionsFrom(parsed, io, undefined, false);
-  if (parsed.values["auto-approve"] === true) hostOptions.autoApprove = true;
-  const publicUrl = stringOption(parsed, "public-url");
-  if (publicUrl !== undefined) {
-    if (!/^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(publicUrl))
-      throw cliError(
-        "AIRLOCK_CLI_USAGE",
-        `--public-url must be an http(s) URL (got ${JSON.stringify(publicUrl)})`,
-      );
-    hostOptions.publicUrl = publicUrl.replace(/\/+$/, "");
-  }
+  const { server: settings } = applySettings(parsed, io, hostOptions);
   // Keys the operator trusts on this host (`airlock install --trust-key` remembers them below it).
   hostOptions.trust = { ...hostOptions.trust, keysDir: join(hostOptions.dataDir as string, "trust") };
   const cleanups: Array<() => Promise<void>> = [];
@@ -141,15 +112,11 @@ export async function runServer(
     pluginChanges: new Map(),
     onShutdown: (cleanup) => cleanups.push(cleanup),
   };
-  const port = portOption(parsed, "port", DEFAULT_PORT);
-  const hostname = stringOption(parsed, "host") ?? "127.0.0.1";
+  const port = settings.port ?? DEFAULT_PORT;
+  const hostname = settings.host ?? "127.0.0.1";
   let host: AirlockHost | undefined;
   let server: AdminServer | undefined;
-  const requests = createRequestLog(
-    io,
-    enumOption(parsed, "log-format", LOG_FORMATS, "text"),
-    parsed.values.verbose === true,
-  );
+  const requests = createRequestLog(io, settings.logFormat ?? "text", settings.verbose === true);
   // Refuse a busy port before anything starts (workers, a registry child): one line, a hint.
   await ensurePortFree(hostname, port);
   // The admin server's modules (the API, the console, the MCP endpoint) load only here, while the
@@ -163,7 +130,7 @@ export async function runServer(
     server = await startAdminServer(host, {
       hostname,
       port,
-      extraAllowedHosts: listOption(parsed, "allowed-host"),
+      extraAllowedHosts: settings.allowedHosts ?? [],
       onFailure: requests.onFailure,
       log: requests.log,
     });
