@@ -2,7 +2,7 @@
 // AIRLOCK_* variable, else the config file (--config, $AIRLOCK_CONFIG, or airlock.config.json
 // beside the data dir); each bad value refused with AIRLOCK_CLI_CONFIG_INVALID naming where it
 // came from and the field.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -134,4 +134,12 @@ describe("host settings", () => {
     expect(envName("registryUrl")).toBe("AIRLOCK_REGISTRY_URL");
     expect(new Set(SETTINGS.map((s) => envName(s.key))).size).toBe(SETTINGS.length);
   });
+});
+
+it("is documented in docs/api.md, one row per setting", () => {
+  const doc = readFileSync(new URL("../../../../docs/api.md", import.meta.url), "utf8");
+  for (const s of SETTINGS)
+    expect(doc, s.key).toContain(
+      `| \`${s.key}\` | ${s.flag === undefined ? "—" : `\`--${s.flag}\``} | \`${envName(s.key)}\` |`,
+    );
 });
