@@ -91,7 +91,7 @@ export async function banner(ctx: RunningContext): Promise<string> {
   const where = join(userStateDir(ctx.io.env), LOCATION_FILE);
   lines.push({
     label: "CLI",
-    value: `\`airlock\` commands act on this host from any folder (${where}); on PATH: README "Set up"`,
+    value: `\`airlock\` commands act on this host from any folder (${where}); on PATH: README "Set-up"`,
   });
   const out = [`Airlock ${ctx.host.version} is running (data: ${ctx.dataDir})`, ...alignLines(lines)];
   const first = agents[0];
