@@ -8,11 +8,11 @@
 import { fileURLToPath } from "node:url";
 
 /** The `airlock` bin of this checkout (host/bin/airlock.ts), absolute. */
-export const AIRLOCK_BIN = fileURLToPath(new URL("../../../bin/airlock.ts", import.meta.url));
+export const HOST_BIN = fileURLToPath(new URL("../../../bin/airlock.ts", import.meta.url));
 
 /** `{"command": …, "args": […]}` that runs `airlock <args>` with this Node. */
 export function stdioServerEntry(args: readonly string[]): { command: string; args: string[] } {
-  return { command: process.execPath, args: ["--no-node-snapshot", AIRLOCK_BIN, ...args] };
+  return { command: process.execPath, args: ["--no-node-snapshot", HOST_BIN, ...args] };
 }
 
 export interface ClientConfig {

@@ -29,7 +29,7 @@ function settle(args: string[], env: Record<string, string> = {}, file?: unknown
   const host: HostOptions = { dataDir };
   const { server, file: used } = applySettings(
     parsed,
-    { env, cwd: dir, stdout: () => {}, stderr: () => {} },
+    { env, cwd: dir, stdout: () => undefined, stderr: () => undefined },
     host,
   );
   return { host, server, used };
