@@ -5,7 +5,8 @@
 // Plain JavaScript that loads on any Node from 18 on. Invariants: the bin sees the same argv,
 // environment and working directory; on Node 24 the process is replaced (process.execve, same
 // pid, signals reach the bin directly); elsewhere the bin runs as a child whose exit status (or
-// signal) becomes the launcher's, and SIGINT/SIGTERM/SIGHUP are passed on to it.
+// signal) becomes the launcher's, SIGTERM/SIGHUP are passed on to it, and SIGINT (Ctrl+C, which
+// the terminal sends to the bin as well) is not sent twice.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -29,7 +30,10 @@ export function launch(bin, flags = []) {
   const args = [...flags, join(CHECKOUT, bin), ...process.argv.slice(2)];
   if (typeof process.execve === "function") process.execve(node, [node, ...args], process.env);
   const child = spawn(node, args, { stdio: "inherit" });
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal));
+  // Ctrl+C reaches the whole process group, the bin included: the launcher only outlives it.
+  // A signal sent to the launcher alone (kill <pid>) is passed on.
+  process.on("SIGINT", () => undefined);
+  for (const signal of ["SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal));
   child.once("error", (error) => {
     process.stderr.write(`error: AIRLOCK_CLI_LAUNCH: cannot run ${node}: ${error.message}\n`);
     process.exit(1);

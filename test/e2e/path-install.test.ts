@@ -107,6 +107,27 @@ describe("README set-up: the CLIs on PATH", () => {
     }
   });
 
+  it("serves from PATH and stops cleanly on SIGTERM sent to the command", { timeout: STEP }, async () => {
+    const args = ["serve", "--data-dir", join(work, "served"), "--port", "0", "--sandbox", "in-process"];
+    const child = spawn("airlock", args, { cwd: elsewhere, env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stderr.on("data", (c: Buffer) => {
+      err += c.toString("utf8");
+    });
+    const closed = new Promise<number | null>((done) => child.once("close", (status) => done(status)));
+    await new Promise<void>((ready) =>
+      child.stdout.on("data", (c: Buffer) => {
+        out += c.toString("utf8");
+        if (out.includes("Press Ctrl+C")) ready();
+      }),
+    );
+    expect(out).toMatch(/Agents:\s+none yet: `airlock agents create NAME`/);
+    child.kill("SIGTERM");
+    expect(await closed).toBe(0);
+    expect(err).toContain("airlock serve: shutting down");
+  });
+
   it("prints an airlock mcp client entry that runs as pasted", { timeout: STEP }, async () => {
     const data = join(work, "data");
     const created = await run("airlock", ["agents", "create", "example", "--data-dir", data], elsewhere, env);
