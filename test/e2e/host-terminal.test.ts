@@ -150,6 +150,8 @@ describe("the host's terminal", () => {
       "xml",
     ]);
     expect(r.status).not.toBe(0);
-    expect(r.stderr).toMatch(/AIRLOCK_CLI_USAGE: --log-format must be one of text, json/);
+    expect(r.stderr).toMatch(
+      /AIRLOCK_CLI_CONFIG_INVALID: --log-format: must be text or json \(got "xml"\)$/m,
+    );
   });
 });
