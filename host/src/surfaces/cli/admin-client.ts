@@ -37,8 +37,7 @@ export function adminClient(adminUrl: string, token: string, version: string): C
       return agents.find((a) => a.slug === slug) ?? null;
     },
     listAgents: async () =>
-      (await call<{ agents: Awaited<ReturnType<AirlockHost["listAgents"]>> }>("GET", "/api/agents"))
-        .agents,
+      (await call<{ agents: Awaited<ReturnType<AirlockHost["listAgents"]>> }>("GET", "/api/agents")).agents,
     async setKnowledgeLevel(slug, level) {
       await call("PUT", `${agentPath(slug)}/knowledge`, { level });
     },
