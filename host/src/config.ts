@@ -85,6 +85,8 @@ export interface HostOptions {
    * call, in ms (default 60 000; 0 opens a new session for every call).
    */
   remote?: { sessionIdleMs?: number };
+  /** V8 code caches of plugin bundles on disk (`<dataDir>/code-cache`); false turns them off. Default true. */
+  codeCache?: boolean;
 }
 
 /** One version for the whole product: the SDK's (every package.json says the same, checked by a test). */
@@ -110,6 +112,7 @@ export interface ResolvedHostOptions {
   publicUrl: string | undefined;
   tasks: TaskSettings;
   remote: { sessionIdleMs: number };
+  codeCache: boolean;
 }
 
 function reportToStderr(what: string, error: unknown): void {
@@ -142,6 +145,7 @@ export function resolveHostOptions(options: HostOptions = {}): ResolvedHostOptio
     publicUrl: publicUrl(options.publicUrl ?? (process.env.AIRLOCK_PUBLIC_URL || undefined)),
     tasks: resolveTaskSettings(options.tasks),
     remote: { sessionIdleMs: sessionIdleMs(options.remote?.sessionIdleMs) },
+    codeCache: options.codeCache !== false,
   };
 }
 

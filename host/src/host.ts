@@ -172,10 +172,9 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
       brokered: brokered.admin,
       // V8 code caches on disk, authenticated under a key derived from the master key (never a
       // value plugin code can reach); a file that does not verify is discarded, never loaded
-      codeCache: {
-        dir: join(resolved.dataDir, "code-cache"),
-        key: vault.deriveKey("code-cache").toString("base64"),
-      },
+      codeCache: resolved.codeCache
+        ? { dir: join(resolved.dataDir, "code-cache"), key: vault.deriveKey("code-cache").toString("base64") }
+        : null,
       onQuarantine: (listener) => {
         relay.listener = listener;
       },

@@ -4,6 +4,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { envName, SETTINGS } from "../../host/src/surfaces/cli/host-settings.ts";
 import { AREAS, allCodes, duplicateCodes, errorsDoc } from "../../scripts/error-catalogue.ts";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -30,6 +31,9 @@ const ENV_VARS = new Set([
   "AIRLOCK_REPLICA_ID",
   "AIRLOCK_SCALE_LOAD_SECONDS",
   "AIRLOCK_PUBLIC_URL",
+  "AIRLOCK_CONFIG",
+  // The settings of `airlock start` / `serve`, one variable each (host-settings.ts).
+  ...SETTINGS.map((s) => envName(s.key)),
 ]);
 
 function codesInSource(): Set<string> {

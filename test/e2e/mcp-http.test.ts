@@ -249,8 +249,48 @@ describe("the HTTP exchange", () => {
         authorization: `Bearer ${f.otherAgentToken}`,
       },
     );
-    expect(forbidden.status).toBe(403);
-    expect(await forbidden.json()).toMatchObject({ error: { code: "AIRLOCK_API_FORBIDDEN" } });
+    // Another agent's token: the 404 of an unknown agent, as for a slug that does not exist.
+    expect(forbidden.status).toBe(404);
+    expect(await forbidden.json()).toMatchObject({ error: { code: "AIRLOCK_API_UNKNOWN_AGENT" } });
+  });
+
+  test("a typo in the slug says unknown agent whatever token is sent, and only to a valid token", async () => {
+    const to = (slug: string, token?: string) =>
+      fetch(server.mcpUrl(slug), {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+    for (const token of [f.agentToken, f.otherAgentToken, f.operatorToken]) {
+      const typo = await to("alpah", token);
+      expect(typo.status).toBe(404);
+      const body = (await typo.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe("AIRLOCK_API_UNKNOWN_AGENT");
+      expect(body.error.message).toContain('"alpah"');
+    }
+    // Without a valid token nothing is said about the slug: the same 401 for both.
+    for (const slug of ["alpha", "alpah"]) {
+      expect((await to(slug)).status).toBe(401);
+      expect((await to(slug, "alk_ag_not-a-token")).status).toBe(401);
+    }
+  });
+
+  test("a wrong static token is an invalid token, not an invitation to OAuth", async () => {
+    const res = await post(
+      { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      { authorization: "Bearer alk_ag_wrong" },
+    );
+    expect(res.status).toBe(401);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("AIRLOCK_API_UNAUTHORIZED");
+    expect(body.error.message).toMatch(/^invalid token: /);
+    const challenge = res.headers.get("www-authenticate") ?? "";
+    expect(challenge).toContain('error="invalid_token"');
+    expect(challenge).not.toContain("resource_metadata");
   });
 
   test("answers a 2026-07-28 request with plain JSON, no session, from the per-request envelope", async () => {

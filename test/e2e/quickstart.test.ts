@@ -27,6 +27,24 @@ import { afterAll, describe, expect, it } from "vitest";
 import { BIN, type BinName, ROOT } from "./cli-support.ts";
 
 const DOC = readFileSync(join(ROOT, "docs/quickstart.md"), "utf8");
+/** The sample banner the page shows (its ```text block that starts with "Airlock "). */
+const SAMPLE_BANNER = /```text\n(Airlock [\s\S]*?)```/.exec(DOC)?.[1] ?? "";
+
+/**
+ * The real banner as the page prints it: this run's folders, ports, tokens and key id replaced by
+ * the page's placeholders (everything else, the layout included, must be equal).
+ */
+function asDocumented(banner: string, places: { checkout: string; home: string; port: string }): string {
+  const registryPort = /Local registry:\s+http:\/\/127\.0\.0\.1:(\d+)/.exec(banner)?.[1] ?? "";
+  return banner
+    .replaceAll(places.checkout, "/path/to/airlock")
+    .replaceAll(ROOT, "/path/to/airlock")
+    .replaceAll(places.home, "~")
+    .replaceAll(`127.0.0.1:${places.port}`, "127.0.0.1:4480")
+    .replaceAll(`127.0.0.1:${registryPort}`, "127.0.0.1:43117")
+    .replace(/alk_(op|ag)_[A-Za-z0-9_-]+/g, "alk_$1_…")
+    .replace(/SHA256:[A-Za-z0-9+/=]+/g, "SHA256:…");
+}
 const COMMANDS = [...DOC.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) =>
   (m[1] ?? "").split("\n").filter((line) => line.trim() !== "" && !line.trim().startsWith("#")),
 );
@@ -210,6 +228,8 @@ describe("docs/quickstart.md", () => {
       expect(existsSync(join(ROOT, "registry", "registry.db"))).toBe(false);
 
       const banner = daemons[0]?.out() ?? "";
+      // The page's sample banner is this banner (run the test, paste what it prints on a failure).
+      expect(asDocumented(banner, { checkout, home, port: ports.get("4480") as string })).toBe(SAMPLE_BANNER);
       // The operator's commands changed the running host (through its admin API).
       const adminUrl = /Admin API:\s+(\S+)\/api/.exec(banner)?.[1] ?? "";
       const operator = /Operator token:\s+(\S+)/.exec(banner)?.[1] ?? "";
@@ -220,12 +240,12 @@ describe("docs/quickstart.md", () => {
           agents?: Array<{ slug: string; knowledgeLevel: string }>;
           secrets?: Array<{ key: string; set: boolean }>;
         };
-      expect((await api("/api/instances")).agents?.find((a) => a.slug === "example")?.knowledgeLevel).toBe(
+      expect((await api("/api/agents")).agents?.find((a) => a.slug === "example")?.knowledgeLevel).toBe(
         "manage",
       );
-      expect(
-        (await api("/api/instances/example/secrets")).secrets?.find((x) => x.key === "api_key")?.set,
-      ).toBe(true);
+      expect((await api("/api/agents/example/secrets")).secrets?.find((x) => x.key === "api_key")?.set).toBe(
+        true,
+      );
 
       const mcpUrl = /MCP \(example\):\s+(\S+)/.exec(banner)?.[1] ?? "";
       const token = /MCP \(example\):[^\n]*\n\s+agent token:\s+(\S+)/.exec(banner)?.[1] ?? "";

@@ -188,7 +188,8 @@ describe("skills shipped by a plugin", () => {
     const hiddenText = await hidden.text();
     expect(JSON.parse(hiddenText).error.code).toBe("AIRLOCK_SKILL_UNKNOWN");
     expect(hiddenText).not.toContain("searchNotes first");
-    expect((await get("alpha", "", h.tokens.beta)).status).toBe(403);
+    // Another agent's slug is, to an agent token, an unknown agent (auth.ts).
+    expect((await get("alpha", "", h.tokens.beta)).status).toBe(404);
     // The operator sees every skill with its flag, and changes it.
     const all = await get("beta", "", h.tokens.operator);
     expect(await all.json()).toEqual({ skills: [expect.objectContaining({ id, enabled: false })] });

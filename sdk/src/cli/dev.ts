@@ -4,6 +4,7 @@
 // loaded with a dynamic import, never statically; without it the command fails with
 // AIRLOCK_SDK_DEV_HOST_MISSING. In stdio mode stdout carries MCP only; status goes to stderr.
 // `--watch` rebuilds on save and reloads into the running host (dev-watch.ts).
+import { fileURLToPath } from "node:url";
 import { AirlockError, defineErrorCodes } from "../errors.ts";
 import { packPluginForTest } from "../testing/pack.ts";
 import { parse, pluginDirOf, reportError, stringOption } from "./args.ts";
@@ -17,6 +18,8 @@ export const DEV_ERRORS = defineErrorCodes({
   },
 });
 
+/** This SDK's `airlock-plugin` bin, absolute (the help's client entry runs it with this Node). */
+const DEV_BIN = fileURLToPath(new URL("../../bin/airlock-plugin.ts", import.meta.url));
 const HOST_DEV = "@airlock/host/surfaces/mcp/dev.ts";
 const LEVELS = ["none", "read", "write", "manage"] as const;
 
@@ -69,7 +72,10 @@ function secretsOf(pairs: string[]): Record<string, string> {
 export const devCommand: PluginCliCommand = {
   name: "dev",
   summary: "serve the plugin over MCP (bare tool names, real sandbox, local grants)",
-  help: `Usage: airlock-plugin dev [dir] [--watch] [--http <port>] [--secret key=value]... [--knowledge <level>]
+  // A getter: the example entry names this Node, this SDK's bin and the current folder by absolute
+  // path, so it runs when pasted into a client (which starts servers in a folder of its own).
+  get help() {
+    return `Usage: airlock-plugin dev [dir] [--watch] [--http <port>] [--secret key=value]... [--knowledge <level>]
 
 Builds the plugin at [dir] (default: the current directory) and serves it over MCP, its
 tools named as in the code (no namespace prefix), running in the real isolated-vm sandbox
@@ -91,9 +97,11 @@ Options:
                          server (repeatable; default: none)
   -h, --help             show this help
 
-Example (an MCP client's server entry):
-  {"command": "airlock-plugin", "args": ["dev", "./my-plugin", "--secret", "api_key=test"]}
-`,
+Example (an MCP client's server entry for the plugin in this folder; paste as printed):
+  ${JSON.stringify({ command: process.execPath, args: [DEV_BIN, "dev", process.cwd()] })}
+(append "--secret", "key=value" to args for each secret your tools declare)
+`;
+  },
   async run(args, io) {
     try {
       const parsed = parse(

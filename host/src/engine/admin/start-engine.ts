@@ -48,8 +48,8 @@ export interface EngineParts {
   codec: SecretCodec;
   /** Where a plugin version's files are on this host (replicas rebuild them from the store). */
   locatePlugin: (plugin: InstalledPluginRecord) => Promise<string>;
-  /** Where the sandbox keeps V8 code caches and the host key that authenticates them. */
-  codeCache: { dir: string; key: string };
+  /** Where the sandbox keeps V8 code caches and the host key that authenticates them; null: none. */
+  codeCache: { dir: string; key: string } | null;
   /** Registers the listener for the workers sandbox's quarantines (a plugin that aborted a worker). */
   onQuarantine: (listener: (notice: QuarantineNotice) => void) => void;
   /** Registers the listener for the workers sandbox's worker deaths (every cause). */
@@ -130,8 +130,9 @@ export async function startEngine(parts: EngineParts, state: { closed: boolean }
     sandbox,
     limitsFor: (plugin) => resolveLimits(options.ceilings, plugin.manifest.limits),
     locate: parts.locatePlugin,
-    codeCacheDir: parts.codeCache.dir,
-    codeCacheKey: parts.codeCache.key,
+    ...(parts.codeCache === null
+      ? {}
+      : { codeCacheDir: parts.codeCache.dir, codeCacheKey: parts.codeCache.key }),
     ownWorker: (namespace) => tiers.ownWorker(namespace),
   });
   const tiers = createWorkerTiers({

@@ -11,7 +11,7 @@ import { cliError } from "./errors.ts";
 /** One admin API request: method, path below the admin URL, optional JSON body. */
 export type AdminCall = <T>(method: string, path: string, body?: unknown) => Promise<T>;
 
-export const agentPath = (slug: string) => `/api/instances/${encodeURIComponent(slug)}`;
+export const agentPath = (slug: string) => `/api/agents/${encodeURIComponent(slug)}`;
 export const pluginPath = (ns: string) => `/api/plugins/${encodeURIComponent(ns)}`;
 export const remotePath = (ns: string) => `/api/remote/${encodeURIComponent(ns)}`;
 

@@ -25,20 +25,19 @@ export function adminClient(adminUrl: string, token: string, version: string): C
     version,
     createAgent: async (slug) =>
       (
-        await call<{ agent: Awaited<ReturnType<AirlockHost["createAgent"]>> }>("POST", "/api/instances", {
+        await call<{ agent: Awaited<ReturnType<AirlockHost["createAgent"]>> }>("POST", "/api/agents", {
           slug,
         })
       ).agent,
     async getAgent(slug) {
       const { agents } = await call<{ agents: Awaited<ReturnType<AirlockHost["listAgents"]>> }>(
         "GET",
-        "/api/instances",
+        "/api/agents",
       );
       return agents.find((a) => a.slug === slug) ?? null;
     },
     listAgents: async () =>
-      (await call<{ agents: Awaited<ReturnType<AirlockHost["listAgents"]>> }>("GET", "/api/instances"))
-        .agents,
+      (await call<{ agents: Awaited<ReturnType<AirlockHost["listAgents"]>> }>("GET", "/api/agents")).agents,
     async setKnowledgeLevel(slug, level) {
       await call("PUT", `${agentPath(slug)}/knowledge`, { level });
     },

@@ -55,7 +55,7 @@ export async function ensureOperatorToken(host: AirlockHost, dataDir: string): P
   const credentials = await readCredentials(dataDir);
   if (credentials.operator && (await stillValid(host, credentials.operator, null)))
     return credentials.operator;
-  credentials.operator = await host.issueToken("operator", undefined, "airlock CLI");
+  credentials.operator = await host.issueToken("operator", undefined, "airlock CLI: operator");
   await writeCredentials(dataDir, credentials);
   return credentials.operator;
 }
@@ -69,7 +69,7 @@ export async function ensureAgentToken(
   const credentials = await readCredentials(dataDir);
   const current = credentials.agents[agent];
   if (current && (await stillValid(host, current, agent))) return current;
-  const issued = await host.issueToken("agent", agent, "airlock CLI");
+  const issued = await host.issueToken("agent", agent, `airlock CLI: agent ${agent}`);
   credentials.agents[agent] = issued;
   await writeCredentials(dataDir, credentials);
   return issued;

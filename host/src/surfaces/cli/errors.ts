@@ -18,6 +18,19 @@ export const CLI_ERRORS = defineErrorCodes({
     status: 409,
     description: "The port `airlock start`/`serve` should listen on is taken (another host?); pass --port N.",
   },
+  AIRLOCK_CLI_CONFIG_INVALID: {
+    status: 400,
+    description:
+      "A setting of `airlock start`/`serve` (flag, AIRLOCK_* variable or airlock.config.json key) is malformed or unknown; the message names it.",
+  },
+  AIRLOCK_CLI_NODE_VERSION: {
+    status: 500,
+    description: "The `airlock` launcher on PATH found no Node 24 (run `npm install` in the checkout).",
+  },
+  AIRLOCK_CLI_LAUNCH: {
+    status: 500,
+    description: "The launcher on PATH could not start Node 24 for the command.",
+  },
   AIRLOCK_CLI_HOST_UNREACHABLE: {
     status: 503,
     description:

@@ -11,6 +11,14 @@ import type { AdminServer } from "../http/server.ts";
 import type { Parsed } from "./args.ts";
 import type { CliIO } from "./types.ts";
 
+/** A banner line: `label:` padded to the banner's column, then the value (commands/banner.ts). */
+export interface BannerLine {
+  label: string;
+  value: string;
+  /** Spaces before the label. Default 2. */
+  indent?: number;
+}
+
 export interface StartContext {
   io: CliIO;
   parsed: Parsed;
@@ -18,7 +26,9 @@ export interface StartContext {
   /** Steps may adjust these in `beforeHost` (e.g. point registryUrl at a local registry). */
   hostOptions: HostOptions;
   /** Extra banner lines, printed after the URLs and tokens. */
-  notes: string[];
+  notes: BannerLine[];
+  /** What a step did to a plugin this start ("installed", "upgraded"), shown beside it in the banner. */
+  pluginChanges: Map<string, string>;
   /** Registers a cleanup run at shutdown (reverse order), before the host closes. */
   onShutdown(cleanup: () => Promise<void>): void;
 }

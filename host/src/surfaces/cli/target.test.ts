@@ -52,7 +52,7 @@ async function fakeAdmin(): Promise<{ url: string; requests: string[]; close(): 
     fetch: async (req: Request) => {
       const url = new URL(req.url);
       requests.push(`${req.method} ${url.pathname} ${req.headers.get("authorization")} ${await req.text()}`);
-      if (url.pathname === "/api/instances")
+      if (url.pathname === "/api/agents")
         return Response.json({ agents: [{ slug: "default", knowledgeLevel: "read", createdAt: "" }] });
       if (url.pathname === "/api/plugins/nope/rollback")
         return Response.json(
@@ -92,8 +92,8 @@ describe("commands follow the running host", () => {
       expect(await runCli(["agents", "level", "default", "manage"], run.io)).toBe(0);
       expect(run.err()).toBe(`airlock: host at ${admin.url} (data: ${dataDir})\n`);
       expect(admin.requests).toEqual([
-        "GET /api/instances Bearer alk_op_secret ",
-        'PUT /api/instances/default/knowledge Bearer alk_op_secret {"level":"manage"}',
+        "GET /api/agents Bearer alk_op_secret ",
+        'PUT /api/agents/default/knowledge Bearer alk_op_secret {"level":"manage"}',
       ]);
       // Nothing was opened or created where the command ran.
       expect(existsSync(join(elsewhere, ".airlock-data"))).toBe(false);
@@ -139,8 +139,8 @@ describe("--admin-url", () => {
       ).toBe(0);
       expect(run.err()).toBe(`airlock: host at ${admin.url} (via --admin-url)\n`);
       expect(admin.requests).toEqual([
-        "GET /api/instances Bearer alk_op_given ",
-        'PUT /api/instances/default/knowledge Bearer alk_op_given {"level":"manage"}',
+        "GET /api/agents Bearer alk_op_given ",
+        'PUT /api/agents/default/knowledge Bearer alk_op_given {"level":"manage"}',
       ]);
       const without = io(elsewhere);
       expect(await runCli(["plugins", "list", "--admin-url", admin.url], without.io)).toBe(2);

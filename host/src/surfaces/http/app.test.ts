@@ -50,9 +50,10 @@ describe("catalogue and enablement", () => {
     expect(own.status).toBe(200);
     const echo = (own.json?.tools as Array<Record<string, unknown>>).find((t) => t.id === "kit:echo");
     expect(echo).toMatchObject({ enabled: true, served: true });
+    // Another agent's slug is, to an agent token, an unknown agent (whether it exists is not said).
     const other = await api("GET", "/api/instances/beta/tools", f.agentToken);
-    expect(other.status).toBe(403);
-    expect(other.json).toMatchObject({ error: { code: "AIRLOCK_API_FORBIDDEN" } });
+    expect(other.status).toBe(404);
+    expect(other.json).toMatchObject({ error: { code: "AIRLOCK_API_UNKNOWN_AGENT" } });
   });
 
   test("refuses an agent token on operator routes", async () => {

@@ -10,6 +10,7 @@ import type { AirlockHost } from "../../contracts/host.ts";
 import type { McpHttpOptions } from "../mcp/http.ts";
 import { MCP_OPENAPI_PATH, mountMcpHttp } from "../mcp/http.ts";
 import { PROTECTED_RESOURCE_OPENAPI_PATHS } from "../mcp/protected-resource.ts";
+import { bearerChallenge, bearerToken } from "./auth.ts";
 import { grantRoutes } from "./authz/grant-routes.ts";
 import { AUTHZ_OPENAPI_PATHS } from "./authz/openapi.ts";
 import { mountAuthorizationServer } from "./authz/routes.ts";
@@ -18,11 +19,12 @@ import { consoleBrokerRoutes } from "./console/broker-routes.ts";
 import { consolePageRoutes } from "./console/page-routes.ts";
 import { consoleRegistryRoutes } from "./console/registry-routes.ts";
 import { apiError, toWireError } from "./errors.ts";
+import { type RequestFailure, reportFailures } from "./failures.ts";
 import { hostGuard } from "./host-guard.ts";
 import { buildOpenApiDocument, type ExtraPath } from "./openapi.ts";
 import { mountPeoplePages, PEOPLE_PAGES_OPENAPI_PATHS } from "./people/routes.ts";
 import { registerRoute } from "./register.ts";
-import { pathMatcher, type RouteSpec } from "./route-table.ts";
+import { legacyAgentAliases, pathMatcher, type RouteSpec } from "./route-table.ts";
 import { auditRoutes } from "./routes/audit.ts";
 import { callRoutes } from "./routes/calls.ts";
 import { catalogueRoutes } from "./routes/catalogue.ts";
@@ -59,6 +61,11 @@ export interface AdminApiOptions {
   mcp?: false | McpHttpOptions;
   /** Where unexpected (non-AIRLOCK) failures are reported; default console.error. */
   log?: (error: unknown) => void;
+  /**
+   * Called once for every answer with status 4xx or 5xx (failures.ts), with its AIRLOCK_* code;
+   * `airlock start` prints one line each. Default: none.
+   */
+  onFailure?: (failure: RequestFailure) => void;
   /** False once the server drains (GET /readyz answers 503); default always true. */
   accepting?: () => boolean;
 }
@@ -109,12 +116,14 @@ export function createAdminApi(host: AirlockHost, options: AdminApiOptions = {})
           ...PEOPLE_PAGES_OPENAPI_PATHS,
         ];
   const routes: RouteSpec[] = [...adminRoutes(options)];
+  routes.push(...legacyAgentAliases(routes));
   routes.push(...metaRoutes(() => buildOpenApiDocument(routes, host.version, extra)), ...consolePageRoutes());
   const matchers = routes.map((route) => ({ method: route.method, match: pathMatcher(route.path) }));
 
   app.onError((error, c) => {
     const wire = toWireError(error, log);
-    if (wire.status === 401) c.header("www-authenticate", 'Bearer realm="airlock"');
+    if (wire.status === 401)
+      c.header("www-authenticate", bearerChallenge(bearerToken(c.req.header("authorization")) !== null));
     return c.json(wire.body, wire.status as ContentfulStatusCode);
   });
   app.notFound((c) => {
@@ -132,6 +141,7 @@ export function createAdminApi(host: AirlockHost, options: AdminApiOptions = {})
     return c.json(wire.body, wire.status as ContentfulStatusCode);
   });
 
+  if (options.onFailure !== undefined) app.use("*", reportFailures(options.onFailure));
   if (options.allowedHosts !== undefined) app.use("*", hostGuard(options.allowedHosts));
   app.use("*", async (c, next) => {
     await next();

@@ -52,7 +52,7 @@ test("gives every operation a unique operationId, an access rule and the error s
 });
 
 test("documents path parameters and request bodies from the zod schemas", () => {
-  const put = doc.paths["/api/instances/{slug}/knowledge"]?.put as Record<string, unknown>;
+  const put = doc.paths["/api/agents/{slug}/knowledge"]?.put as Record<string, unknown>;
   expect(put.parameters).toEqual([expect.objectContaining({ name: "slug", in: "path", required: true })]);
   const schema = (put.requestBody as { content: Record<string, { schema: Record<string, unknown> }> })
     .content["application/json"]?.schema;
@@ -66,4 +66,31 @@ test("documents path parameters and request bodies from the zod schemas", () => 
     "application/json",
     "application/octet-stream",
   ]);
+});
+
+test("names agents /api/agents and keeps /api/instances as deprecated aliases that answer alike", async () => {
+  const agentPaths = Object.keys(doc.paths).filter((p) => p.startsWith("/api/agents"));
+  expect(agentPaths).toContain("/api/agents/{slug}/tools");
+  for (const path of agentPaths) {
+    const alias = doc.paths[path.replace("/api/agents", "/api/instances")];
+    for (const [method, operation] of Object.entries(doc.paths[path] ?? {})) {
+      expect(operation.deprecated, `${method} ${path}`).toBeUndefined();
+      expect(alias?.[method]?.deprecated, `${method} alias of ${path}`).toBe(true);
+    }
+  }
+  const headers = { authorization: `Bearer ${f.operatorToken}` };
+  const now = await app.request("/api/agents", { headers });
+  const before = await app.request("/api/instances", { headers });
+  expect(now.status).toBe(200);
+  expect(await before.json()).toEqual(await now.json());
+  expect(now.headers.get("deprecation")).toBeNull();
+  expect(before.headers.get("deprecation")).toMatch(/^@\d+$/);
+  expect(before.headers.get("link")).toBe('</api/agents>; rel="successor-version"');
+});
+
+test("redirects a browser opening / to the console", async () => {
+  const res = await app.request("/", { headers: { accept: "text/html" } });
+  expect(res.status).toBe(302);
+  expect(res.headers.get("location")).toBe("/admin");
+  expect(doc.paths["/"]?.get?.operationId).toBe("rootRedirect");
 });

@@ -49,6 +49,7 @@ function operationOf(route: RouteSpec): JsonObject {
     "x-airlock-access": route.access,
   };
   if (route.access === "public") operation.security = [];
+  if (route.deprecated === true) operation.deprecated = true;
   const parameters = [...parametersOf(route.params, "path"), ...parametersOf(route.query, "query")];
   if (parameters.length > 0) operation.parameters = parameters;
   if (route.body !== undefined) {

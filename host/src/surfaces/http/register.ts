@@ -3,14 +3,14 @@
 // Invariants: the order is 401 → 403 → 400 (params) → 404 (agent) → 400/413/415 (query, body),
 // so an agent token learns nothing about other agents; a body is read once, capped, and only
 // for routes that declare one; a handler never sees unvalidated input.
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AirlockHost } from "../../contracts/host.ts";
 import { checkAccess } from "./auth.ts";
 import { authenticateApiCall } from "./console/session.ts";
 import { apiError } from "./errors.ts";
 import { mediaType, parseJsonBody, readBodyCapped, validate } from "./request.ts";
-import type { RouteSpec } from "./route-table.ts";
+import { AGENTS_PATH, LEGACY_AGENTS_PATH, type RouteSpec } from "./route-table.ts";
 
 const RAW_TYPES = new Set([
   "application/octet-stream",
@@ -58,6 +58,17 @@ async function readBody(
   return { body: parseJsonBody(bytes), raw: null };
 }
 
+/** When the `/api/instances` aliases were deprecated (2026-12-07), as an RFC 9745 date. */
+const DEPRECATED_SINCE = `@${Date.UTC(2026, 11, 7) / 1000}`;
+
+/** RFC 9745 / RFC 8594: an alias says it is deprecated and links the path that replaces it. */
+function deprecationHeaders(c: Context): void {
+  const url = new URL(c.req.url);
+  const successor = `${AGENTS_PATH}${url.pathname.slice(LEGACY_AGENTS_PATH.length)}`;
+  c.header("deprecation", DEPRECATED_SINCE);
+  c.header("link", `<${successor}>; rel="successor-version"`);
+}
+
 export function registerRoute(
   app: Hono,
   host: AirlockHost,
@@ -66,6 +77,7 @@ export function registerRoute(
 ): void {
   app.on(route.method.toUpperCase(), route.path, async (c) => {
     // A bearer token, or the operator console's session cookie (CSRF-checked): console/session.ts.
+    if (route.deprecated === true) deprecationHeaders(c);
     const token = route.access === "public" ? null : await authenticateApiCall(host, c);
     const rawParams = c.req.param() as Record<string, string>;
     if (token !== null) checkAccess(token, route.access, rawParams.slug);

@@ -48,7 +48,7 @@ export interface RouteSpec<
   B extends z.ZodType = z.ZodType,
 > {
   method: HttpMethod;
-  /** hono path syntax: `/api/instances/:slug/tools`. */
+  /** hono path syntax: `/api/agents/:slug/tools`. */
   path: string;
   operationId: string;
   summary: string;
@@ -64,6 +64,8 @@ export interface RouteSpec<
   /** Maximum body size in bytes (default: the app's `maxBodyBytes`). */
   maxBodyBytes?: number;
   responses: Record<number, RouteResponse>;
+  /** An alias kept for compatibility (OpenAPI `deprecated`, a `Deprecation` response header). */
+  deprecated?: boolean;
   handler(input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>): Promise<HandlerResult | Response>;
 }
 
@@ -72,6 +74,23 @@ export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends 
   spec: RouteSpec<P, Q, B>,
 ): RouteSpec {
   return spec as unknown as RouteSpec;
+}
+
+/** Where agents' routes live, and where they lived before (kept as aliases until 2.0, docs/api.md). */
+export const AGENTS_PATH = "/api/agents";
+export const LEGACY_AGENTS_PATH = "/api/instances";
+
+/** `/api/instances/...` aliases of the `/api/agents/...` routes: same handler, marked deprecated. */
+export function legacyAgentAliases(routes: readonly RouteSpec[]): RouteSpec[] {
+  return routes
+    .filter((r) => r.path === AGENTS_PATH || r.path.startsWith(`${AGENTS_PATH}/`))
+    .map((r) => ({
+      ...r,
+      path: `${LEGACY_AGENTS_PATH}${r.path.slice(AGENTS_PATH.length)}`,
+      operationId: `${r.operationId}Legacy`,
+      summary: `Deprecated alias of ${r.method.toUpperCase()} ${openApiPath(r.path)} (removed in 2.0). ${r.summary}`,
+      deprecated: true,
+    }));
 }
 
 /** The OpenAPI form of a hono path: `/a/:slug` → `/a/{slug}`. */

@@ -79,12 +79,19 @@ describe("authentication", () => {
     }
   });
 
-  test("answers 403 (not 404) when an agent token names an agent that does not exist", async () => {
-    expectRefusal(
-      await send("GET", "/api/instances/ghost/tools", { token: f.agentToken }),
-      403,
-      "AIRLOCK_API_FORBIDDEN",
-    );
+  test("answers an agent token the same 404 for a missing agent and for another agent", async () => {
+    for (const slug of ["ghost", "beta"]) {
+      const answer = await send("GET", `/api/instances/${slug}/tools`, { token: f.agentToken });
+      expectRefusal(answer, 404, "AIRLOCK_API_UNKNOWN_AGENT");
+    }
+  });
+
+  test("tells a request that sent an unknown bearer token that the token is invalid", async () => {
+    const sent = await app.request("/api/tools", { headers: { authorization: "Bearer alk_op_wrong" } });
+    expect(sent.status).toBe(401);
+    expect(sent.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    const none = await app.request("/api/tools");
+    expect(none.headers.get("www-authenticate")).toBe('Bearer realm="airlock"');
   });
 });
 

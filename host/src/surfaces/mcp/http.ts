@@ -7,14 +7,15 @@
 // Invariants: every request is authenticated (the agent's token or an operator's) before any
 // MCP parsing; no request needs anything a previous request left in this process, so any
 // replica sharing the store answers any request; the protected-resource metadata
-// (RFC 9728) is named by the 401's WWW-Authenticate header.
+// (RFC 9728) is named by the 401's WWW-Authenticate header, except when the request sent a
+// static bearer token that is not ours (then it is invalid_token only: challengeOf).
 import { IncomingMessage, ServerResponse } from "node:http";
 import { AirlockError, parseWireName } from "@airlock/sdk";
 import { classifyInboundRequest } from "@modelcontextprotocol/server";
 import type { Context, Hono } from "hono";
 import type { AirlockHost } from "../../contracts/host.ts";
 import type { TokenRecord } from "../../contracts/records.ts";
-import { authenticateRequest, bearerToken, checkAccess } from "../http/auth.ts";
+import { authenticateRequest, bearerChallenge, bearerToken, checkAccess } from "../http/auth.ts";
 import { isAccessToken, verifyAccessToken } from "../http/authz/access.ts";
 import { externalBase } from "../http/authz/config.ts";
 import { apiError, toWireError } from "../http/errors.ts";
@@ -140,12 +141,8 @@ export function mountMcpHttp(app: Hono, host: AirlockHost, options: McpHttpOptio
       return await endpoint.handle(c);
     } catch (error) {
       if (!(error instanceof AirlockError) || !CHALLENGED.has(error.code)) throw error;
-      // RFC 9728: the challenge points the client at the resource's metadata; RFC 6750 §3.1: a
-      // refused OAuth access token is named invalid_token.
       const wire = toWireError(error);
-      const invalid = error.code !== "AIRLOCK_API_UNAUTHORIZED";
-      const challenge = wwwAuthenticate(externalBase(host, c.req.url), new URL(c.req.url), invalid);
-      return c.json(wire.body, 401, { "www-authenticate": challenge });
+      return c.json(wire.body, 401, { "www-authenticate": challengeOf(host, c, error.code) });
     }
   });
   return endpoint;
@@ -205,9 +202,18 @@ const CHALLENGED = new Set([
   "AIRLOCK_AUTHZ_WRONG_AUDIENCE",
 ]);
 
-function wwwAuthenticate(base: string, url: URL, invalidToken: boolean): string {
-  const error = invalidToken ? ', error="invalid_token"' : "";
-  return `Bearer realm="airlock", resource_metadata="${base}/.well-known/oauth-protected-resource${url.pathname}"${error}`;
+/**
+ * The 401's challenge. No token: RFC 9728, the resource's metadata (where OAuth starts). A
+ * refused OAuth access token: the metadata and RFC 6750 §3.1 invalid_token (the client gets a new
+ * one). A static bearer token that is not ours: invalid_token and no metadata, so a client shows
+ * "invalid token" instead of starting an OAuth flow the user did not ask for.
+ */
+function challengeOf(host: AirlockHost, c: Context, code: string): string {
+  const bearer = bearerToken(c.req.header("authorization"));
+  if (bearer !== null && !isAccessToken(bearer)) return bearerChallenge(true);
+  const base = externalBase(host, c.req.url);
+  const metadata = `, resource_metadata="${base}/.well-known/oauth-protected-resource${new URL(c.req.url).pathname}"`;
+  return bearerChallenge(code !== "AIRLOCK_API_UNAUTHORIZED" || bearer !== null, metadata);
 }
 
 /** The OpenAPI description of the MCP endpoint (added to the admin API's document). */
@@ -227,9 +233,13 @@ export const MCP_OPENAPI_PATH: ExtraPath = {
           "200": { description: "A JSON-RPC response, or an SSE stream when the call streams." },
           "202": { description: "A notification was accepted." },
           "400": { description: "A malformed request, or a 2025 request without its session." },
-          "401": { description: "Missing or unknown token (WWW-Authenticate names the resource metadata)." },
-          "403": { description: "A token of another agent." },
-          "404": { description: "Unknown agent or MCP session." },
+          "401": {
+            description:
+              'Missing token (WWW-Authenticate names the resource metadata) or an invalid one (error="invalid_token").',
+          },
+          "404": {
+            description: "Unknown agent (also any other agent's slug with an agent token) or MCP session.",
+          },
           "429": { description: "Too many open streams for this token." },
         },
       },

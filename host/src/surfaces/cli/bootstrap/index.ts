@@ -89,9 +89,10 @@ export function createFirstPartyStep(): BootstrapStep {
     name: "first-party-plugins",
     async beforeHost(ctx: StartContext) {
       if (ctx.hostOptions.registryUrl !== undefined) {
-        ctx.notes.push(
-          `  First-party plugins: not installed (--registry ${ctx.hostOptions.registryUrl} is in use)`,
-        );
+        ctx.notes.push({
+          label: "First-party plugins",
+          value: `not installed (--registry ${ctx.hostOptions.registryUrl} is in use)`,
+        });
         return;
       }
       const dir = join(ctx.dataDir, "bootstrap");
@@ -107,19 +108,17 @@ export function createFirstPartyStep(): BootstrapStep {
       if (state === undefined) return;
       const { key, registry, dir } = state;
       if ((await listFirstPartyPlugins()).length === 0) {
-        ctx.notes.push("  First-party plugins: none found next to this host (plugins/<name>/)");
+        ctx.notes.push({
+          label: "First-party plugins",
+          value: "none found next to this host (plugins/<name>/)",
+        });
         return;
       }
       const outcomes = await installFirstParty(ctx.host, registry, key, dir);
-      const agent = await ensureExampleAgent(ctx.host);
-      const summary = outcomes.map(
-        (o) => `${o.name}@${o.version}${o.action === "kept" ? "" : ` (${o.action})`}`,
-      );
-      ctx.notes.push(
-        `  Local registry:  ${registry.url}  (signing key ${key.keyId})`,
-        `  Plugins:         ${summary.join(", ")}`,
-        `  Example agent:   example (${agent.created ? "created" : "kept"}; knowledge: write)`,
-      );
+      await ensureExampleAgent(ctx.host);
+      for (const o of outcomes) if (o.action !== "kept") ctx.pluginChanges.set(o.name, o.action);
+      // The banner lists every installed plugin and each agent's current level (commands/banner.ts).
+      ctx.notes.push({ label: "Local registry", value: `${registry.url}  (signing key ${key.keyId})` });
     },
   };
 }

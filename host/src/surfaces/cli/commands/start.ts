@@ -1,8 +1,9 @@
 // `airlock start` and `airlock serve`: open the host on a data directory, serve the admin API
 // and the MCP endpoint on one listener, print the URLs and tokens, run until SIGINT/SIGTERM.
-// `start` additionally runs the bootstrap steps (START_BOOTSTRAP): first-run conveniences such
-// as a `default` agent; other components add their step (a local registry, first-party plugins)
-// to that list, in one place (a step's contract: ../start-step.ts). `serve` runs none of them.
+// `start` additionally runs the bootstrap steps (START_BOOTSTRAP): first-run conveniences (a
+// local registry, the first-party plugins, the `example` agent with their tools); components add
+// their step to that list, in one place (a step's contract: ../start-step.ts). `serve` runs none
+// of them. No empty agent is made: a host with no agent says so in the banner (banner.ts).
 // Invariants: shutdown closes the server, then runs registered cleanups in reverse, then closes
 // the host; a failing step stops startup with its error (nothing keeps listening).
 import { createServer } from "node:net";
@@ -10,70 +11,47 @@ import { join } from "node:path";
 import { hasCode } from "@airlock/sdk/errors";
 import type { AirlockHost } from "../../../contracts/host.ts";
 import type { AdminServer } from "../../http/server.ts";
-import { listOption, parseOptions, portOption, stringOption } from "../args.ts";
+import { parseOptions } from "../args.ts";
 import { createFirstPartyStep } from "../bootstrap/index.ts";
-import { CREDENTIALS_FILE, ensureAgentToken, ensureOperatorToken } from "../credentials.ts";
 import { cliError } from "../errors.ts";
-import { LOCATION_FILE, publishLocation, userStateDir } from "../host-location.ts";
-import {
-  HOST_OPTIONS,
-  HOST_OPTIONS_HELP,
-  hostOptionsFrom,
-  openHost,
-  START_DATA_DIR_HELP,
-} from "../open-host.ts";
+import { publishLocation } from "../host-location.ts";
+import { applySettings, SETTING_FLAGS, settingsHelp } from "../host-settings.ts";
+import { HOST_OPTIONS, hostOptionsFrom, openHost, START_DATA_DIR_HELP, STORE_HELP } from "../open-host.ts";
+import { createRequestLog } from "../request-log.ts";
 import type { BootstrapStep, RunningContext, StartContext } from "../start-step.ts";
 import type { CliCommand, CliIO } from "../types.ts";
-
-const DATA_DIR_LINES = HOST_OPTIONS_HELP.split("\n").slice(0, 4).join("\n");
+import { banner } from "./banner.ts";
 
 export const DEFAULT_PORT = 4480;
-export const DEFAULT_AGENT = "default";
-
-/** On a fresh data directory, create the `default` agent and keep a token for it. */
-export const defaultAgentStep: BootstrapStep = {
-  name: "default-agent",
-  async afterHost(ctx) {
-    if ((await ctx.host.listAgents()).length === 0) await ctx.host.createAgent(DEFAULT_AGENT);
-  },
-};
-
 /** What `airlock start` runs besides serving. Add a step here; keep `serve` step-free. */
-export const START_BOOTSTRAP: BootstrapStep[] = [defaultAgentStep, createFirstPartyStep()];
+export const START_BOOTSTRAP: BootstrapStep[] = [createFirstPartyStep()];
 
-const OPTIONS = {
-  ...HOST_OPTIONS,
-  port: { type: "string" },
-  host: { type: "string" },
-  "allowed-host": { type: "string", multiple: true },
-  "auto-approve": { type: "boolean" },
-  "public-url": { type: "string" },
-} as const;
+const OPTIONS = { ...HOST_OPTIONS, ...SETTING_FLAGS } as const;
 
 function help(name: "start" | "serve"): string {
   const what =
     name === "start"
-      ? "Starts the host: admin API and MCP over HTTP, plus first-run setup (a `default` agent)."
+      ? "Starts the host: admin API and MCP over HTTP, plus first-run setup (a local registry, the\nfirst-party plugins, and the agent `example` with their tools)."
       : "Serves an existing data directory (admin API and MCP over HTTP) with no first-run setup.";
   return `Usage: airlock ${name} [options]
 
 ${what}
-Prints the admin API URL, the operator token, and each agent's MCP URL and token.
+Prints the console and admin API URLs, the operator token, the installed plugins, each agent's
+MCP URL and token (the agent serving most tools first), and MCP client configs to paste.
+Each failed request prints one line on stderr (status, AIRLOCK_* code, method, path, message).
 Runs until interrupted (Ctrl+C / SIGTERM).
 
 Options:
-${HOST_OPTIONS_HELP.replace(DATA_DIR_LINES, START_DATA_DIR_HELP)}
-  --port N           Port to listen on (0 = any free port). Default: ${DEFAULT_PORT}
-  --host ADDR        Address to listen on. Default: 127.0.0.1
-  --allowed-host H   Also accept this host:port in Host/Origin headers (a proxy); repeatable.
-  --auto-approve     Run tools that are not read-only without an approval (development only).
-  --public-url URL   Where people's browsers reach this host (OAuth connect links and the
-                     callback, docs/oauth.md; the OAuth issuer and MCP resource URLs,
-                     docs/mcp.md). Default: $AIRLOCK_PUBLIC_URL, else the listen URL (the
-                     request's origin for the issuer).
+${START_DATA_DIR_HELP}
+${STORE_HELP}
 
-Example:
-  airlock ${name} --data-dir ./airlock-data --port 4480
+Settings: a flag, else its environment variable, else its key in the config file
+(\`{"egress": {"allowPrivate": ["127.0.0.1"]}, "limits": {"cpuMs": 500}}\`; docs/api.md "Settings").
+A bad value stops startup with AIRLOCK_CLI_CONFIG_INVALID naming it. Each: flag (key, variable).
+${settingsHelp()}
+
+Example (a local model server on this machine, reachable by the plugins' ctx.fetch):
+  airlock ${name} --data-dir ./airlock-data --port 4480 --allow-private 127.0.0.1
 `;
 }
 
@@ -87,27 +65,6 @@ function waitForSignal(): Promise<string> {
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
   });
-}
-
-async function banner(ctx: RunningContext): Promise<string> {
-  const operator = await ensureOperatorToken(ctx.host, ctx.dataDir);
-  const lines = [
-    `Airlock ${ctx.host.version} is running (data: ${ctx.dataDir})`,
-    `  Admin API:       ${ctx.server.url}/api  (OpenAPI: ${ctx.server.url}/api/openapi.json)`,
-    `  Admin page:      ${ctx.server.url}/admin`,
-    `  Operator token:  ${operator.token}`,
-    `  Tokens kept in:  ${join(ctx.dataDir, CREDENTIALS_FILE)} (mode 0600, for the CLI; see docs/api.md)`,
-  ];
-  for (const agent of await ctx.host.listAgents()) {
-    const token = await ensureAgentToken(ctx.host, ctx.dataDir, agent.slug);
-    lines.push(
-      `  MCP (${agent.slug}):  ${ctx.server.mcpUrl(agent.slug)}`,
-      `    agent token:     ${token.token}`,
-    );
-  }
-  const where = join(userStateDir(ctx.io.env), LOCATION_FILE);
-  const cli = `  CLI:             \`airlock\` commands from any folder act on this host (${where})`;
-  return [...lines, ...ctx.notes, cli, "Press Ctrl+C to stop.", ""].join("\n");
 }
 
 /** Throws AIRLOCK_CLI_PORT_IN_USE when `port` cannot be bound on `hostname` (0 is always free). */
@@ -142,16 +99,7 @@ export async function runServer(
 ): Promise<number> {
   const parsed = parseOptions(args, OPTIONS);
   const hostOptions = hostOptionsFrom(parsed, io, undefined, false);
-  if (parsed.values["auto-approve"] === true) hostOptions.autoApprove = true;
-  const publicUrl = stringOption(parsed, "public-url");
-  if (publicUrl !== undefined) {
-    if (!/^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(publicUrl))
-      throw cliError(
-        "AIRLOCK_CLI_USAGE",
-        `--public-url must be an http(s) URL (got ${JSON.stringify(publicUrl)})`,
-      );
-    hostOptions.publicUrl = publicUrl.replace(/\/+$/, "");
-  }
+  const { server: settings } = applySettings(parsed, io, hostOptions);
   // Keys the operator trusts on this host (`airlock install --trust-key` remembers them below it).
   hostOptions.trust = { ...hostOptions.trust, keysDir: join(hostOptions.dataDir as string, "trust") };
   const cleanups: Array<() => Promise<void>> = [];
@@ -161,12 +109,14 @@ export async function runServer(
     dataDir: hostOptions.dataDir as string,
     hostOptions,
     notes: [],
+    pluginChanges: new Map(),
     onShutdown: (cleanup) => cleanups.push(cleanup),
   };
-  const port = portOption(parsed, "port", DEFAULT_PORT);
-  const hostname = stringOption(parsed, "host") ?? "127.0.0.1";
+  const port = settings.port ?? DEFAULT_PORT;
+  const hostname = settings.host ?? "127.0.0.1";
   let host: AirlockHost | undefined;
   let server: AdminServer | undefined;
+  const requests = createRequestLog(io, settings.logFormat ?? "text", settings.verbose === true);
   // Refuse a busy port before anything starts (workers, a registry child): one line, a hint.
   await ensurePortFree(hostname, port);
   // The admin server's modules (the API, the console, the MCP endpoint) load only here, while the
@@ -180,7 +130,9 @@ export async function runServer(
     server = await startAdminServer(host, {
       hostname,
       port,
-      extraAllowedHosts: listOption(parsed, "allowed-host"),
+      extraAllowedHosts: settings.allowedHosts ?? [],
+      onFailure: requests.onFailure,
+      log: requests.log,
     });
     if (!["127.0.0.1", "localhost", "::1"].includes(hostname)) {
       io.stderr(

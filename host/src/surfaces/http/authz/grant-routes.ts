@@ -32,7 +32,7 @@ async function knownAgent(host: AirlockHost, agent: string): Promise<void> {
 export const grantRoutes: RouteSpec[] = [
   defineRoute({
     method: "get",
-    path: "/api/instances/:slug/oauth-grants",
+    path: "/api/agents/:slug/oauth-grants",
     operationId: "listOAuthGrants",
     summary: "The OAuth grants MCP clients hold for this agent (newest first, revoked ones included).",
     tag: "instances",
@@ -46,7 +46,7 @@ export const grantRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: "delete",
-    path: "/api/instances/:slug/oauth-grants/:id",
+    path: "/api/agents/:slug/oauth-grants/:id",
     operationId: "revokeOAuthGrant",
     summary: "Revokes an OAuth grant: its access and refresh tokens are refused from then on.",
     tag: "instances",

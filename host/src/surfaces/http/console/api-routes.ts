@@ -115,7 +115,7 @@ export const consoleApiRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: "get",
-    path: "/api/instances/:slug/removal",
+    path: "/api/agents/:slug/removal",
     operationId: "previewAgentRemoval",
     summary: "What deleting the agent would remove: its tokens, enabled tools, secrets, knowledge documents.",
     tag: "instances",
@@ -128,7 +128,7 @@ export const consoleApiRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: "delete",
-    path: "/api/instances/:slug",
+    path: "/api/agents/:slug",
     operationId: "deleteAgent",
     summary:
       "Deletes the agent with its tokens, enablement, secrets, conversation state, artifacts and knowledge documents.",

@@ -1,5 +1,5 @@
-// The operator console's own routes: the page (/admin), its bundled script and style, and the
-// session (sign in, who am I + CSRF token, sign out). Everything else the console does goes
+// The operator console's own routes: `/` (redirects to it), the page (/admin), its bundled
+// script and style, and the session (sign in, who am I + CSRF token, sign out). Everything else the console does goes
 // through the admin API like any client.
 // Invariants: every console response carries a same-origin-only CSP without inline script or
 // style, `frame-ancestors 'none'` and `X-Frame-Options: DENY` (no framing: no clickjacking),
@@ -77,6 +77,22 @@ export function consolePageRoutes(): RouteSpec[] {
       },
     });
   return [
+    defineRoute({
+      method: "get",
+      path: "/",
+      operationId: "rootRedirect",
+      summary:
+        "Redirects (302) to the operator console at /admin: a browser opening the host's address lands there.",
+      tag: "console",
+      access: "public",
+      responses: { 302: { description: "To /admin.", mediaType: "text/plain" } },
+      async handler() {
+        return new Response("See /admin (the console) or /api/openapi.json (the admin API).\n", {
+          status: 302,
+          headers: { location: "/admin", "content-type": "text/plain; charset=utf-8", ...CONSOLE_HEADERS },
+        });
+      },
+    }),
     page("/admin", "consolePage", "the page", "text/html; charset=utf-8", async () => PAGE),
     page("/admin/app.js", "consoleScript", "its script", "text/javascript; charset=utf-8", consoleScript),
     page("/admin/app.css", "consoleStyle", "its style", "text/css; charset=utf-8", consoleStyle),

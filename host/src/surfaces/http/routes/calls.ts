@@ -22,7 +22,7 @@ import { canonicalToolId } from "./catalogue.ts";
 export const callRoutes: RouteSpec[] = [
   defineRoute({
     method: "post",
-    path: "/api/instances/:slug/calls",
+    path: "/api/agents/:slug/calls",
     operationId: "callTool",
     summary:
       "Calls one of the agent's served tools (`ns:tool` or `ns__tool`). Answers the outcome; a tool " +

@@ -30,7 +30,7 @@ export const catalogueRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: "get",
-    path: "/api/instances/:slug/tools",
+    path: "/api/agents/:slug/tools",
     operationId: "listAgentTools",
     summary: "The catalogue as one agent sees it: enabled or not, missing secrets, served or not.",
     tag: "catalogue",
@@ -43,7 +43,7 @@ export const catalogueRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: "patch",
-    path: "/api/instances/:slug/tools",
+    path: "/api/agents/:slug/tools",
     operationId: "setAgentTools",
     summary: "Enables or disables tools for one agent (a new plugin's tools start disabled).",
     tag: "catalogue",

@@ -38,7 +38,7 @@ const changeBody = z.strictObject({
 export const codeModeRoutes: RouteSpec[] = [
   defineRoute({
     method: "get",
-    path: "/api/instances/:slug/code-mode",
+    path: "/api/agents/:slug/code-mode",
     operationId: "getCodeMode",
     summary: "The agent's code mode: whether search_tools and run_code are served, and run_code's limits.",
     tag: "instances",
@@ -51,7 +51,7 @@ export const codeModeRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: "put",
-    path: "/api/instances/:slug/code-mode",
+    path: "/api/agents/:slug/code-mode",
     operationId: "setCodeMode",
     summary:
       "Changes the agent's code mode: `enabled`, `exclusive` (list only search_tools and run_code), `scratch` (run_code's per-conversation scratch store), `snippets` (run_code may save named snippets), `limits` (fields not named are kept).",

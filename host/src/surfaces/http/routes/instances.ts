@@ -18,7 +18,7 @@ import {
 export const instanceRoutes: RouteSpec[] = [
   defineRoute({
     method: "get",
-    path: "/api/instances",
+    path: "/api/agents",
     operationId: "listAgents",
     summary: "Every agent (instance) with its knowledge level.",
     tag: "instances",
@@ -30,7 +30,7 @@ export const instanceRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: "post",
-    path: "/api/instances",
+    path: "/api/agents",
     operationId: "createAgent",
     summary:
       "Creates an agent (knowledge level `read`, no tools enabled), or returns the existing one; optionally issues a token.",
@@ -54,7 +54,7 @@ export const instanceRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: "get",
-    path: "/api/instances/:slug/secrets",
+    path: "/api/agents/:slug/secrets",
     operationId: "listSecrets",
     summary: "The secrets the agent's tools declare: set or not; sensitive values masked.",
     tag: "secrets",
@@ -67,7 +67,7 @@ export const instanceRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: "put",
-    path: "/api/instances/:slug/secrets",
+    path: "/api/agents/:slug/secrets",
     operationId: "setSecrets",
     summary: "Sets secret values for the agent (stored encrypted); keys not named are left as they are.",
     tag: "secrets",
@@ -81,7 +81,7 @@ export const instanceRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: "delete",
-    path: "/api/instances/:slug/secrets/:key",
+    path: "/api/agents/:slug/secrets/:key",
     operationId: "deleteSecret",
     summary: "Deletes one secret of the agent.",
     tag: "secrets",
@@ -94,7 +94,7 @@ export const instanceRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: "get",
-    path: "/api/instances/:slug/knowledge",
+    path: "/api/agents/:slug/knowledge",
     operationId: "getKnowledgeLevel",
     summary: "The agent's knowledge level (none, read, write, manage).",
     tag: "instances",
@@ -108,7 +108,7 @@ export const instanceRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: "put",
-    path: "/api/instances/:slug/knowledge",
+    path: "/api/agents/:slug/knowledge",
     operationId: "setKnowledgeLevel",
     summary: "Sets the agent's knowledge level; `none` removes ctx.knowledge from its tools.",
     tag: "instances",

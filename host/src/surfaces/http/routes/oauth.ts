@@ -133,7 +133,7 @@ export const oauthRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: "get",
-    path: "/api/instances/:slug/oauth",
+    path: "/api/agents/:slug/oauth",
     operationId: "listOAuthConnections",
     summary: "The agent's OAuth connections: provider, subject, plugin, scopes, expiry (never a token).",
     tag: "oauth",
@@ -148,7 +148,7 @@ export const oauthRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: "post",
-    path: "/api/instances/:slug/oauth/:provider/link",
+    path: "/api/agents/:slug/oauth/:provider/link",
     operationId: "createOAuthConnectLink",
     summary: "A connect link (valid 15 minutes) that starts the provider's sign-in for this agent.",
     tag: "oauth",
@@ -164,7 +164,7 @@ export const oauthRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: "delete",
-    path: "/api/instances/:slug/oauth/:provider",
+    path: "/api/agents/:slug/oauth/:provider",
     operationId: "disconnectOAuth",
     summary:
       "Disconnects the provider: revokes the token at the provider (when it has an endpoint) and forgets it.",
@@ -234,7 +234,7 @@ export const oauthRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: "get",
-    path: "/api/instances/:slug/models",
+    path: "/api/agents/:slug/models",
     operationId: "listModelGrants",
     summary: "The model grants of the agent's plugins, with this period's usage.",
     tag: "models",
@@ -247,7 +247,7 @@ export const oauthRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: "put",
-    path: "/api/instances/:slug/models/:ns",
+    path: "/api/agents/:slug/models/:ns",
     operationId: "grantModel",
     summary: "Grants the agent's plugin a model connection with a budget (tokens and/or calls per period).",
     tag: "models",
@@ -266,7 +266,7 @@ export const oauthRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: "delete",
-    path: "/api/instances/:slug/models/:ns",
+    path: "/api/agents/:slug/models/:ns",
     operationId: "revokeModel",
     summary: "Revokes the plugin's model grant for this agent.",
     tag: "models",

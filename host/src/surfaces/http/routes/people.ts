@@ -22,7 +22,7 @@ const patchBody = z.strictObject({
 export const peopleRoutes: RouteSpec[] = [
   defineRoute({
     method: "get",
-    path: "/api/instances/:slug/people",
+    path: "/api/agents/:slug/people",
     operationId: "getPeoplePolicy",
     summary:
       "The agent's approval policy (default and per tool) and the secrets a person may enter on the host's page.",
@@ -36,7 +36,7 @@ export const peopleRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: "patch",
-    path: "/api/instances/:slug/people",
+    path: "/api/agents/:slug/people",
     operationId: "setPeoplePolicy",
     summary:
       "Changes the policy: fields left out keep their value, a tool mapped to null loses its override (audited).",

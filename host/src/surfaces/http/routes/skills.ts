@@ -34,7 +34,7 @@ const setSkillsBody = z.strictObject({
 export const skillRoutes: RouteSpec[] = [
   defineRoute({
     method: "get",
-    path: "/api/instances/:slug/skills",
+    path: "/api/agents/:slug/skills",
     operationId: "listAgentSkills",
     summary:
       "The agent's skills, one line each: an agent token sees the ones enabled for it, an operator every skill with `enabled`.",
@@ -49,7 +49,7 @@ export const skillRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: "get",
-    path: "/api/instances/:slug/skills/:id",
+    path: "/api/agents/:slug/skills/:id",
     operationId: "readAgentSkill",
     summary:
       "The body and reference files of a skill the agent has enabled (AIRLOCK_SKILL_UNKNOWN otherwise).",
@@ -66,7 +66,7 @@ export const skillRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: "patch",
-    path: "/api/instances/:slug/skills",
+    path: "/api/agents/:slug/skills",
     operationId: "setAgentSkills",
     summary: "Enables or disables skills (`<ns>:skill:<id>`) for one agent; a skill starts disabled.",
     tag: "catalogue",

@@ -22,7 +22,7 @@ const snippet = summary.extend({ code: z.string() });
 export const snippetRoutes: RouteSpec[] = [
   defineRoute({
     method: "get",
-    path: "/api/instances/:slug/snippets",
+    path: "/api/agents/:slug/snippets",
     operationId: "listSnippets",
     summary: "The agent's saved run_code snippets (without their code), and which are promoted into skills.",
     tag: "instances",
@@ -35,7 +35,7 @@ export const snippetRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: "get",
-    path: "/api/instances/:slug/snippets/:name",
+    path: "/api/agents/:slug/snippets/:name",
     operationId: "getSnippet",
     summary: "One snippet with its code, for review.",
     tag: "instances",
@@ -48,7 +48,7 @@ export const snippetRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: "put",
-    path: "/api/instances/:slug/snippets/:name",
+    path: "/api/agents/:slug/snippets/:name",
     operationId: "saveSnippet",
     summary: "Saves (or replaces) a snippet as the operator; a promoted one stays promoted.",
     tag: "instances",
@@ -63,7 +63,7 @@ export const snippetRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: "post",
-    path: "/api/instances/:slug/snippets/:name/promote",
+    path: "/api/agents/:slug/snippets/:name/promote",
     operationId: "promoteSnippet",
     summary:
       "Promotes the snippet into the agent's skill `airlock:skill:snippet-<name>` (`promoted: false` withdraws it).",
@@ -80,7 +80,7 @@ export const snippetRoutes: RouteSpec[] = [
   }),
   defineRoute({
     method: "delete",
-    path: "/api/instances/:slug/snippets/:name",
+    path: "/api/agents/:slug/snippets/:name",
     operationId: "deleteSnippet",
     summary: "Deletes the snippet (and the skill it was promoted into).",
     tag: "instances",

@@ -10,7 +10,7 @@ import { html } from "../html.js";
 function Counts({ slug }) {
   const [counts, setCounts] = useState(null);
   useEffect(() => {
-    api("GET", `/api/instances/${slug}/tools`).then(
+    api("GET", `/api/agents/${slug}/tools`).then(
       ({ tools }) =>
         setCounts({
           enabled: tools.filter((t) => t.enabled).length,
@@ -27,7 +27,7 @@ function Counts({ slug }) {
 }
 
 export function AgentsScreen() {
-  const [data, error, reload] = useResource("/api/instances");
+  const [data, error, reload] = useResource("/api/agents");
   const { run } = useFeedback();
   const [slug, setSlug] = useState("");
   const [withToken, setWithToken] = useState(true);
@@ -38,7 +38,7 @@ export function AgentsScreen() {
     e.preventDefault();
     const name = slug.trim();
     run(`Create agent ${name}`, async () => {
-      const res = await api("POST", "/api/instances", { slug: name, token: withToken });
+      const res = await api("POST", "/api/agents", { slug: name, token: withToken });
       setSlug("");
       setFresh(res.token?.token ?? null);
       await reload();
@@ -49,12 +49,12 @@ export function AgentsScreen() {
   };
   const askRemove = (agent) =>
     run(`Look up what deleting ${agent} removes`, async () => {
-      setRemoving(await api("GET", `/api/instances/${agent}/removal`));
+      setRemoving(await api("GET", `/api/agents/${agent}/removal`));
       return `Deleting ${agent} needs a confirmation.`;
     });
   const remove = () =>
     run(`Delete agent ${removing.agent}`, async () => {
-      const res = await api("DELETE", `/api/instances/${removing.agent}`);
+      const res = await api("DELETE", `/api/agents/${removing.agent}`);
       setRemoving(null);
       await reload();
       return `Agent ${res.agent} deleted with ${res.tokens.length} token(s), ${res.secrets.length} secret(s), ${res.knowledgeDocuments} knowledge document(s).`;

@@ -41,7 +41,7 @@ function queryOf(f) {
 }
 
 export function AuditScreen() {
-  const [agents] = useResource("/api/instances");
+  const [agents] = useResource("/api/agents");
   const [plugins] = useResource("/api/plugins");
   const { run } = useFeedback();
   const [form, setForm] = useState({

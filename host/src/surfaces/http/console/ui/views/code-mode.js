@@ -27,7 +27,7 @@ export const LIMITS = [
 ];
 
 export function CodeModeTab({ slug }) {
-  const [data, error, reload] = useResource(`/api/instances/${slug}/code-mode`);
+  const [data, error, reload] = useResource(`/api/agents/${slug}/code-mode`);
   const { run } = useFeedback();
   const [limits, setLimits] = useState({});
   // What the operator just asked for, shown until the host's answer replaces it (no flicker back).
@@ -39,7 +39,7 @@ export function CodeModeTab({ slug }) {
     run(label, async () => {
       setPending((p) => ({ ...p, ...body }));
       try {
-        const now = await api("PUT", `/api/instances/${slug}/code-mode`, body);
+        const now = await api("PUT", `/api/agents/${slug}/code-mode`, body);
         await reload();
         return done(now);
       } finally {

@@ -11,20 +11,20 @@ import { useFeedback } from "../feedback.js";
 import { html } from "../html.js";
 
 function OAuthSection({ slug, declared }) {
-  const [data, error, reload] = useResource(`/api/instances/${slug}/oauth`);
+  const [data, error, reload] = useResource(`/api/agents/${slug}/oauth`);
   const { run } = useFeedback();
   const [link, setLink] = useState(null);
   const [leaving, setLeaving] = useState(null);
   const connect = (p) =>
     run(`Make a connect link for ${p.provider}`, async () => {
-      const r = await api("POST", `/api/instances/${slug}/oauth/${p.provider}/link`, { plugin: p.plugin });
+      const r = await api("POST", `/api/agents/${slug}/oauth/${p.provider}/link`, { plugin: p.plugin });
       setLink({ ...p, url: r.url });
       return `Connect link for ${p.provider} made: open it (valid 15 minutes).`;
     });
   const disconnect = () =>
     run(`Disconnect ${leaving.provider}`, async () => {
       const q = leaving.subject ? `?subject=${encodeURIComponent(leaving.subject)}` : "";
-      const r = await api("DELETE", `/api/instances/${slug}/oauth/${leaving.provider}${q}`);
+      const r = await api("DELETE", `/api/agents/${slug}/oauth/${leaving.provider}${q}`);
       setLeaving(null);
       await reload();
       return r.disconnected
@@ -90,7 +90,7 @@ function GrantForm({ slug, declared, connections, onSaved }) {
   const grant = (e) => {
     e.preventDefault();
     run(`Grant ${plugin} the model connection ${connection}`, async () => {
-      await api("PUT", `/api/instances/${slug}/models/${plugin}`, {
+      await api("PUT", `/api/agents/${slug}/models/${plugin}`, {
         connection,
         maxTokens: num(maxTokens),
         maxCalls: num(maxCalls),
@@ -124,13 +124,13 @@ function GrantForm({ slug, declared, connections, onSaved }) {
 }
 
 function ModelsSection({ slug, declared }) {
-  const [data, error, reload] = useResource(`/api/instances/${slug}/models`);
+  const [data, error, reload] = useResource(`/api/agents/${slug}/models`);
   const [conns] = useResource("/api/models");
   const { run } = useFeedback();
   const [revoking, setRevoking] = useState(null);
   const revoke = () =>
     run(`Revoke ${revoking.plugin}'s model grant`, async () => {
-      await api("DELETE", `/api/instances/${slug}/models/${revoking.plugin}`);
+      await api("DELETE", `/api/agents/${slug}/models/${revoking.plugin}`);
       setRevoking(null);
       await reload();
       return `${revoking.plugin} may no longer call ${revoking.connection} for ${slug}.`;

@@ -9,13 +9,13 @@ import { useFeedback } from "../feedback.js";
 import { html } from "../html.js";
 
 export function GrantsTab({ slug }) {
-  const [data, error, reload] = useResource(`/api/instances/${slug}/oauth-grants`);
+  const [data, error, reload] = useResource(`/api/agents/${slug}/oauth-grants`);
   const { run } = useFeedback();
   const [revoking, setRevoking] = useState(null);
   const nameOf = (g) => g.clientName || g.clientId;
   const revoke = () =>
     run(`Revoke the grant to ${nameOf(revoking)}`, async () => {
-      await api("DELETE", `/api/instances/${slug}/oauth-grants/${revoking.id}`);
+      await api("DELETE", `/api/agents/${slug}/oauth-grants/${revoking.id}`);
       const name = nameOf(revoking);
       setRevoking(null);
       await reload();

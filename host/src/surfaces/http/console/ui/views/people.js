@@ -2,7 +2,7 @@
 // approves its tools that are not read-only (an operator, the person at the client, or nobody),
 // and which missing secrets the person at the client may enter on the host's page
 // /secrets/<ticket> instead of the call failing. A thin form over GET/PATCH
-// /api/instances/:slug/people, which validates and audits.
+// /api/agents/:slug/people, which validates and audits.
 import { useState } from "preact/hooks";
 import { api } from "../api.js";
 import { LoadError, useResource } from "../common.js";
@@ -22,8 +22,8 @@ export const MODES = [
 ];
 
 export function PeopleTab({ slug }) {
-  const [data, error, reload] = useResource(`/api/instances/${slug}/people`);
-  const [secrets] = useResource(`/api/instances/${slug}/secrets`);
+  const [data, error, reload] = useResource(`/api/agents/${slug}/people`);
+  const [secrets] = useResource(`/api/agents/${slug}/secrets`);
   const { run } = useFeedback();
   // What the operator just asked for, shown until the host's answer replaces it (no flicker back).
   const [pending, setPending] = useState({});
@@ -31,7 +31,7 @@ export function PeopleTab({ slug }) {
     run(label, async () => {
       setPending(body);
       try {
-        const r = await api("PATCH", `/api/instances/${slug}/people`, body);
+        const r = await api("PATCH", `/api/agents/${slug}/people`, body);
         await reload();
         return done(r.policy);
       } finally {

@@ -32,7 +32,7 @@ function SecretField({ slug, secret, spec, onChanged }) {
   const save = (e) => {
     e.preventDefault();
     run(`Save ${secret.key}`, async () => {
-      await api("PUT", `/api/instances/${slug}/secrets`, { values: { [secret.key]: value } });
+      await api("PUT", `/api/agents/${slug}/secrets`, { values: { [secret.key]: value } });
       if (secret.sensitive) setValue("");
       await onChanged();
       return `${label} saved for ${slug}.`;
@@ -40,7 +40,7 @@ function SecretField({ slug, secret, spec, onChanged }) {
   };
   const clear = () =>
     run(`Clear ${secret.key}`, async () => {
-      await api("DELETE", `/api/instances/${slug}/secrets/${secret.key}`);
+      await api("DELETE", `/api/agents/${slug}/secrets/${secret.key}`);
       setValue("");
       await onChanged();
       return `${label} cleared for ${slug}.`;
@@ -71,7 +71,7 @@ function SecretField({ slug, secret, spec, onChanged }) {
 }
 
 function Knowledge({ slug }) {
-  const [data, error, reload] = useResource(`/api/instances/${slug}/knowledge`);
+  const [data, error, reload] = useResource(`/api/agents/${slug}/knowledge`);
   const { run } = useFeedback();
   // The level just chosen, shown until the host's answer replaces it (a failure reverts it).
   const [chosen, setChosen] = useState(null);
@@ -81,7 +81,7 @@ function Knowledge({ slug }) {
     run(`Set knowledge level ${level}`, async () => {
       setChosen(level);
       try {
-        await api("PUT", `/api/instances/${slug}/knowledge`, { level });
+        await api("PUT", `/api/agents/${slug}/knowledge`, { level });
         await reload();
       } finally {
         setChosen(null);
@@ -100,8 +100,8 @@ function Knowledge({ slug }) {
 }
 
 export function SecretsTab({ slug }) {
-  const [secrets, error, reload] = useResource(`/api/instances/${slug}/secrets`);
-  const [tools] = useResource(`/api/instances/${slug}/tools`);
+  const [secrets, error, reload] = useResource(`/api/agents/${slug}/secrets`);
+  const [tools] = useResource(`/api/agents/${slug}/tools`);
   const specs = specsByKey(tools?.tools ?? []);
   return html`<h2>Secrets</h2>
     ${error && html`<${LoadError} error=${error} />`}

@@ -57,7 +57,7 @@ function Why({ tool, slug }) {
 }
 
 export function ToolsTab({ slug }) {
-  const [data, error, reload] = useResource(`/api/instances/${slug}/tools`);
+  const [data, error, reload] = useResource(`/api/agents/${slug}/tools`);
   const { run } = useFeedback();
   const [query, setQuery] = useState("");
   const [plugin, setPlugin] = useState("");
@@ -84,7 +84,7 @@ export function ToolsTab({ slug }) {
       setPending((p) => ({ ...p, [tool.id]: enabled }));
       let res;
       try {
-        res = await api("PATCH", `/api/instances/${slug}/tools`, { enabled: { [tool.id]: enabled } });
+        res = await api("PATCH", `/api/agents/${slug}/tools`, { enabled: { [tool.id]: enabled } });
         await reload();
       } finally {
         setPending(({ [tool.id]: _, ...rest }) => rest);

@@ -1,0 +1,150 @@
+// README "Set-up": `npm link` in the checkout puts `airlock`, `airlock-plugin` and
+// `airlock-registry` on PATH, and they run from any folder for a fresh user. The link goes to a
+// temp prefix (npm_config_prefix, as the README shows for a prefix that needs root), so the
+// machine's global prefix is untouched. PATH is the system's only (no node_modules/.bin, so the
+// `node` found first may be older than 24: the launchers bring the checkout's Node 24). Then the
+// client entries printed by `airlock mcp --help` and `airlock-plugin dev --help` are pasted as
+// printed into a stdio MCP client started with a bare environment in another folder.
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "./cli-support.ts";
+
+const STEP = 180_000;
+const VERSION = (JSON.parse(readFileSync(join(ROOT, "sdk/package.json"), "utf8")) as { version: string })
+  .version;
+
+interface Ran {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<Ran> {
+  return new Promise((done, fail) => {
+    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => {
+      stdout += c.toString("utf8");
+    });
+    child.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString("utf8");
+    });
+    child.once("error", fail);
+    child.once("close", (status) => done({ status, stdout, stderr }));
+  });
+}
+
+/** The README's command block. */
+function readmeSetup(): string[] {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const block = /To run `airlock`[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+  return block
+    .split("\n")
+    .map((l) => l.replace(/#.*$/, "").trim())
+    .filter(Boolean);
+}
+
+async function toolsOf(entry: { command: string; args: string[] }, cwd: string): Promise<string[]> {
+  const client = new Client({ name: "pasted-entry", version: "1.0.0" });
+  await client.connect(
+    new StdioClientTransport({ ...entry, cwd, env: { PATH: "/usr/bin:/bin" }, stderr: "ignore" }),
+  );
+  try {
+    return (await client.listTools()).tools.map((t) => t.name);
+  } finally {
+    await client.close();
+  }
+}
+
+describe("README set-up: the CLIs on PATH", () => {
+  let work = "";
+  let env: Record<string, string> = {};
+  let elsewhere = "";
+
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), "airlock-path-"));
+    elsewhere = join(work, "elsewhere");
+    await mkdir(join(work, "home"), { recursive: true });
+    await mkdir(elsewhere, { recursive: true });
+    const system = (process.env.PATH ?? "")
+      .split(delimiter)
+      .filter((dir) => !dir.startsWith(ROOT) && !dir.includes("node_modules"));
+    env = {
+      HOME: join(work, "home"),
+      PATH: [join(work, "prefix", "bin"), ...system].join(delimiter),
+      npm_config_prefix: join(work, "prefix"),
+      npm_config_cache: join(process.env.HOME ?? tmpdir(), ".npm"),
+    };
+  });
+  afterAll(async () => {
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  it("links the three commands with the README's npm link", { timeout: STEP }, async () => {
+    const [link, version] = readmeSetup();
+    expect(link).toBe("npm link");
+    expect(version).toBe("airlock --version");
+    const linked = await run("npm", ["link", "--no-audit", "--no-fund"], ROOT, env);
+    expect(linked.status, linked.stderr).toBe(0);
+  });
+
+  it("runs airlock, airlock-plugin and airlock-registry from a folder outside the checkout", async () => {
+    for (const bin of ["airlock", "airlock-plugin", "airlock-registry"]) {
+      const r = await run(bin, ["--version"], elsewhere, env);
+      expect({ bin, status: r.status, out: r.stdout.trim(), err: r.stderr }).toEqual({
+        bin,
+        status: 0,
+        out: VERSION,
+        err: "",
+      });
+    }
+  });
+
+  it("serves from PATH and stops cleanly on SIGTERM sent to the command", { timeout: STEP }, async () => {
+    const args = ["serve", "--data-dir", join(work, "served"), "--port", "0", "--sandbox", "in-process"];
+    const child = spawn("airlock", args, { cwd: elsewhere, env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stderr.on("data", (c: Buffer) => {
+      err += c.toString("utf8");
+    });
+    const closed = new Promise<number | null>((done) => child.once("close", (status) => done(status)));
+    await new Promise<void>((ready) =>
+      child.stdout.on("data", (c: Buffer) => {
+        out += c.toString("utf8");
+        if (out.includes("Press Ctrl+C")) ready();
+      }),
+    );
+    expect(out).toMatch(/Agents:\s+none yet: `airlock agents create NAME`/);
+    child.kill("SIGTERM");
+    expect(await closed).toBe(0);
+    expect(err).toContain("airlock serve: shutting down");
+  });
+
+  it("prints an airlock mcp client entry that runs as pasted", { timeout: STEP }, async () => {
+    const data = join(work, "data");
+    const created = await run("airlock", ["agents", "create", "example", "--data-dir", data], elsewhere, env);
+    expect(created.status, created.stderr).toBe(0);
+    const help = await run("airlock", ["mcp", "--help"], elsewhere, { ...env, AIRLOCK_DATA_DIR: data });
+    const line = help.stdout.trim().split("\n").at(-1) ?? "";
+    const entry = JSON.parse(line) as { command: string; args: string[] };
+    expect(entry.args).toEqual(expect.arrayContaining(["mcp", "--agent", "example", "--data-dir", data]));
+    expect(Array.isArray(await toolsOf(entry, tmpdir()))).toBe(true);
+  });
+
+  it("prints an airlock-plugin dev client entry that runs as pasted", { timeout: STEP }, async () => {
+    const plugin = join(ROOT, "plugins", "notes");
+    const help = await run("airlock-plugin", ["dev", "--help"], plugin, env);
+    const line = help.stdout.trim().split("\n").at(-2) ?? "";
+    const entry = JSON.parse(line) as { command: string; args: string[] };
+    expect(entry.args).toContain(plugin);
+    expect(await toolsOf(entry, tmpdir())).toContain("searchNotes");
+  });
+});
