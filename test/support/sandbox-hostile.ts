@@ -18,7 +18,11 @@ const HOSTILE_TOOLS = (fixtureBundle("hostile").match(/^ {4}([a-zA-Z]+):/gm) ?? 
 export async function hostileSetup(
   mode: SandboxMode,
   limits: Partial<EffectiveLimits> = {},
-  options: { pingTimeoutMs?: number; onWorkerDeath?: (notice: WorkerDeathNotice) => void } = {},
+  options: {
+    workers?: number;
+    pingTimeoutMs?: number;
+    onWorkerDeath?: (notice: WorkerDeathNotice) => void;
+  } = {},
 ): Promise<{ h: Harness; plugin: SandboxPlugin }> {
   const h = await createHarness(mode, options);
   const plugin = hostilePlugin("hostile", limits);

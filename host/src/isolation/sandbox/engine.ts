@@ -14,6 +14,7 @@ import { IsolatePool } from "./isolate-pool.ts";
 import { type EngineBridge, PluginRuntime } from "./plugin-runtime.ts";
 import { Semaphore } from "./semaphore.ts";
 import type { SandboxPlugin } from "./types.ts";
+import { applyPluginV8Flags } from "./v8-flags.ts";
 
 export type { EngineBridge };
 
@@ -73,6 +74,7 @@ function sameLoad(a: SandboxPlugin, b: SandboxPlugin): boolean {
 }
 
 export function createEngine(options: EngineOptions = {}): Engine {
+  applyPluginV8Flags(); // before this process compiles any plugin code (v8-flags.ts)
   const active = new Semaphore(options.maxActiveCalls ?? availableParallelism() + 1);
   const runtimeOptions = {
     maxContexts: options.maxContextsPerIsolate ?? 64,

@@ -115,7 +115,13 @@ function move(
           .unload(plugin.key)
           .then(() => (tiers.isOwn(slot) ? tiers.releaseIfEmpty(namespace) : undefined))
           .catch((error: { code?: string }) =>
-            onLog(`[worker ${slot.index}] unloading ${plugin.key} after its move failed: ${error.code}`),
+            // the move itself succeeded; WORKER_CRASHED: this worker died meanwhile (its copy went
+            // with it: unload took the key out of slot.plugins first, so the restart skips it)
+            onLog(
+              error.code === "AIRLOCK_SANDBOX_WORKER_CRASHED"
+                ? `[worker ${slot.index}] died before ${plugin.key} (moved to worker ${target.index}) was unloaded from it`
+                : `[worker ${slot.index}] unloading ${plugin.key} (moved to worker ${target.index}) failed: ${error.code}`,
+            ),
           );
     },
     (error: { code?: string }) => {
