@@ -2,7 +2,7 @@
 // with failures turned into AIRLOCK_CLI_USAGE, plus small typed readers (ports, enums, data dir).
 import { resolve } from "node:path";
 import type { ParseArgsOptionsConfig } from "node:util";
-import { parseCommandArgs } from "@airlock/sdk/cli-kit";
+import { didYouMean, parseCommandArgs } from "@airlock/sdk/cli-kit";
 import type { StoreOption } from "../../config.ts";
 import { cliError } from "./errors.ts";
 import { userHost } from "./host-location.ts";
@@ -65,7 +65,7 @@ export function enumOption<T extends string>(
   if (!(allowed as readonly string[]).includes(raw)) {
     throw cliError(
       "AIRLOCK_CLI_USAGE",
-      `--${name} must be one of ${allowed.join(", ")} (got ${JSON.stringify(raw)})`,
+      `--${name} must be one of ${allowed.join(", ")} (got ${JSON.stringify(raw)})${didYouMean(raw, allowed)}`,
     );
   }
   return raw as T;

@@ -145,7 +145,7 @@ describe("--admin-url", () => {
       const without = io(elsewhere);
       expect(await runCli(["plugins", "list", "--admin-url", admin.url], without.io)).toBe(2);
       expect(without.err()).toContain(
-        "error: AIRLOCK_CLI_USAGE: --admin-url needs the operator token in $AIRLOCK_OPERATOR_TOKEN\n",
+        "error: AIRLOCK_CLI_USAGE: --admin-url needs the operator token in $AIRLOCK_OPERATOR_TOKEN — set it to a token from `airlock tokens create --role operator`\n",
       );
       expect(admin.requests).toHaveLength(2);
     } finally {
