@@ -4,12 +4,14 @@
 // Contract: `installSpec` answers the InstallReport of installVerified; `installFromRegistry`
 // picks the version (compat.ts) and fetches the packument and tarball (registry-client.ts).
 // Invariants: a spec that is neither a URL, a file nor name@range is AIRLOCK_INSTALL_SPEC_INVALID;
-// an unreadable file or `.sig` sidecar is AIRLOCK_INSTALL_FILE_UNREADABLE; a tarball fetched from
+// an unreadable file or `.sig` sidecar is AIRLOCK_INSTALL_FILE_UNREADABLE; a file refused as
+// unsigned with no sidecar names the `<file>.sig` that was looked for; a tarball fetched from
 // a registry must match the integrity the packument names (expected), and is capped at
 // limits.maxCompressedBytes (8 MiB by default); a prerelease is taken only when the range names
 // one or allowPrerelease says so.
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
+import { hasCode } from "@airlock/sdk/errors";
 import type { IntegritySignature } from "@airlock/sdk/signing";
 import type { InstallOptions, InstallReport } from "../../contracts/host.ts";
 import { pickVersion } from "./compat.ts";
@@ -112,6 +114,7 @@ export async function installSpec(
     } catch (err) {
       throw installError("AIRLOCK_INSTALL_FILE_UNREADABLE", `cannot read ${path}`, { path }, err);
     }
+    const hasSidecar = existsSync(`${path}.sig`);
     return installVerified(ctx, {
       bytes,
       source: `file:${path}`,
@@ -119,6 +122,15 @@ export async function installSpec(
       signatures: readSidecarSignatures(path),
       ...fileOrdering(opts),
       ...(opts.trustKeys === undefined ? {} : { trustKeys: opts.trustKeys }),
+    }).catch((error: unknown) => {
+      if (hasSidecar || !hasCode(error, "AIRLOCK_INSTALL_UNSIGNED")) throw error;
+      // Name the signature file that was looked for: a --trust-key alone signs nothing.
+      throw installError(
+        "AIRLOCK_INSTALL_UNSIGNED",
+        `${path} is not signed: there is no ${path}.sig beside it (\`airlock-plugin pack --key\` or \`airlock-plugin sign\` writes one) — put the publisher's .sig there, or pass --allow-unsigned to install it unsigned`,
+        { path, expectedSignature: `${path}.sig` },
+        error,
+      );
     });
   }
   const { name, range } = parseNameRange(spec);
