@@ -23,6 +23,11 @@ export const CLI_ERRORS = defineErrorCodes({
     status: 409,
     description: "`agents disable` named a tool that is not enabled for the agent; nothing was changed.",
   },
+  AIRLOCK_CLI_NOT_FOUND: {
+    status: 404,
+    description:
+      "Nothing to remove, revoke, disconnect or delete: no such model connection, grant, OAuth connection or snippet; nothing was changed.",
+  },
   AIRLOCK_CLI_PORT_IN_USE: {
     status: 409,
     description: "The port `airlock start`/`serve` should listen on is taken (another host?); pass --port N.",
