@@ -57,7 +57,8 @@ function outcome(e: AuditRecord): string {
 
 function line(e: AuditRecord, json: boolean): string {
   if (json) return `${JSON.stringify(e)}\n`;
-  const who = [e.agent ?? "-", e.tool ?? e.plugin ?? "-"].join(" ");
+  const tool = e.plugin !== null && e.tool !== null ? `${e.plugin}:${e.tool}` : (e.tool ?? e.plugin ?? "-");
+  const who = `${e.agent ?? "-"} ${tool}`;
   const ms = e.durationMs === null ? "" : ` ${e.durationMs}ms`;
   return `${e.at}  ${e.kind.padEnd(10)} ${e.action.padEnd(22)} ${who}  ${outcome(e)}${ms}\n`;
 }
@@ -96,7 +97,7 @@ action is there (the console's Audit page shows the same entries).
 Options:
   --agent SLUG       Only this agent's entries.
   --plugin NS        Only this plugin's entries.
-  --tool NS:TOOL     Only this tool's entries.
+  --tool NS:TOOL     Only this tool's entries (NS:TOOL, or a tool name alone).
   --kind KIND        capability, plugin, tool or admin.
   --since T          From this time: ISO 8601 (2026-12-07T09:00:00Z) or an age (30s, 10m, 2h, 7d).
   --until T          Up to this time (same forms).
@@ -128,7 +129,13 @@ Example:
     const query: AuditQuery = {};
     for (const key of ["agent", "plugin", "tool"] as const) {
       const value = stringOption(parsed, key);
-      if (value !== undefined) query[key] = key === "tool" ? value.replace("__", ":") : value;
+      if (value !== undefined) query[key] = value;
+    }
+    // Entries name the tool within its plugin: --tool ns:tool (or ns__tool) filters on both.
+    const qualified = /^([^:_]+)(?::|__)(.+)$/.exec(query.tool ?? "");
+    if (qualified !== null) {
+      query.plugin = qualified[1] as string;
+      query.tool = qualified[2] as string;
     }
     if (stringOption(parsed, "kind") !== undefined) query.kind = enumOption(parsed, "kind", KINDS, "tool");
     const since = timeOption(stringOption(parsed, "since"), "since");
