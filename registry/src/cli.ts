@@ -1,6 +1,6 @@
 // The `airlock-registry` command line: `serve` and `token create`, on the dispatcher all three
 // Airlock CLIs share (@airlock/sdk/cli-kit: "did you mean", one-line errors
-// `error: AIRLOCK_CODE: what — what to do`, exit 0 done / 1 failed / 2 usage). The bin file and
+// `error: AIRLOCK_…: what — what to do`, exit 0 done / 1 failed / 2 usage). The bin file and
 // the host's `airlock registry serve` (which runs that bin as a child process, since host/ never
 // imports registry/) both end here. Contract: `runRegistryCli(argv, io)` returns the exit status.
 
@@ -119,7 +119,33 @@ function tokenCreate(args: readonly string[], io: RegistryCliIO): Promise<number
   return Promise.resolve(0);
 }
 
-const helpOf = (line: string) => `Usage: ${line}\n\n${REGISTRY_HELP.split("\nCommands:")[1]?.trimStart()}`;
+const SERVE_HELP = `Usage: airlock-registry serve [--port 4873] [--host 127.0.0.1] [--data-dir DIR] [--public-url URL]
+
+Serves the registry (npm-style: GET /{name}, GET /{name}/-/{name}-{v}.tgz, PUT /{name}).
+
+Options:
+  --port N          Listening port. Default 4873 (0 picks a free one).
+  --host ADDR       Listening address. Default 127.0.0.1.
+  --data-dir DIR    Index (registry.db) and tarballs. Default: $AIRLOCK_REGISTRY_DIR or ./.airlock-registry
+  --public-url URL  The URL clients use, for tarball links. Default: the request's origin.
+
+Example:
+  airlock-registry serve --port 4873 --data-dir ./reg
+`;
+
+const TOKEN_HELP = `Usage: airlock-registry token create --owner NAME [--label TEXT] [--data-dir DIR]
+
+Issues a publish token for a publisher: printed once on stdout, only its hash is stored. The
+first publisher of a namespace owns it; only that owner's tokens publish to it.
+
+Options:
+  --owner NAME      The publisher a token acts for (^[a-z0-9][a-z0-9._-]{0,63}$).
+  --label TEXT      A note stored with the token.
+  --data-dir DIR    Index (registry.db) and tarballs. Default: $AIRLOCK_REGISTRY_DIR or ./.airlock-registry
+
+Example:
+  airlock-registry token create --owner acme --data-dir ./reg
+`;
 
 export function runRegistryCli(argv: readonly string[], io: RegistryCliIO): Promise<number> {
   const program = {
@@ -131,20 +157,23 @@ export function runRegistryCli(argv: readonly string[], io: RegistryCliIO): Prom
       {
         path: ["serve"],
         summary: "Serve the registry (npm-style: GET /{name}, GET /{name}/-/{name}-{v}.tgz, PUT /{name})",
-        help: helpOf(
-          "airlock-registry serve [--port 4873] [--host 127.0.0.1] [--data-dir DIR] [--public-url URL]",
-        ),
+        help: SERVE_HELP,
         run: serve,
       },
       {
         path: ["token", "create"],
         summary: "Issue a publish token for a publisher (printed once; only its hash is stored)",
-        help: helpOf("airlock-registry token create --owner NAME [--label TEXT] [--data-dir DIR]"),
+        help: TOKEN_HELP,
         run: tokenCreate,
       },
     ],
   };
-  // `airlock-registry --help` keeps its long form (options and examples on one page).
+  // `airlock-registry --help` (and a bare `airlock-registry`, on stderr with exit 2) keeps its
+  // long form: options and examples on one page.
+  if (argv.length === 0) {
+    io.stderr(REGISTRY_HELP);
+    return Promise.resolve(2);
+  }
   if (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help")) {
     io.stdout(REGISTRY_HELP);
     return Promise.resolve(0);

@@ -1,5 +1,5 @@
 // The three CLIs as a newcomer meets them, run as real processes (cli-support.ts): one-line
-// errors `error: AIRLOCK_CODE: what — what to do` with "did you mean", honest operations
+// errors `error: AIRLOCK_…: what — what to do` with "did you mean", honest operations
 // (revoking, deleting, disabling what does not exist is an error; installing what is active
 // changes nothing), the install errors a bad file or a missing .sig gets, `pack --key` writing
 // the .sig docs/install.md shows, and the operator's daily commands (approvals, audit, tokens

@@ -1,6 +1,6 @@
 // Argument parsing shared by the `airlock-plugin` commands (the CLIs' strict parser in
 // kit/parse.ts, with AIRLOCK_SDK_USAGE), and the one way a command reports an error: one line
-// `error: AIRLOCK_CODE: what is wrong — what to do` on stderr (kit/report.ts), then an exit status.
+// `error: AIRLOCK_…: what is wrong — what to do` on stderr (kit/report.ts), then an exit status.
 import { resolve } from "node:path";
 import { sdkError } from "../error-codes.ts";
 import { hasCode } from "../errors.ts";

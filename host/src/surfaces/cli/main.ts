@@ -1,7 +1,7 @@
 // The `airlock` CLI: its commands (commands/index.ts) run on the dispatcher all three Airlock
 // CLIs share (@airlock/sdk/cli-kit): the command list for `airlock --help`, a group's short
 // list for `airlock agents`, a command's own `help` for `--help`/-h, "did you mean" for a
-// mistyped command or option, and failures as one line `error: AIRLOCK_CODE: what — what to do`.
+// mistyped command or option, and failures as one line `error: AIRLOCK_…: what — what to do`.
 // Invariants: exit 0 done, 1 the operation failed, 2 wrong usage (docs/cli.md); no stack
 // unless AIRLOCK_DEBUG=1.
 import { type Program, runProgram } from "@airlock/sdk/cli-kit";

@@ -1,6 +1,6 @@
 // The one voice of the three CLIs (airlock, airlock-plugin, airlock-registry) for failures and
 // exit statuses. Contract: every failure is ONE line on stderr,
-//   error: AIRLOCK_CODE: what is wrong — what to do
+//   error: AIRLOCK_…: what is wrong — what to do
 // and the process exits EXIT.USAGE (2) for a usage error, EXIT.FAILED (1) for any other failure.
 // Invariants: line breaks inside a message are folded into the one line; an error without an
 // AIRLOCK_ code (a bug) is AIRLOCK_INTERNAL with its message only (the stack only with
@@ -20,7 +20,7 @@ export const EXIT = {
 /** The exit-status paragraph every CLI's --help ends with. */
 export const EXIT_STATUS_HELP = [
   "Exit status: 0 done; 1 the operation failed; 2 wrong usage (unknown command or option,",
-  "missing argument). Errors are one line: error: AIRLOCK_CODE: what is wrong — what to do.",
+  "missing argument). Errors are one line: error: AIRLOCK_…: what is wrong — what to do.",
 ].join("\n");
 
 export interface ReportIO {
