@@ -156,6 +156,12 @@ describe("agents, tokens and plugins on a data dir", () => {
     oneError(tool, /AIRLOCK_CLI_UNKNOWN_TOOL: .*did you mean "hello:greet"\?$/);
     const ns = await cli("airlock", ["agents", "enable", "example", "helo:greet"], { cwd: work, env });
     oneError(ns, /AIRLOCK_CLI_UNKNOWN_TOOL: .*no plugin namespace "helo".*did you mean "hello"\?$/);
+    const plugin = await cli("airlock", ["plugins", "rollback", "helo"], { cwd: work, env });
+    expect(plugin.status).toBe(1);
+    oneError(
+      plugin,
+      /AIRLOCK_INSTALL_NOT_INSTALLED: no plugin is installed as "helo" — did you mean "hello"\?$/,
+    );
     const off = await cli("airlock", ["agents", "disable", "example", "hello:greet"], { cwd: work, env });
     expect(off.status).toBe(1);
     oneError(off, /^error: AIRLOCK_CLI_NOT_ENABLED: hello:greet is not enabled for example/);
