@@ -251,7 +251,13 @@ describe("the operator's daily commands through a running host", () => {
       const missing = await cli("airlock", ["agents", "delete", "nope", "--yes"], { cwd: work, env });
       expect(missing.status).toBe(1);
       oneError(missing, /AIRLOCK_CLI_UNKNOWN_AGENT: no agent "nope"/);
-      await ok("airlock", ["agents", "create", "scratch"], { cwd: work, env });
+      const created = await ok("airlock", ["agents", "create", "scratch"], { cwd: work, env });
+      expect(created.stderr).toContain(`airlock: host at ${admin}`);
+      const agentToken = /Agent token: (\S+)/.exec(created.stdout)?.[1] as string;
+      const tools = await fetch(`${admin}/api/instances/scratch/tools`, {
+        headers: { authorization: `Bearer ${agentToken}` },
+      });
+      expect(tools.status).toBe(200);
       const unconfirmed = await cli("airlock", ["agents", "delete", "scratch"], { cwd: work, env });
       expect(unconfirmed.status).toBe(2);
       oneError(unconfirmed, /deleting agent scratch removes 1 token\(s\).* — pass --yes to delete it$/);

@@ -1,13 +1,20 @@
-// `airlock agents …`: list and create agents, show and change what each is served, set its
-// knowledge level. Works directly on a data directory (no running server needed).
+// `airlock agents …`: list, create and delete agents, show and change what each is served, set
+// its knowledge level. Through the running host's admin API when one serves the data dir, else
+// on the data dir itself (target.ts); `create` keeps the agent's token in its credentials.json.
 
 import { didYouMean } from "@airlock/sdk/cli-kit";
 import type { AgentKnowledgeLevel } from "../../../contracts/records.ts";
 import { parseOptions, requiredPositional } from "../args.ts";
 import { ensureAgentToken } from "../credentials.ts";
 import { cliError } from "../errors.ts";
-import { HOST_OPTIONS, HOST_OPTIONS_HELP, hostOptionsFrom, requireAgent, withHost } from "../open-host.ts";
-import { TARGET_OPTIONS, TARGET_OPTIONS_HELP, withAdminTarget } from "../target.ts";
+import { HOST_OPTIONS, HOST_OPTIONS_HELP, hostOptionsFrom, requireAgent } from "../open-host.ts";
+import {
+  resolveTarget,
+  TARGET_OPTIONS,
+  TARGET_OPTIONS_HELP,
+  withAdminTarget,
+  withCliHost,
+} from "../target.ts";
 import type { CliCommand, CliIO } from "../types.ts";
 import { codeModeCommand } from "./code-mode.ts";
 import { snippetsCommand } from "./snippets.ts";
@@ -56,12 +63,12 @@ const createCommand: CliCommand = {
     if (parsed.values["admin-url"] !== undefined)
       throw cliError(
         "AIRLOCK_CLI_USAGE",
-        "agents create works on a data dir (it keeps the token there); use --data-dir",
+        "agents create keeps the agent's token in the data dir's credentials.json — use --data-dir (a running host on it is used through its admin API)",
       );
-    const options = hostOptionsFrom(parsed, io, "in-process");
-    const out = await withHost(options, async (host) => {
+    const target = resolveTarget(parsed, io);
+    const out = await withCliHost(target, hostOptionsFrom(parsed, io, "in-process"), io, async (host) => {
       const agent = await host.createAgent(slug);
-      const token = await ensureAgentToken(host, options.dataDir as string, slug);
+      const token = await ensureAgentToken(host, target.dataDir, slug);
       return { agent, token };
     });
     return print(
