@@ -222,14 +222,23 @@ describe("the operator's daily commands through a running host", () => {
       expect(entries.length).toBeGreaterThan(0);
       expect(entries.every((e) => e.plugin === "hello" && e.tool === "greet")).toBe(true);
       expect(entries.some((e) => e.kind === "tool" && e.success)).toBe(true);
-      const table = await ok("airlock", ["audit", "--agent", "example", "--kind", "tool"], {
-        cwd: work,
-        env,
-      });
+      const table = await ok(
+        "airlock",
+        ["audit", "--agent", "example", "--kind", "tool", "--since", "1h", "--limit", "5"],
+        {
+          cwd: work,
+          env,
+        },
+      );
       expect(table.stdout).toMatch(/ tool +call +example hello:greet {2}ok \d+ms\n/);
       const kind = await cli("airlock", ["audit", "--kind", "tol"], { cwd: work, env });
       expect(kind.status).toBe(2);
       oneError(kind, /did you mean "tool"\?/);
+      const future = await ok("airlock", ["audit", "--since", "2999-01-01T00:00:00Z"], { cwd: work, env });
+      expect(future.stdout).toBe("No audit entries match.\n");
+      const since = await cli("airlock", ["audit", "--since", "yesterday"], { cwd: work, env });
+      expect(since.status).toBe(2);
+      oneError(since, /--since takes an ISO time or an age such as 10m/);
       for (let i = 0; i < 100 && !follow.output().slice(before).includes('"tool":"greet"'); i++)
         await new Promise((r) => setTimeout(r, 100));
       await follow.stop();
