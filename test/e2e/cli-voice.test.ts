@@ -160,7 +160,7 @@ describe("agents, tokens and plugins on a data dir", () => {
     expect(plugin.status).toBe(1);
     oneError(
       plugin,
-      /AIRLOCK_INSTALL_NOT_INSTALLED: no plugin is installed as "helo" — did you mean "hello"\?$/,
+      /AIRLOCK_INSTALL_NOT_INSTALLED: no plugin is installed under "helo" — did you mean "hello"\?$/,
     );
     const off = await cli("airlock", ["agents", "disable", "example", "hello:greet"], { cwd: work, env });
     expect(off.status).toBe(1);

@@ -100,7 +100,9 @@ describe("commands follow the running host", () => {
 
       const failing = io(elsewhere);
       expect(await runCli(["plugins", "rollback", "nope"], failing.io)).toBe(1);
-      expect(failing.err()).toContain("error: AIRLOCK_INSTALL_NOT_INSTALLED: no plugin\n");
+      expect(failing.err()).toContain(
+        "error: AIRLOCK_INSTALL_NOT_INSTALLED: no plugin — `airlock plugins list` shows what is installed\n",
+      );
     } finally {
       await forget();
       await admin.close();

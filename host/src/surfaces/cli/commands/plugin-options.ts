@@ -106,9 +106,11 @@ export function withInstalledPlugin<T>(
       return await body(host);
     } catch (error) {
       if (!hasCode(error, "AIRLOCK_INSTALL_NOT_INSTALLED")) throw error;
-      const installed = (await host.plugins.list()).map((p) => p.namespace);
+      // The hint is a nicety: a listing that fails leaves the plain "plugins list" pointer.
+      const listed = await host.plugins.list().catch(() => []);
+      const installed = Array.isArray(listed) ? listed.map((p) => p.namespace) : [];
       const hint = didYouMean(namespace, installed) || " — `airlock plugins list` shows what is installed";
-      throw new AirlockError(error.code, `no plugin is installed as "${namespace}"${hint}`, {
+      throw new AirlockError(error.code, `${error.message}${hint}`, {
         status: 404,
         cause: error,
       });
