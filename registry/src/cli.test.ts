@@ -82,7 +82,7 @@ describe("airlock-registry CLI", () => {
       await new Promise<void>((done) => busy.close(() => done()));
     }
     expect(err.join("")).toBe(
-      `error: AIRLOCK_REGISTRY_PORT_IN_USE: 127.0.0.1:${port} is already in use; pass --port N (0 = any free port)\n`,
+      `error: AIRLOCK_REGISTRY_PORT_IN_USE: 127.0.0.1:${port} is already in use — pass --port N (0 = any free port)\n`,
     );
   });
 });

@@ -61,6 +61,16 @@ export const REGISTRY_ERRORS = defineErrorCodes({
     description:
       "The --data-dir is a source folder (it holds a package.json), not a registry's data; name an empty or registry folder.",
   },
+  AIRLOCK_REGISTRY_USAGE: {
+    status: 400,
+    description:
+      "`airlock-registry` was called wrongly: unknown option, missing or malformed argument; the error names it and the usage.",
+  },
+  AIRLOCK_REGISTRY_UNKNOWN_COMMAND: {
+    status: 404,
+    description:
+      "No `airlock-registry` command has this name; the error names the nearest, --help lists them.",
+  },
   AIRLOCK_REGISTRY_INTERNAL: {
     status: 500,
     description: "An unexpected failure inside the registry; nothing was stored.",

@@ -90,6 +90,10 @@ export const SDK_ERROR_CODES = defineErrorCodes({
     status: 400,
     description: "A CLI command was called with wrong arguments; see its --help.",
   },
+  AIRLOCK_SDK_UNKNOWN_COMMAND: {
+    status: 404,
+    description: "No `airlock-plugin` command has this name; the error names the nearest, --help lists them.",
+  },
   AIRLOCK_SDK_PUBLISH_FAILED: {
     status: 502,
     description: "The registry refused the upload or could not be reached.",

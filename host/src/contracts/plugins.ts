@@ -30,6 +30,8 @@ export interface InstallReport {
   previous: string | null;
   tools: string[];
   signer: string | null;
+  /** True when this exact version (same integrity) was already the active one: nothing changed. */
+  alreadyActive?: true;
 }
 
 export interface UninstallReport {

@@ -1,12 +1,14 @@
-// Argument parsing shared by the commands (node:util parseArgs, strict), and the one way a
-// command reports an error: `error <CODE>: <message>` on stderr, then an exit status.
+// Argument parsing shared by the `airlock-plugin` commands (the CLIs' strict parser in
+// kit/parse.ts, with AIRLOCK_SDK_USAGE), and the one way a command reports an error: one line
+// `error: AIRLOCK_…: what is wrong — what to do` on stderr (kit/report.ts), then an exit status.
 import { resolve } from "node:path";
-import { type ParseArgsConfig, parseArgs } from "node:util";
 import { sdkError } from "../error-codes.ts";
 import { hasCode } from "../errors.ts";
-import { type CliIO, EXIT } from "./types.ts";
+import { type OptionSpec, parseCommandArgs } from "./kit/parse.ts";
+import { isUsageCode, reportFailure } from "./kit/report.ts";
+import type { CliIO } from "./types.ts";
 
-export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
+export type { OptionSpec } from "./kit/parse.ts";
 
 export interface Parsed {
   values: Record<string, string | boolean | undefined>;
@@ -16,22 +18,10 @@ export interface Parsed {
 
 /** Parses `args` strictly; unknown options throw AIRLOCK_SDK_USAGE. `--help`/`-h` is always accepted. */
 export function parse(args: readonly string[], options: OptionSpec, maxPositionals: number): Parsed {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: [...args],
-      options: { ...options, help: { type: "boolean", short: "h" } },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (err) {
-    throw sdkError("AIRLOCK_SDK_USAGE", err instanceof Error ? err.message : String(err), { cause: err });
-  }
-  const values = parsed.values as Record<string, string | boolean | undefined>;
-  if (values.help !== true && parsed.positionals.length > maxPositionals) {
-    throw sdkError("AIRLOCK_SDK_USAGE", `unexpected argument "${parsed.positionals[maxPositionals]}"`);
-  }
-  return { values, positionals: parsed.positionals, help: values.help === true };
+  const parsed = parseCommandArgs(args, options, maxPositionals, (message) =>
+    sdkError("AIRLOCK_SDK_USAGE", message),
+  );
+  return { values: parsed.values as Parsed["values"], positionals: parsed.positionals, help: parsed.help };
 }
 
 /** The plugin directory: the first positional, resolved against the cwd (default: the cwd). */
@@ -44,12 +34,12 @@ export function stringOption(parsed: Parsed, name: string): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
-/** Prints an error and returns its exit status: USAGE for AIRLOCK_SDK_USAGE, else FAILED. */
+/**
+ * Reports a command's failure as the one error line and answers its exit status (1, or 2 for
+ * AIRLOCK_SDK_USAGE). A usage error is handed back to the dispatcher (kit/program.ts), which
+ * adds the command's usage line to it.
+ */
 export function reportError(err: unknown, io: CliIO): number {
-  if (hasCode(err)) {
-    io.stderr(`error ${err.code}: ${err.message}\n`);
-    return err.code === "AIRLOCK_SDK_USAGE" ? EXIT.USAGE : EXIT.FAILED;
-  }
-  io.stderr(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  return EXIT.FAILED;
+  if (hasCode(err) && isUsageCode(err.code)) throw err;
+  return reportFailure(err, io);
 }

@@ -7,6 +7,7 @@ import { hasCode } from "../errors.ts";
 import { formatViolation, type LintableTool, lintManifestTools } from "../lint/index.ts";
 import { parseManifest } from "../manifest.ts";
 import { parse, pluginDirOf, reportError, stringOption } from "./args.ts";
+import { errorLine } from "./kit/report.ts";
 import { EXIT, type PluginCliCommand } from "./types.ts";
 
 interface Problem {
@@ -83,7 +84,12 @@ Example:
       const total = problems.length + violations.length;
       const name = raw as { namespace?: unknown; version?: unknown };
       if (total > 0) {
-        io.stderr(`check failed: ${total} violation${total === 1 ? "" : "s"}\n`);
+        io.stderr(
+          errorLine(
+            "AIRLOCK_SDK_LINT_FAILED",
+            `${total} violation${total === 1 ? "" : "s"} (listed above) — apply each fix, then run check again`,
+          ),
+        );
         return EXIT.FAILED;
       }
       io.stdout(

@@ -110,7 +110,7 @@ describe("airlock-plugin publish", () => {
     };
     const run = await runCli(["publish", "--registry", registry, "--token", "t"], fixture.dir);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain("error AIRLOCK_REGISTRY_FORBIDDEN: owned by another publisher (HTTP 403)");
+    expect(run.stderr).toContain("error: AIRLOCK_REGISTRY_FORBIDDEN: owned by another publisher (HTTP 403)");
     expect(received.at(-1)?.body.versions).toBeTruthy();
   });
 

@@ -10,11 +10,13 @@ import { sdkError } from "../error-codes.ts";
 import { publishDocument } from "../package/publish-document.ts";
 import { integrityOf, signIntegrity } from "../signing.ts";
 import { parse, pluginDirOf, reportError, stringOption } from "./args.ts";
+import { errorLine } from "./kit/report.ts";
 import { type CliIO, EXIT, type PluginCliCommand } from "./types.ts";
 
 export const DEFAULT_REGISTRY = "http://127.0.0.1:4873";
 
-async function signingKey(value: string | undefined, io: CliIO): Promise<string | undefined> {
+/** The private key PEM from --key / AIRLOCK_SIGNING_KEY: a file path or the PEM itself. */
+export async function signingKey(value: string | undefined, io: CliIO): Promise<string | undefined> {
   if (value === undefined || value === "") return undefined;
   if (value.includes("-----BEGIN")) return value;
   try {
@@ -114,7 +116,7 @@ Example:
         return EXIT.OK;
       }
       const error = parseRegistryError(text);
-      io.stderr(`error ${error.code}: ${error.message} (HTTP ${response.statusCode})\n`);
+      io.stderr(errorLine(error.code, `${error.message} (HTTP ${response.statusCode})`));
       return EXIT.FAILED;
     } catch (err) {
       return reportError(err, io);

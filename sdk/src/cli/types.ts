@@ -17,12 +17,5 @@ export interface PluginCliCommand {
   run(args: readonly string[], io: CliIO): Promise<number>;
 }
 
-/** Exit statuses of every command. */
-export const EXIT = {
-  /** The command did what it was asked. */
-  OK: 0,
-  /** The command ran and failed: a build error, a lint violation, a registry refusal. */
-  FAILED: 1,
-  /** The command was called wrongly: unknown command or option, missing argument. */
-  USAGE: 2,
-} as const;
+/** Exit statuses of every command: the ones all three Airlock CLIs share (kit/report.ts). */
+export { EXIT } from "./kit/report.ts";

@@ -14,6 +14,20 @@ import type { AdminContext } from "./context.ts";
 import { tokenView } from "./tokens.ts";
 
 const AGENT_SLUG = /^[a-z0-9][a-z0-9-]{0,63}$/;
+
+/** What is wrong with a slug, what is allowed, and the nearest valid slug when there is one. */
+function invalidSlugMessage(slug: unknown): string {
+  const rule = "a slug is 1–64 lowercase letters, digits and hyphens, starting with a letter or digit";
+  const fixed =
+    typeof slug === "string"
+      ? slug
+          .toLowerCase()
+          .replace(/[^a-z0-9-]+/g, "-")
+          .replace(/^-+/, "")
+          .slice(0, 64)
+      : "";
+  return `invalid agent slug ${JSON.stringify(slug)} — ${rule}${AGENT_SLUG.test(fixed) ? ` (e.g. "${fixed}")` : ""}`;
+}
 const LEVELS: ReadonlySet<string> = new Set(["none", "read", "write", "manage"]);
 
 export type AgentOps = Pick<
@@ -67,7 +81,7 @@ export function createAgentOps(
     },
     async createAgent(slug) {
       if (typeof slug !== "string" || !AGENT_SLUG.test(slug)) {
-        throw catalogueError("AIRLOCK_AGENT_INVALID_SLUG", `invalid agent slug ${JSON.stringify(slug)}`);
+        throw catalogueError("AIRLOCK_AGENT_INVALID_SLUG", invalidSlugMessage(slug));
       }
       return audited(admin, "agent.create", { agent: slug }, () => store.ensureAgent(slug));
     },

@@ -4,12 +4,15 @@
 // Contract: `installSpec` answers the InstallReport of installVerified; `installFromRegistry`
 // picks the version (compat.ts) and fetches the packument and tarball (registry-client.ts).
 // Invariants: a spec that is neither a URL, a file nor name@range is AIRLOCK_INSTALL_SPEC_INVALID;
-// an unreadable file or `.sig` sidecar is AIRLOCK_INSTALL_FILE_UNREADABLE; a tarball fetched from
+// an unreadable file or `.sig` sidecar is AIRLOCK_INSTALL_FILE_UNREADABLE; a file that is not a
+// plugin tarball keeps its AIRLOCK_PACKAGE_* code with the file named; a file refused as
+// unsigned with no sidecar names the `<file>.sig` that was looked for; a tarball fetched from
 // a registry must match the integrity the packument names (expected), and is capped at
 // limits.maxCompressedBytes (8 MiB by default); a prerelease is taken only when the range names
 // one or allowPrerelease says so.
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
+import { AirlockError, hasCode } from "@airlock/sdk/errors";
 import type { IntegritySignature } from "@airlock/sdk/signing";
 import type { InstallOptions, InstallReport } from "../../contracts/host.ts";
 import { pickVersion } from "./compat.ts";
@@ -112,6 +115,7 @@ export async function installSpec(
     } catch (err) {
       throw installError("AIRLOCK_INSTALL_FILE_UNREADABLE", `cannot read ${path}`, { path }, err);
     }
+    const hasSidecar = existsSync(`${path}.sig`);
     return installVerified(ctx, {
       bytes,
       source: `file:${path}`,
@@ -119,6 +123,24 @@ export async function installSpec(
       signatures: readSidecarSignatures(path),
       ...fileOrdering(opts),
       ...(opts.trustKeys === undefined ? {} : { trustKeys: opts.trustKeys }),
+    }).catch((error: unknown) => {
+      // A file that is not a plugin tarball: the error names the file as well as what is wrong.
+      if (hasCode(error) && error.code.startsWith("AIRLOCK_PACKAGE_")) {
+        const { status, details } = error as { status?: number; details?: Record<string, unknown> };
+        throw new AirlockError(error.code, `${path} is not a plugin tarball: ${error.message}`, {
+          status: status ?? 422,
+          ...(details === undefined ? {} : { details }),
+          cause: error,
+        });
+      }
+      if (hasSidecar || !hasCode(error, "AIRLOCK_INSTALL_UNSIGNED")) throw error;
+      // Name the signature file that was looked for: a --trust-key alone signs nothing.
+      throw installError(
+        "AIRLOCK_INSTALL_UNSIGNED",
+        `${path} is not signed: there is no ${path}.sig beside it (\`airlock-plugin pack --key\` or \`airlock-plugin sign\` writes one) — put the publisher's .sig there, or pass --allow-unsigned to install it unsigned`,
+        { path, expectedSignature: `${path}.sig` },
+        error,
+      );
     });
   }
   const { name, range } = parseNameRange(spec);

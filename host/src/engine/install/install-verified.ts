@@ -2,11 +2,15 @@
 //   integrity (vs what the registry announced) → signature decision → in-memory tarball read
 //   and validation → name/version match → engine and SDK compatibility → [namespace lock]
 //   source and signer continuity → versions only move forward (ordering.ts) → stage files → atomic rename → store record → activate.
+// A signature refusal (unsigned, unknown signer) of bytes that are not a plugin tarball at all
+// answers the tarball's error instead: what is wrong with the file comes before signatures.
+// The same bytes (integrity) as the active version answer `alreadyActive` and change nothing.
 // Invariants: nothing is written before the signature decision and the tarball read succeed;
 // the previously active version stays active until `activatePlugin` (the last step), so an
 // interrupted install leaves it in place and calls keep being served by it.
 import { rmSync } from "node:fs";
 import { confusableSkeleton, sameProvider } from "@airlock/sdk";
+import { hasCode } from "@airlock/sdk/errors";
 import type { PluginManifest } from "@airlock/sdk/manifest";
 import { type PluginTarball, readPluginTarball, sha512Integrity } from "@airlock/sdk/package";
 import type { IntegritySignature } from "@airlock/sdk/signing";
@@ -78,6 +82,11 @@ async function verify(
       source: input.source,
     });
   } catch (error) {
+    // A file that is not a plugin tarball at all is reported as that first: no signature
+    // would make it installable. (Read in memory by the hardened reader; nothing is written.)
+    if (hasCode(error, "AIRLOCK_INSTALL_UNSIGNED") || hasCode(error, "AIRLOCK_INSTALL_UNKNOWN_SIGNER")) {
+      await readPluginTarball(input.bytes, ctx.limits);
+    }
     throw explainUnknownSigner(error, ctx.dataDir, namespace);
   }
   const tarball = await readPluginTarball(input.bytes, ctx.limits);
@@ -127,6 +136,10 @@ export async function installVerified(
           "A plugin keeps its signer: if the publisher really moved to the new key, uninstall the plugin and install it again with --trust-key <new key.pub>",
         { namespace, installedSigner: active.signer, newSigner: signer },
       );
+    }
+    // The same bytes already active: say so and change nothing (no files, record, activation).
+    if (active !== undefined && active.integrity === integrity && ctx.filesPresent(active.path)) {
+      return { namespace, version, previous: null, tools: toolIds(active), signer, alreadyActive: true };
     }
     checkVersionOrder({
       namespace,

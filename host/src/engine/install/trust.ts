@@ -87,12 +87,12 @@ export function decideSigner(input: {
   if (signatures.length === 0) {
     throw installError(
       "AIRLOCK_INSTALL_UNSIGNED",
-      `${input.source} is not signed; allow unsigned packages from this source (--allow-unsigned) to install it`,
+      `${input.source} is not signed — allow unsigned packages from this source (--allow-unsigned) to install it`,
     );
   }
   throw installError(
     "AIRLOCK_INSTALL_UNKNOWN_SIGNER",
-    `${input.source} is signed by ${signatures.map((s) => s.keyid).join(", ")}, none of them a trusted key; ` +
+    `${input.source} is signed by ${signatures.map((s) => s.keyid).join(", ")}, none of them a trusted key — ` +
       "if that is your publisher's key, pass its public key: --trust-key <file.pub>",
     { keyids: signatures.map((s) => s.keyid) },
   );

@@ -19,6 +19,73 @@ function installBody(options: InstallOptions | undefined): Record<string, unknow
   };
 }
 
+/** What an operator does daily: tokens, deleting an agent, approvals and the audit log. */
+export function operatorClient(
+  call: AdminCall,
+): Pick<
+  CliHost,
+  | "deleteAgent"
+  | "previewAgentRemoval"
+  | "issueToken"
+  | "listTokens"
+  | "revokeToken"
+  | "listApprovals"
+  | "decideApproval"
+  | "queryAudit"
+> {
+  return {
+    deleteAgent: (slug) => call("DELETE", agentPath(slug)),
+    previewAgentRemoval: (slug) => call("GET", `${agentPath(slug)}/removal`),
+    async issueToken(role, agent, label) {
+      const out = await call<{ token: string; record: { id: string } }>("POST", "/api/tokens", {
+        role,
+        ...(agent === undefined ? {} : { agent }),
+        ...(label === undefined ? {} : { label: label.slice(0, 200) }),
+      });
+      return { id: out.record.id, token: out.token };
+    },
+    listTokens: async (agent) =>
+      (
+        await call<{ tokens: Awaited<ReturnType<AirlockHost["listTokens"]>> }>(
+          "GET",
+          `/api/tokens${agent === undefined ? "" : `?agent=${encodeURIComponent(agent)}`}`,
+        )
+      ).tokens,
+    async revokeToken(id) {
+      // The API answers {id, revoked}; the listing before it is what the local host answers.
+      const view = (await this.listTokens()).find((t) => t.id === id);
+      await call("DELETE", `/api/tokens/${encodeURIComponent(id)}`);
+      return view ?? { id, role: "agent", agent: null, label: "", createdAt: "", prefix: "" };
+    },
+    listApprovals: async (agent) =>
+      (
+        await call<{ approvals: Awaited<ReturnType<AirlockHost["listApprovals"]>> }>(
+          "GET",
+          `/api/approvals${agent === undefined ? "" : `?agent=${encodeURIComponent(agent)}`}`,
+        )
+      ).approvals,
+    async decideApproval(id, decision) {
+      await call("POST", `/api/approvals/${encodeURIComponent(id)}`, {
+        approve: decision.approve,
+        ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+      });
+    },
+    async queryAudit(query) {
+      const params = new URLSearchParams();
+      for (const [key, value] of Object.entries(query)) {
+        if (value !== undefined) params.set(key, String(value));
+      }
+      const text = params.toString();
+      return (
+        await call<{ entries: Awaited<ReturnType<AirlockHost["queryAudit"]>> }>(
+          "GET",
+          `/api/audit${text === "" ? "" : `?${text}`}`,
+        )
+      ).entries;
+    },
+  };
+}
+
 /** Remote MCP servers: /api/remote. */
 export function remoteClient(call: AdminCall): CliHost["remote"] {
   return {

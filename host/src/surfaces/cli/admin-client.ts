@@ -11,6 +11,7 @@ import { adminCall, agentPath, pluginPath } from "./admin-call.ts";
 import {
   modelsClient,
   oauthClient,
+  operatorClient,
   pluginsClient,
   remoteClient,
   snippetsClient,
@@ -91,6 +92,7 @@ export function adminClient(adminUrl: string, token: string, version: string): C
           patch,
         )
       ).policy,
+    ...operatorClient(call),
     remote: remoteClient(call),
     plugins: pluginsClient(call),
     snippets: snippetsClient(call),

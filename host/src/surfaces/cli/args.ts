@@ -1,7 +1,8 @@
-// Option parsing for `airlock` commands: node:util parseArgs in strict mode, with failures
-// turned into AIRLOCK_CLI_USAGE, plus small typed readers (ports, enums, data dir).
+// Option parsing for `airlock` commands: the CLIs' shared strict parser (@airlock/sdk/cli-kit),
+// with failures turned into AIRLOCK_CLI_USAGE, plus small typed readers (ports, enums, data dir).
 import { resolve } from "node:path";
-import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
+import type { ParseArgsOptionsConfig } from "node:util";
+import { didYouMean, parseCommandArgs } from "@airlock/sdk/cli-kit";
 import type { StoreOption } from "../../config.ts";
 import { cliError } from "./errors.ts";
 import { userHost } from "./host-location.ts";
@@ -17,21 +18,11 @@ export function parseOptions(
   options: ParseArgsOptionsConfig,
   positionals = 0,
 ): Parsed {
-  let parsed: Parsed;
-  try {
-    const out = parseArgs({ args: [...args], options, strict: true, allowPositionals: positionals > 0 });
-    parsed = { values: out.values as Parsed["values"], positionals: out.positionals };
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw cliError("AIRLOCK_CLI_USAGE", message);
-  }
-  if (parsed.positionals.length > positionals) {
-    throw cliError(
-      "AIRLOCK_CLI_USAGE",
-      `unexpected argument ${JSON.stringify(parsed.positionals[positionals])}`,
-    );
-  }
-  return parsed;
+  // The shared parser (@airlock/sdk/cli-kit): an unknown option names the closest known one.
+  const parsed = parseCommandArgs(args, options, positionals, (message) =>
+    cliError("AIRLOCK_CLI_USAGE", message),
+  );
+  return { values: parsed.values, positionals: parsed.positionals };
 }
 
 export function stringOption(parsed: Parsed, name: string): string | undefined {
@@ -74,7 +65,7 @@ export function enumOption<T extends string>(
   if (!(allowed as readonly string[]).includes(raw)) {
     throw cliError(
       "AIRLOCK_CLI_USAGE",
-      `--${name} must be one of ${allowed.join(", ")} (got ${JSON.stringify(raw)})`,
+      `--${name} must be one of ${allowed.join(", ")} (got ${JSON.stringify(raw)})${didYouMean(raw, allowed)}`,
     );
   }
   return raw as T;

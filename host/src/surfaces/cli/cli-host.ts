@@ -22,6 +22,14 @@ export interface CliHost
     | "setCodeMode"
     | "getPeoplePolicy"
     | "setPeoplePolicy"
+    | "deleteAgent"
+    | "previewAgentRemoval"
+    | "issueToken"
+    | "listTokens"
+    | "revokeToken"
+    | "listApprovals"
+    | "decideApproval"
+    | "queryAudit"
   > {
   /** The remote-server operations (the session counters are the serving process's own). */
   readonly remote: Omit<AirlockHost["remote"], "sessions">;

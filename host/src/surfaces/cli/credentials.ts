@@ -1,7 +1,7 @@
 // Tokens the CLI issued for itself, kept in `<data-dir>/credentials.json` (mode 0600) so that
 // `airlock start` can print working tokens again on the next start (the store keeps only
 // hashes). Invariants: a token is reused only while `host.authenticate` still accepts it with
-// the expected role and agent; otherwise a new one is issued and the file rewritten atomically.
+// the expected role and agent (through a running host's admin API: while its id is still listed); otherwise a new one is issued and the file rewritten atomically.
 import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { hasCode } from "@airlock/sdk/errors";
@@ -40,12 +40,21 @@ export async function writeCredentials(dataDir: string, credentials: Credentials
   await rename(temp, path);
 }
 
+/** A host the CLI can issue its agent tokens through: one it opened, or a running one's admin API. */
+export type TokenIssuer = Pick<AirlockHost, "issueToken" | "listTokens"> &
+  Partial<Pick<AirlockHost, "authenticate">>;
+
 async function stillValid(
-  host: AirlockHost,
+  host: TokenIssuer,
   issued: IssuedToken | undefined,
   agent: string | null,
 ): Promise<boolean> {
   if (issued === undefined) return false;
+  if (host.authenticate === undefined) {
+    // Through the admin API: the kept token's id is still listed (not revoked) for that agent.
+    const listed = await host.listTokens(agent ?? undefined);
+    return listed.some((t) => t.id === issued.id && t.agent === agent);
+  }
   const record = await host.authenticate(issued.token);
   return record !== null && record.id === issued.id && record.agent === agent;
 }
@@ -62,7 +71,7 @@ export async function ensureOperatorToken(host: AirlockHost, dataDir: string): P
 
 /** The agent token the CLI keeps for `agent`, issuing (and saving) one when none works. */
 export async function ensureAgentToken(
-  host: AirlockHost,
+  host: TokenIssuer,
   dataDir: string,
   agent: string,
 ): Promise<IssuedToken> {

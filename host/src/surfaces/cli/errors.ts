@@ -1,6 +1,6 @@
 // The error catalogue of the `airlock` CLI (AIRLOCK_CLI_*). `status` is the HTTP-style status
-// the catalogue convention asks for; the process exit code is `exitCode` in main.ts (2 for
-// usage errors, 1 for everything else).
+// the catalogue convention asks for; the process exit code is 2 for usage errors
+// (AIRLOCK_CLI_USAGE, AIRLOCK_CLI_UNKNOWN_COMMAND), 1 for everything else (@airlock/sdk/cli-kit).
 import { AirlockError, defineErrorCodes } from "@airlock/sdk/errors";
 
 export const CLI_ERRORS = defineErrorCodes({
@@ -14,6 +14,20 @@ export const CLI_ERRORS = defineErrorCodes({
     description: "No command has this name; `airlock --help` lists them.",
   },
   AIRLOCK_CLI_UNKNOWN_AGENT: { status: 404, description: "No agent has this slug in the data directory." },
+  AIRLOCK_CLI_UNKNOWN_TOOL: {
+    status: 404,
+    description:
+      "No installed tool (or plugin namespace) has this name; the error names the nearest, `airlock agents tools <slug>` lists them.",
+  },
+  AIRLOCK_CLI_NOT_ENABLED: {
+    status: 409,
+    description: "`agents disable` named a tool that is not enabled for the agent; nothing was changed.",
+  },
+  AIRLOCK_CLI_NOT_FOUND: {
+    status: 404,
+    description:
+      "Nothing to remove, revoke, disconnect or delete: no such model connection, grant, OAuth connection or snippet; nothing was changed.",
+  },
   AIRLOCK_CLI_PORT_IN_USE: {
     status: 409,
     description: "The port `airlock start`/`serve` should listen on is taken (another host?); pass --port N.",

@@ -5,6 +5,7 @@
 // PostgreSQL (`?schema=` names its schema); without it the store is SQLite in the data directory.
 // Env: AIRLOCK_DATA_DIR, AIRLOCK_STORE_URL, AIRLOCK_REGISTRY_URL, AIRLOCK_SANDBOX (workers | in-process).
 import type { ParseArgsOptionsConfig } from "node:util";
+import { closest } from "@airlock/sdk/cli-kit";
 import type { HostOptions } from "../../config.ts";
 import type { AirlockHost } from "../../contracts/host.ts";
 import { createHost } from "../../host.ts";
@@ -89,11 +90,23 @@ export async function withHost<T>(options: HostOptions, body: (host: AirlockHost
   }
 }
 
-export async function requireAgent(host: Pick<AirlockHost, "getAgent">, slug: string): Promise<void> {
-  if ((await host.getAgent(slug)) === null) {
-    throw cliError(
-      "AIRLOCK_CLI_UNKNOWN_AGENT",
-      `no agent "${slug}"; create it with \`airlock agents create ${slug}\``,
-    );
-  }
+/**
+ * AIRLOCK_CLI_UNKNOWN_AGENT unless the agent exists; the error names the nearest existing slug
+ * ("did you mean") when one is a likely typo, else how to create it.
+ */
+export async function requireAgent(
+  host: Pick<AirlockHost, "getAgent" | "listAgents">,
+  slug: string,
+): Promise<void> {
+  if ((await host.getAgent(slug)) !== null) return;
+  const near = closest(
+    slug,
+    (await host.listAgents()).map((a) => a.slug),
+  );
+  throw cliError(
+    "AIRLOCK_CLI_UNKNOWN_AGENT",
+    near === undefined
+      ? `no agent "${slug}" — \`airlock agents list\` lists them; \`airlock agents create ${slug}\` makes it`
+      : `no agent "${slug}" — did you mean "${near}"?`,
+  );
 }

@@ -100,7 +100,9 @@ describe("commands follow the running host", () => {
 
       const failing = io(elsewhere);
       expect(await runCli(["plugins", "rollback", "nope"], failing.io)).toBe(1);
-      expect(failing.err()).toContain("error: AIRLOCK_INSTALL_NOT_INSTALLED: no plugin\n");
+      expect(failing.err()).toContain(
+        "error: AIRLOCK_INSTALL_NOT_INSTALLED: no plugin — `airlock plugins list` shows what is installed\n",
+      );
     } finally {
       await forget();
       await admin.close();
@@ -145,7 +147,7 @@ describe("--admin-url", () => {
       const without = io(elsewhere);
       expect(await runCli(["plugins", "list", "--admin-url", admin.url], without.io)).toBe(2);
       expect(without.err()).toContain(
-        "error: AIRLOCK_CLI_USAGE: --admin-url needs the operator token in $AIRLOCK_OPERATOR_TOKEN\n",
+        "error: AIRLOCK_CLI_USAGE: --admin-url needs the operator token in $AIRLOCK_OPERATOR_TOKEN — set it to a token from `airlock tokens create --role operator`\n",
       );
       expect(admin.requests).toHaveLength(2);
     } finally {

@@ -61,7 +61,10 @@ function byAdminUrl(given: string, io: CliIO): CliTarget {
     throw cliError("AIRLOCK_CLI_USAGE", `--admin-url must be an http(s) URL (got ${JSON.stringify(given)})`);
   const token = io.env.AIRLOCK_OPERATOR_TOKEN;
   if (token === undefined || token === "")
-    throw cliError("AIRLOCK_CLI_USAGE", "--admin-url needs the operator token in $AIRLOCK_OPERATOR_TOKEN");
+    throw cliError(
+      "AIRLOCK_CLI_USAGE",
+      "--admin-url needs the operator token in $AIRLOCK_OPERATOR_TOKEN — set it to a token from `airlock tokens create --role operator`",
+    );
   const adminUrl = url.origin + url.pathname.replace(/\/(api\/?)?$/, "");
   const location: HostLocation = {
     dataDir: "",

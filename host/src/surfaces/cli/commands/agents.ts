@@ -1,11 +1,20 @@
-// `airlock agents …`: list and create agents, show and change what each is served, set its
-// knowledge level. Works directly on a data directory (no running server needed).
+// `airlock agents …`: list, create and delete agents, show and change what each is served, set
+// its knowledge level. Through the running host's admin API when one serves the data dir, else
+// on the data dir itself (target.ts); `create` keeps the agent's token in its credentials.json.
+
+import { didYouMean } from "@airlock/sdk/cli-kit";
 import type { AgentKnowledgeLevel } from "../../../contracts/records.ts";
 import { parseOptions, requiredPositional } from "../args.ts";
 import { ensureAgentToken } from "../credentials.ts";
 import { cliError } from "../errors.ts";
-import { HOST_OPTIONS, HOST_OPTIONS_HELP, hostOptionsFrom, requireAgent, withHost } from "../open-host.ts";
-import { TARGET_OPTIONS, TARGET_OPTIONS_HELP, withAdminTarget } from "../target.ts";
+import { HOST_OPTIONS, HOST_OPTIONS_HELP, hostOptionsFrom, requireAgent } from "../open-host.ts";
+import {
+  resolveTarget,
+  TARGET_OPTIONS,
+  TARGET_OPTIONS_HELP,
+  withAdminTarget,
+  withCliHost,
+} from "../target.ts";
 import type { CliCommand, CliIO } from "../types.ts";
 import { codeModeCommand } from "./code-mode.ts";
 import { snippetsCommand } from "./snippets.ts";
@@ -20,8 +29,8 @@ function print(io: CliIO, json: boolean, data: unknown, text: () => string): num
   return 0;
 }
 
-function usage(path: string, args: string, what: string, example: string): string {
-  return `Usage: airlock agents ${path}${args} [options]\n\n${what}\n\nOptions:\n${OPTIONS_HELP}\n  --json             Print JSON.\n\nExample:\n  airlock agents ${path} ${example}\n`;
+function usage(path: string, args: string, what: string, example: string, options = ""): string {
+  return `Usage: airlock agents ${path}${args} [options]\n\n${what}\n\nOptions:\n${options}${OPTIONS_HELP}\n  --json             Print JSON.\n\nExample:\n  airlock agents ${path} ${example}\n`;
 }
 
 const listCommand: CliCommand = {
@@ -54,12 +63,12 @@ const createCommand: CliCommand = {
     if (parsed.values["admin-url"] !== undefined)
       throw cliError(
         "AIRLOCK_CLI_USAGE",
-        "agents create works on a data dir (it keeps the token there); use --data-dir",
+        "agents create keeps the agent's token in the data dir's credentials.json — use --data-dir (a running host on it is used through its admin API)",
       );
-    const options = hostOptionsFrom(parsed, io, "in-process");
-    const out = await withHost(options, async (host) => {
+    const target = resolveTarget(parsed, io);
+    const out = await withCliHost(target, hostOptionsFrom(parsed, io, "in-process"), io, async (host) => {
       const agent = await host.createAgent(slug);
-      const token = await ensureAgentToken(host, options.dataDir as string, slug);
+      const token = await ensureAgentToken(host, target.dataDir, slug);
       return { agent, token };
     });
     return print(
@@ -97,6 +106,39 @@ const toolsCommand: CliCommand = {
   },
 };
 
+/**
+ * Refuses, before anything changes, a tool id no installed tool has (naming the nearest tool or
+ * namespace) and, for disable, a tool that is not enabled (nothing to disable).
+ */
+function checkToggle(
+  slug: string,
+  ids: readonly string[],
+  enable: boolean,
+  tools: readonly { id: string; enabled: boolean }[],
+): void {
+  const known = new Map(tools.map((t) => [t.id, t]));
+  for (const id of ids) {
+    const tool = known.get(id);
+    if (tool === undefined) {
+      const namespaces = new Set(tools.map((t) => t.id.split(":")[0] as string));
+      const [ns = "", name] = id.split(":");
+      const hint =
+        name === undefined
+          ? `name a tool as <namespace>:<tool>${didYouMean(id, known.keys())}`
+          : namespaces.has(ns)
+            ? `no tool "${name}" in plugin "${ns}"${didYouMean(id, known.keys()) || ` — \`airlock agents tools ${slug}\` lists them`}`
+            : `no plugin namespace "${ns}" is installed${didYouMean(ns, namespaces) || ` — \`airlock agents tools ${slug}\` lists the tools`}`;
+      throw cliError("AIRLOCK_CLI_UNKNOWN_TOOL", `cannot ${enable ? "enable" : "disable"} "${id}": ${hint}`);
+    }
+    if (!enable && !tool.enabled) {
+      throw cliError(
+        "AIRLOCK_CLI_NOT_ENABLED",
+        `${id} is not enabled for ${slug} — nothing to disable (\`airlock agents tools ${slug}\` shows what is)`,
+      );
+    }
+  }
+}
+
 function toggleCommand(enable: boolean): CliCommand {
   const verb = enable ? "enable" : "disable";
   return {
@@ -114,9 +156,11 @@ function toggleCommand(enable: boolean): CliCommand {
       const tools = parsed.positionals.slice(1);
       if (tools.length === 0)
         throw cliError("AIRLOCK_CLI_USAGE", "name at least one tool (<namespace>:<tool>)");
-      const changes = Object.fromEntries(tools.map((t) => [t.replace("__", ":"), enable]));
+      const ids = tools.map((t) => t.replace("__", ":"));
+      const changes = Object.fromEntries(ids.map((id) => [id, enable]));
       const view = await withAdminTarget(parsed, io, async (host) => {
         await requireAgent(host, slug);
+        checkToggle(slug, ids, enable, await host.listAgentTools(slug));
         return host.setToolsEnabled(slug, changes);
       });
       return print(
@@ -301,9 +345,36 @@ Example:
   },
 };
 
+const deleteCommand: CliCommand = {
+  path: ["agents", "delete"],
+  summary: "Delete an agent with its tokens, enabled tools, secrets and documents",
+  help: usage(
+    "delete",
+    " <slug> --yes",
+    "Deletes the agent with its tokens, enabled tools, secrets, conversation state, artifacts\nand knowledge documents (audited agent.delete). Without --yes it only shows what would be\nremoved and exits 2. An agent that does not exist is an error (exit 1).",
+    "support-bot --yes",
+    "  --yes              Delete it (without: show what would be removed).\n",
+  ),
+  async run(args, io) {
+    const parsed = parseOptions(args, { ...OPTIONS, yes: { type: "boolean" } }, 1);
+    const slug = requiredPositional(parsed, 0, "<slug>");
+    const yes = parsed.values.yes === true;
+    const removal = await withAdminTarget(parsed, io, async (host) => {
+      await requireAgent(host, slug);
+      return yes ? host.deleteAgent(slug) : host.previewAgentRemoval(slug);
+    });
+    const what = `${removal.tokens.length} token(s), ${removal.enabledTools.length} enabled tool(s), ${removal.secrets.length} secret(s), ${removal.knowledgeDocuments} document(s), ${removal.pendingApprovals} pending approval(s)`;
+    if (!yes) {
+      throw cliError("AIRLOCK_CLI_USAGE", `deleting agent ${slug} removes ${what} — pass --yes to delete it`);
+    }
+    return print(io, parsed.values.json === true, removal, () => `Agent ${slug} deleted (${what}).\n`);
+  },
+};
+
 export const agentsCommands: CliCommand[] = [
   listCommand,
   createCommand,
+  deleteCommand,
   toolsCommand,
   toggleCommand(true),
   toggleCommand(false),

@@ -86,9 +86,12 @@ const oauthDisconnect: CliCommand = {
     const done = await withAdminTarget(parsed, io, (host) =>
       host.oauth.disconnect(agent, provider, stringOption(parsed, "subject")),
     );
-    return print(io, parsed, { disconnected: done }, () =>
-      done ? `Disconnected ${provider} for ${agent}.\n` : `${agent} had no ${provider} connection.\n`,
-    );
+    if (!done)
+      throw cliError(
+        "AIRLOCK_CLI_NOT_FOUND",
+        `${agent} has no ${provider} connection — nothing to disconnect (\`airlock oauth list ${agent}\` shows them)`,
+      );
+    return print(io, parsed, { disconnected: done }, () => `Disconnected ${provider} for ${agent}.\n`);
   },
 };
 
@@ -161,9 +164,12 @@ const modelsRemove: CliCommand = {
     const parsed = parseOptions(args, OPTIONS, 1);
     const name = requiredPositional(parsed, 0, "<name>");
     const removed = await withAdminTarget(parsed, io, (host) => host.models.removeConnection(name));
-    return print(io, parsed, { removed }, () =>
-      removed ? `Removed ${name}.\n` : `There is no connection ${name}.\n`,
-    );
+    if (!removed)
+      throw cliError(
+        "AIRLOCK_CLI_NOT_FOUND",
+        `there is no model connection ${JSON.stringify(name)} — nothing to remove (\`airlock models list\` shows them)`,
+      );
+    return print(io, parsed, { removed }, () => `Removed ${name}.\n`);
   },
 };
 
@@ -248,9 +254,12 @@ const modelsRevoke: CliCommand = {
     const agent = requiredPositional(parsed, 0, "<agent>");
     const plugin = requiredPositional(parsed, 1, "<plugin>");
     const revoked = await withAdminTarget(parsed, io, (host) => host.models.revoke(agent, plugin));
-    return print(io, parsed, { revoked }, () =>
-      revoked ? `Revoked.\n` : `${plugin} had no grant for ${agent}.\n`,
-    );
+    if (!revoked)
+      throw cliError(
+        "AIRLOCK_CLI_NOT_FOUND",
+        `${plugin} has no model grant for ${agent} — nothing to revoke (\`airlock models grants ${agent}\` shows them)`,
+      );
+    return print(io, parsed, { revoked }, () => "Revoked.\n");
   },
 };
 

@@ -2,6 +2,8 @@
 // its CliCommand (one file under commands/) and add it to this list; main.ts does the rest.
 import type { CliCommand } from "../types.ts";
 import { agentsCommands } from "./agents.ts";
+import { approvalsCommands } from "./approvals.ts";
+import { auditCommand } from "./audit.ts";
 import { brokerCommands } from "./broker.ts";
 import { installCommand } from "./install.ts";
 import { mcpCommand } from "./mcp.ts";
@@ -20,6 +22,8 @@ export const COMMANDS: CliCommand[] = [
   ...remoteCommands,
   ...agentsCommands,
   ...tokensCommands,
+  ...approvalsCommands,
+  auditCommand,
   ...brokerCommands,
   ...registryCommands,
 ];

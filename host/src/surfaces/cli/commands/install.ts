@@ -82,12 +82,14 @@ Examples:
       host.plugins.install(spec, { ...installDecisions(parsed), trustKeys }),
     );
     printJsonOr(io, parsed, report, () =>
-      [
-        `Installed ${report.namespace}@${report.version}${report.previous === null ? "" : ` (previous: ${report.previous})`}`,
-        `  signer: ${report.signer ?? "none (unsigned, allowed by the operator)"}`,
-        `  tools:  ${report.tools.join(", ")}`,
-        "",
-      ].join("\n"),
+      report.alreadyActive === true
+        ? `${report.namespace}@${report.version} is already installed and active (same contents) — nothing changed\n`
+        : [
+            `Installed ${report.namespace}@${report.version}${report.previous === null ? "" : ` (previous: ${report.previous})`}`,
+            `  signer: ${report.signer ?? "none (unsigned, allowed by the operator)"}`,
+            `  tools:  ${report.tools.join(", ")}`,
+            "",
+          ].join("\n"),
     );
     return 0;
   },

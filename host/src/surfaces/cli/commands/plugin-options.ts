@@ -1,8 +1,11 @@
 // Options shared by `airlock install` and `airlock plugins …`: the host options plus the
 // installer's trust roots — `<data-dir>/trust/*.pub` always, and each `--trust-key FILE`.
+
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ParseArgsOptionsConfig } from "node:util";
+import { didYouMean } from "@airlock/sdk/cli-kit";
+import { AirlockError, hasCode } from "@airlock/sdk/errors";
 import type { HostOptions } from "../../../config.ts";
 import type { CliHost } from "../admin-client.ts";
 import { listOption, type Parsed } from "../args.ts";
@@ -86,4 +89,31 @@ export function withPluginHost<T>(
 
 export function printJsonOr(io: CliIO, parsed: Parsed, value: unknown, text: () => string): void {
   io.stdout(parsed.values.json === true ? `${JSON.stringify(value, null, 2)}\n` : text());
+}
+
+/**
+ * withPluginHost for a command on one installed plugin: AIRLOCK_INSTALL_NOT_INSTALLED names the
+ * installed namespace the operator most likely meant ("did you mean"), else where to list them.
+ */
+export function withInstalledPlugin<T>(
+  parsed: Parsed,
+  io: CliIO,
+  namespace: string,
+  body: (host: CliHost) => Promise<T>,
+): Promise<T> {
+  return withPluginHost(parsed, io, async (host) => {
+    try {
+      return await body(host);
+    } catch (error) {
+      if (!hasCode(error, "AIRLOCK_INSTALL_NOT_INSTALLED")) throw error;
+      // The hint is a nicety: a listing that fails leaves the plain "plugins list" pointer.
+      const listed = await host.plugins.list().catch(() => []);
+      const installed = Array.isArray(listed) ? listed.map((p) => p.namespace) : [];
+      const hint = didYouMean(namespace, installed) || " — `airlock plugins list` shows what is installed";
+      throw new AirlockError(error.code, `${error.message}${hint}`, {
+        status: 404,
+        cause: error,
+      });
+    }
+  });
 }

@@ -13,6 +13,7 @@ import {
   PLUGIN_OPTIONS_HELP,
   printJsonOr,
   trustKeysOf,
+  withInstalledPlugin,
   withPluginHost,
 } from "./plugin-options.ts";
 
@@ -80,7 +81,9 @@ Example:
     const tier = requiredPositional(parsed, 1, "<own|shared>");
     if (tier !== "own" && tier !== "shared")
       throw cliError("AIRLOCK_CLI_USAGE", `the tier is own or shared (got ${JSON.stringify(tier)})`);
-    const view = await withPluginHost(parsed, io, (host) => host.setPluginWorker(namespace, tier));
+    const view = await withInstalledPlugin(parsed, io, namespace, (host) =>
+      host.setPluginWorker(namespace, tier),
+    );
     printJsonOr(io, parsed, view, () =>
       view.tier === "own"
         ? `${namespace} runs in a sandbox worker of its own.\n`
@@ -113,7 +116,7 @@ Example:
     const namespace = requiredPositional(parsed, 0, "<namespace>");
     const range = parsed.positionals[1];
     const trustKeys = trustKeysOf(parsed, io);
-    const { before, report } = await withPluginHost(parsed, io, async (host) => {
+    const { before, report } = await withInstalledPlugin(parsed, io, namespace, async (host) => {
       const active = (await host.plugins.list()).find((p) => p.namespace === namespace)?.active ?? null;
       const upgraded = await host.plugins.upgrade(namespace, range, {
         ...installDecisions(parsed),
@@ -147,7 +150,9 @@ Example:
   async run(args, io) {
     const parsed = parseOptions(args, PLUGIN_OPTIONS, 1);
     const namespace = requiredPositional(parsed, 0, "<namespace>");
-    const report = await withPluginHost(parsed, io, (host) => host.plugins.rollback(namespace));
+    const report = await withInstalledPlugin(parsed, io, namespace, (host) =>
+      host.plugins.rollback(namespace),
+    );
     printJsonOr(
       io,
       parsed,
@@ -178,7 +183,7 @@ Example:
   async run(args, io) {
     const parsed = parseOptions(args, { ...PLUGIN_OPTIONS, purge: { type: "boolean" } }, 1);
     const namespace = requiredPositional(parsed, 0, "<namespace>");
-    const report = await withPluginHost(parsed, io, (host) =>
+    const report = await withInstalledPlugin(parsed, io, namespace, (host) =>
       host.plugins.uninstall(namespace, { purge: parsed.values.purge === true }),
     );
     printJsonOr(io, parsed, report, () => {

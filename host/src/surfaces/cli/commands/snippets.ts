@@ -49,8 +49,15 @@ async function act(host: CliHost, action: Action, slug: string, parsed: Parsed, 
       return host.snippets.promote(slug, name, true);
     case "withdraw":
       return host.snippets.promote(slug, name, false);
-    case "delete":
-      return { deleted: await host.snippets.delete(slug, name) };
+    case "delete": {
+      const deleted = await host.snippets.delete(slug, name);
+      if (!deleted)
+        throw cliError(
+          "AIRLOCK_CLI_NOT_FOUND",
+          `${slug} has no snippet ${JSON.stringify(name)} — nothing to delete (\`airlock agents snippets ${slug}\` lists them)`,
+        );
+      return { deleted };
+    }
   }
 }
 
@@ -94,12 +101,7 @@ Example:
     else if (action === "list") {
       const all = answer as SnippetSummary[];
       io.stdout(all.length === 0 ? `No snippets saved for ${slug}.\n` : `${all.map(line).join("\n")}\n`);
-    } else if (action === "delete")
-      io.stdout(
-        (answer as { deleted: boolean }).deleted
-          ? `Deleted ${String(parsed.positionals[2])}.\n`
-          : `No snippet ${String(parsed.positionals[2])}.\n`,
-      );
+    } else if (action === "delete") io.stdout(`Deleted ${String(parsed.positionals[2])}.\n`);
     else io.stdout(action === "show" ? shown(answer as Snippet) : `${line(answer as Snippet)}\n`);
     return 0;
   },
