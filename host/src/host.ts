@@ -31,6 +31,7 @@ import { createTokenOps } from "./engine/admin/tokens.ts";
 import { createToolOps } from "./engine/admin/tools.ts";
 import { createAdminAudit } from "./engine/catalogue/admin-audit.ts";
 import { createPluginLifecycle } from "./engine/install/index.ts";
+import { importRememberedKeys } from "./engine/install/namespace-trust.ts";
 import { localPluginDir } from "./engine/install/packages.ts";
 import type { ModelsAdmin, OAuthAdmin } from "./engine/oauth/admin.ts";
 import type { RemoteBearer } from "./engine/oauth/wiring.ts";
@@ -126,6 +127,8 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
   let sandbox: Sandbox | undefined;
   let stopSweeper: (() => void) | undefined;
   try {
+    // keys an older host kept in its data dir join the store, where every replica finds them
+    await importRememberedKeys(store, resolved.dataDir);
     const vault = openHostVault(resolved);
     const secrets = createSecretSource({ store, vault });
     const audit = (entry: AuditInput) => store.appendAudit(entry);

@@ -283,6 +283,30 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX authz_secrets_expiry ON authz_secrets (expires_at);
     `,
   },
+  {
+    version: 8,
+    // as SQLite's migration 8: a data directory's version folder is recorded relative to it
+    name: "plugin paths relative to the data directory",
+    sql: `
+      UPDATE installed_plugins SET path = 'plugins/' || namespace || '/' || version
+       WHERE left(path, 1) = '/'
+         AND right(path, length('/plugins/' || namespace || '/' || version)) = '/plugins/' || namespace || '/' || version;
+    `,
+  },
+  {
+    version: 9,
+    // as SQLite's migration 9: the publisher keys trusted per namespace, shared by every replica
+    name: "publisher keys trusted per namespace",
+    sql: `
+      CREATE TABLE trusted_keys (
+        namespace text NOT NULL,
+        key_id text NOT NULL,
+        pem text NOT NULL,
+        added_at text NOT NULL,
+        PRIMARY KEY (namespace, key_id)
+      );
+    `,
+  },
 ];
 
 /** Applies pending migrations in `schema` (created if missing) under an advisory lock. */

@@ -5,6 +5,7 @@
 import pg from "pg";
 import { storeError } from "../errors.ts";
 import { postgresPluginWorkers } from "../plugin-workers.ts";
+import { postgresTrustedKeys } from "../trusted-keys.ts";
 import type { Store } from "../types.ts";
 import { postgresAudit } from "./audit.ts";
 import { postgresAuthServer } from "./authz.ts";
@@ -69,6 +70,7 @@ export async function openPostgresStore(config: PostgresStoreConfig): Promise<St
     ...postgresAudit(db),
     ...postgresBroker(db),
     ...postgresPluginWorkers(db),
+    ...postgresTrustedKeys(db),
     ...postgresTasks(db),
     ...postgresAuthServer(db),
     cluster: postgresCluster(db, { connectionString: config.url, ...searchPath }, schema),

@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { storeError } from "../errors.ts";
 import { sqlitePluginWorkers } from "../plugin-workers.ts";
+import { sqliteTrustedKeys } from "../trusted-keys.ts";
 import type { Store } from "../types.ts";
 import { insert as insertAudit, sqliteAudit } from "./audit.ts";
 import { commitAuditBatch } from "./audit-commit.ts";
@@ -100,6 +101,7 @@ export async function openSqliteStore(
     ...sqliteAudit(auditDb, auditThread),
     ...sqliteBroker(db),
     ...sqlitePluginWorkers(db),
+    ...sqliteTrustedKeys(db),
     openAuditJournal: () => openAuditJournal(dataDir, auditDb, { durable: durability }),
     ...sqliteTasks(db),
     ...sqliteAuthServer(db),

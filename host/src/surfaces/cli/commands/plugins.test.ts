@@ -158,8 +158,8 @@ describe("a key trusted at install is remembered for its namespace", () => {
       await publish("1.1.0", key.privateKeyPem);
       expect(await run("plugins", "upgrade", "weather")).toBe(0);
       expect(out.join("")).toContain("Upgraded weather from 1.0.0 to 1.1.0");
-      // The key was trusted for weather only, not for the whole host.
-      expect(readdirSync(join(dir, "data", "trust"))).toEqual(["namespaces"]);
+      // The key was trusted for weather only (kept in the store), not for the whole host.
+      expect(readdirSync(join(dir, "data", "trust"))).toEqual([]);
 
       await publish("1.2.0", other.privateKeyPem);
       err = [];

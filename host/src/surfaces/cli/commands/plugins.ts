@@ -102,7 +102,7 @@ A version lower than the active one is refused unless --allow-downgrade.
 
 Options:
 ${installDecisionsHelp("upgrade")}
-  (the key remembered for the namespace at install is trusted; --trust-key adds one)
+  (the key kept for the namespace at install is trusted; --trust-key adds one)
 ${PLUGIN_OPTIONS_HELP}
 
 Example:
