@@ -250,7 +250,13 @@ async function wireHost(parts: HostParts): Promise<AirlockHost> {
   const ctx: AdminContext = {
     store,
     catalogue,
-    admin: createAdminAudit(audit),
+    // fail closed: an admin action whose entry cannot be written is not acknowledged (admin-audit.ts)
+    admin: createAdminAudit((entry) =>
+      store.appendAudit(entry).catch((error: unknown) => {
+        report("admin audit write", error);
+        throw error;
+      }),
+    ),
     announce: sync.announce,
     fresh: sync.fresh,
   };

@@ -115,6 +115,7 @@ export function createAdminApi(host: AirlockHost, options: AdminApiOptions = {})
   app.onError((error, c) => {
     const wire = toWireError(error, log);
     if (wire.status === 401) c.header("www-authenticate", 'Bearer realm="airlock"');
+    if (wire.retryAfter !== undefined) c.header("retry-after", String(wire.retryAfter));
     return c.json(wire.body, wire.status as ContentfulStatusCode);
   });
   app.notFound((c) => {

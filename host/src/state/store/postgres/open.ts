@@ -1,7 +1,7 @@
 // The shared store: PostgreSQL through a pg Pool, for several host replicas sharing state.
 // Invariants: every connection's search_path is the configured schema (so tests and tenants
 // can isolate themselves); migrations are applied (once across replicas) before the store is
-// handed out; an idle client's error is recorded instead of crashing the process.
+// handed out; a client's error, idle or checked out, is recorded instead of crashing the process.
 import pg from "pg";
 import { storeError } from "../errors.ts";
 import { postgresPluginWorkers } from "../plugin-workers.ts";
@@ -41,12 +41,18 @@ export async function openPostgresStore(config: PostgresStoreConfig): Promise<St
     connectionTimeoutMillis: 10_000,
     ...searchPath,
   });
-  const idleErrors: Error[] = [];
-  pool.on("error", (err) => {
-    // A connection dropped while idle in the pool: pg discards it and the next query opens a new one.
-    idleErrors.push(err);
-    if (idleErrors.length > 10) idleErrors.shift();
-  });
+  const lastErrors: Error[] = [];
+  const record = (err: Error) => {
+    lastErrors.push(err);
+    if (lastErrors.length > 10) lastErrors.shift();
+  };
+  // A connection dropped while idle in the pool: pg discards it and the next query opens a new one.
+  pool.on("error", record);
+  // A connection dropped while checked out (a transaction between two statements, the database
+  // going away): pg emits 'error' on the client, which would end the process if nobody listened.
+  // The statement that was running fails on its own (failures.ts codes it); the client is
+  // released with that error and discarded, and the pool connects anew when the database is back.
+  pool.on("connect", (client) => client.on("error", record));
   const db = createDb(pool);
   let closed = false;
   const store: Store = {
