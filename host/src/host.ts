@@ -70,6 +70,7 @@ async function openHostStore(options: ResolvedHostOptions): Promise<{ store: Sto
         kind: "sqlite",
         dataDir: s.dataDir ?? options.dataDir,
         ...(s.durability === undefined ? {} : { durability: s.durability }),
+        ...(s.maxBytes === undefined ? {} : { maxBytes: s.maxBytes }),
       }),
       owned: true,
     };

@@ -14,6 +14,8 @@ export type StoreConfig =
       dataDir: string;
       /** "normal" (default): WAL + synchronous=NORMAL; "full": fsync on every commit (see open.ts). */
       durability?: SqliteDurability;
+      /** A cap on airlock.db's size (max_page_count): past it, writes answer AIRLOCK_STORE_FULL. */
+      maxBytes?: number;
     }
   | {
       kind: "postgres";
@@ -30,10 +32,10 @@ export async function openStore(config: StoreConfig): Promise<Store> {
       throw storeError("AIRLOCK_STORE_CONFIG_INVALID", "a SQLite store needs a dataDir");
     }
     return guardStore(
-      await openSqliteStore(
-        config.dataDir,
-        config.durability === undefined ? {} : { durability: config.durability },
-      ),
+      await openSqliteStore(config.dataDir, {
+        ...(config.durability === undefined ? {} : { durability: config.durability }),
+        ...(config.maxBytes === undefined ? {} : { maxBytes: config.maxBytes }),
+      }),
     );
   }
   if (config.kind === "postgres") {
