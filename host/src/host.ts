@@ -244,7 +244,7 @@ async function wireHost(parts: HostParts): Promise<AirlockHost> {
   /** The one close in progress: a second close() waits for it instead of closing twice. */
   let closing: Promise<void> | undefined;
   const engine = await startEngine(parts, state);
-  const { store, catalogue, events, audit, report, sync, membership, codeMode, options } = {
+  const { store, catalogue, events, report, sync, membership, codeMode, options } = {
     ...engine,
     options: parts.options,
   };
