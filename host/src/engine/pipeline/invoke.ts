@@ -108,12 +108,13 @@ export async function invokeTool(
       ? stop((error as AirlockError).code, (error as AirlockError).message)
       : stop("AIRLOCK_TOOL_FAILED", "the host failed while running this tool; try again later");
   }
-  const end = settle(call, stopped);
-  call.end = end;
+  call.end = settle(call, stopped);
   for (let i = reachedStages - 1; i >= 0; i--) {
     const left = CALL_STAGES[i]?.stage.leave?.(call);
     if (left instanceof Promise) await left;
   }
+  // the audit stage replaces the end of a call whose row could not be made durable (fail closed)
+  const end = call.end;
   const outcome: ToolCallOutcome = {
     callId: call.callId,
     toolName: call.toolName,

@@ -1,8 +1,8 @@
 // The shared store: PostgreSQL through a pg Pool, for several host replicas sharing state.
 // Invariants: every connection's search_path is the configured schema (so tests and tenants
 // can isolate themselves); migrations are applied (once across replicas) before the store is
-// handed out; a client's error, idle or checked out, is recorded instead of crashing the process.
-import pg from "pg";
+// handed out; a client's error, idle or checked out, is recorded instead of crashing the process
+// (pool.ts).
 import { storeError } from "../errors.ts";
 import { postgresPluginWorkers } from "../plugin-workers.ts";
 import { postgresTrustedKeys } from "../trusted-keys.ts";
@@ -15,6 +15,7 @@ import { postgresData } from "./data.ts";
 import { createDb } from "./db.ts";
 import { postgresKnowledge } from "./knowledge.ts";
 import { migratePostgres } from "./migrations.ts";
+import { openPool } from "./pool.ts";
 import { postgresRegistry } from "./registry.ts";
 import { postgresTasks } from "./tasks.ts";
 
@@ -35,24 +36,12 @@ export async function openPostgresStore(config: PostgresStoreConfig): Promise<St
     );
   }
   const searchPath = schema === undefined ? {} : { options: `-c search_path=${schema}` };
-  const pool = new pg.Pool({
+  const pool = openPool({
     connectionString: config.url,
     max: config.maxConnections ?? 10,
     connectionTimeoutMillis: 10_000,
     ...searchPath,
   });
-  const lastErrors: Error[] = [];
-  const record = (err: Error) => {
-    lastErrors.push(err);
-    if (lastErrors.length > 10) lastErrors.shift();
-  };
-  // A connection dropped while idle in the pool: pg discards it and the next query opens a new one.
-  pool.on("error", record);
-  // A connection dropped while checked out (a transaction between two statements, the database
-  // going away): pg emits 'error' on the client, which would end the process if nobody listened.
-  // The statement that was running fails on its own (failures.ts codes it); the client is
-  // released with that error and discarded, and the pool connects anew when the database is back.
-  pool.on("connect", (client) => client.on("error", record));
   const db = createDb(pool);
   let closed = false;
   const store: Store = {
