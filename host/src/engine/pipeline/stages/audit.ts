@@ -8,8 +8,9 @@
 // copy of the result, the output check — the row is written, and only once.
 // Invariants: a refusal (a code in REFUSALS: the call was refused before the tool ran) is audited
 // allowed: false; success only for a result the tool did not mark isError. The audit keeps its
-// promise (fail closed): a call whose row could not be made durable (deps.auditDurable rejected:
-// the store unreachable or full) is never acknowledged — its result is withheld and the call
+// promise (fail closed): a call that produced a result but whose row could not be made durable
+// (deps.auditDurable rejected: the store unreachable or full) is never acknowledged — its result
+// is withheld and the call
 // ends with the store's code (AIRLOCK_STORE_UNAVAILABLE or AIRLOCK_STORE_FULL; otherwise
 // AIRLOCK_AUDIT_UNAVAILABLE), the failure reported to the host. The tool itself may have run.
 import type { EffectiveLimits } from "../../../contracts/config.ts";
@@ -95,8 +96,12 @@ export const auditStage: CallStage = {
       if (termination !== null) await call.deps.auditDurable(termination);
       await call.deps.auditDurable({ ...base, action: "call", details });
     } catch (error) {
-      call.deps.report("audit write (the call's result is withheld)", error);
-      call.end = withheld(end, error);
+      // A call that already failed keeps its own code (it is not acknowledged either way).
+      call.deps.report(
+        end.error === undefined ? "audit write (the call's result is withheld)" : "audit write",
+        error,
+      );
+      if (end.error === undefined) call.end = withheld(end, error);
     }
   },
 };
