@@ -15,7 +15,7 @@
 // AIRLOCK_AUDIT_UNAVAILABLE), the failure reported to the host. The tool itself may have run.
 import type { EffectiveLimits } from "../../../contracts/config.ts";
 import { MAX_PENDING_TIMERS } from "../../../isolation/sandbox/runtime/index.ts";
-import { isStoreOutage } from "../../../state/store/failures.ts";
+import { isStoreOutage, storeFailure } from "../../../state/store/failures.ts";
 import type { AuditInput } from "../../../state/store/types.ts";
 import type { Call, CallEnd, CallStage } from "./types.ts";
 
@@ -108,7 +108,9 @@ export const auditStage: CallStage = {
 
 /** The end of a call whose audit row could not be made durable: an error, never its result. */
 function withheld(end: CallEnd, error: unknown): CallEnd {
-  const code = isStoreOutage(error) ? (error as { code: string }).code : "AIRLOCK_AUDIT_UNAVAILABLE";
+  // a journal write that found no space (ENOSPC) is a full store too
+  const coded = storeFailure(error, "sqlite");
+  const code = isStoreOutage(coded) ? (coded as { code: string }).code : "AIRLOCK_AUDIT_UNAVAILABLE";
   const message =
     "the host could not record this call in its audit trail, so its result is withheld; " +
     "the tool may have run: check before retrying";
