@@ -44,7 +44,7 @@ export const INSTALL_ERRORS = defineErrorCodes({
   AIRLOCK_INSTALL_KEY_NOT_TRUSTED: {
     status: 404,
     description:
-      "The namespace does not trust that key (nothing to forget); list its keys with GET /api/plugins/{ns}/keys.",
+      "The namespace does not trust that key (nothing to forget); list its keys with `airlock plugins keys <namespace>`.",
   },
   AIRLOCK_INSTALL_UNKNOWN_SIGNER: {
     status: 422,
