@@ -18,8 +18,10 @@ export type StoreOption =
   /**
    * SQLite in `dataDir` (default: the host's dataDir). `durability`: "normal" (default; survives
    * a killed process) or "full" (also survives power loss; fsync per commit) — docs/store.md.
+   * `maxBytes`: a cap on airlock.db's size (SQLite's max_page_count, never below its size now);
+   * a write past it is refused with AIRLOCK_STORE_FULL, as on a full disk.
    */
-  | { kind: "sqlite"; dataDir?: string; durability?: "full" | "normal" }
+  | { kind: "sqlite"; dataDir?: string; durability?: "full" | "normal"; maxBytes?: number }
   | { kind: "postgres"; url: string; schema?: string; maxConnections?: number }
   /** An already-open store (embedding, tests); the host does not close it. */
   | { kind: "instance"; store: Store };

@@ -31,6 +31,7 @@ import { createTokenOps } from "./engine/admin/tokens.ts";
 import { createToolOps } from "./engine/admin/tools.ts";
 import { createAdminAudit } from "./engine/catalogue/admin-audit.ts";
 import { createPluginLifecycle } from "./engine/install/index.ts";
+import { importRememberedKeys } from "./engine/install/namespace-trust.ts";
 import { localPluginDir } from "./engine/install/packages.ts";
 import type { ModelsAdmin, OAuthAdmin } from "./engine/oauth/admin.ts";
 import type { RemoteBearer } from "./engine/oauth/wiring.ts";
@@ -69,6 +70,7 @@ async function openHostStore(options: ResolvedHostOptions): Promise<{ store: Sto
         kind: "sqlite",
         dataDir: s.dataDir ?? options.dataDir,
         ...(s.durability === undefined ? {} : { durability: s.durability }),
+        ...(s.maxBytes === undefined ? {} : { maxBytes: s.maxBytes }),
       }),
       owned: true,
     };
@@ -127,6 +129,8 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
   let sandbox: Sandbox | undefined;
   let stopSweeper: (() => void) | undefined;
   try {
+    // keys an older host kept in its data dir join the store, where every replica finds them
+    await importRememberedKeys(store, resolved.dataDir);
     const vault = openHostVault(resolved);
     const secrets = createSecretSource({ store, vault });
     const audit = (entry: AuditInput) => store.appendAudit(entry);
@@ -240,14 +244,20 @@ async function wireHost(parts: HostParts): Promise<AirlockHost> {
   /** The one close in progress: a second close() waits for it instead of closing twice. */
   let closing: Promise<void> | undefined;
   const engine = await startEngine(parts, state);
-  const { store, catalogue, events, audit, report, sync, membership, codeMode, options } = {
+  const { store, catalogue, events, report, sync, membership, codeMode, options } = {
     ...engine,
     options: parts.options,
   };
   const ctx: AdminContext = {
     store,
     catalogue,
-    admin: createAdminAudit(audit),
+    // fail closed: an admin action whose entry cannot be written is not acknowledged (admin-audit.ts)
+    admin: createAdminAudit((entry) =>
+      store.appendAudit(entry).catch((error: unknown) => {
+        report("admin audit write", error);
+        throw error;
+      }),
+    ),
     announce: sync.announce,
     fresh: sync.fresh,
   };

@@ -27,6 +27,7 @@ import type {
   InstallReport,
   RegistryBrowser,
   SandboxStats,
+  TrustedKeyView,
   UninstallReport,
   WorkerTier,
   WorkerTierView,
@@ -50,6 +51,7 @@ export type {
   InstalledPluginView,
   InstallOptions,
   InstallReport,
+  TrustedKeyView,
   UninstallReport,
   WorkerTier,
   WorkerTierView,
@@ -78,6 +80,14 @@ export interface PluginLifecycle {
   rollback(namespace: string): Promise<InstallReport>;
   uninstall(namespace: string, options?: { purge?: boolean }): Promise<UninstallReport>;
   list(): Promise<InstalledPluginView[]>;
+  /** The publisher keys each namespace trusts (all namespaces when none is named). */
+  trustedKeys(namespace?: string): Promise<TrustedKeyView[]>;
+  /**
+   * Stops trusting a key for a namespace on every host of the store; its installed versions stay
+   * installed, and a later install, upgrade or replica rebuild signed by it needs the key again.
+   * AIRLOCK_INSTALL_KEY_NOT_TRUSTED when the namespace does not trust that key.
+   */
+  forgetTrustedKey(namespace: string, keyId: string): Promise<TrustedKeyView>;
   /** The registry, read-only, as the console browses it (nothing installed, nothing audited). */
   readonly registry: RegistryBrowser;
 }

@@ -19,7 +19,7 @@ export interface InstallOptions {
   signatures?: Array<{ keyid: string; sig: string }>;
   /**
    * Ed25519 public keys (PEM) the operator trusts for this operation (`--trust-key`). The key
-   * that signed what is installed is remembered for its namespace, so upgrades need no flag.
+   * that signed what is installed is kept for its namespace in the store, so upgrades need no flag.
    */
   trustKeys?: string[];
 }
@@ -40,6 +40,17 @@ export interface UninstallReport {
   disabledForAgents: number;
   kept: { knowledgeDocuments: number; secrets: string[] };
   purged: { knowledgeDocuments: number; secrets: string[] } | null;
+}
+
+/**
+ * A publisher key a namespace trusts (kept in the store, so every host on it trusts it): the key
+ * that verified an install of that namespace. Its PEM stays in the store.
+ */
+export interface TrustedKeyView {
+  namespace: string;
+  /** `SHA256:<base64>`, as signatures and install reports name it. */
+  keyId: string;
+  addedAt: string;
 }
 
 /** A plugin's sandbox worker tier: a worker of its own, or the shared pool. */

@@ -2,6 +2,7 @@
 // a plugin's sandbox worker tier, and remote MCP servers installed as plugins.
 // Invariants: every lifecycle call is audited (plugin.install, .upgrade, .rollback, .uninstall)
 // and the catalogue is reloaded after it, succeeded or failed (`refresh` announces the change);
+// forgetting a namespace's trusted key is audited (plugin.trust.forget) and changes no catalogue;
 // the listing carries each plugin's worker tier; a tier change is audited (plugin.worker).
 import type { AirlockHost, PluginLifecycle } from "../../contracts/host.ts";
 import { type AdminAudit, audited } from "../catalogue/admin-audit.ts";
@@ -73,5 +74,11 @@ function auditedLifecycle(
         lifecycle.uninstall(namespace, opts),
       ),
     list: () => lifecycle.list(),
+    trustedKeys: (namespace) => lifecycle.trustedKeys(namespace),
+    // no catalogue change: what is installed stays installed
+    forgetTrustedKey: (namespace, keyId) =>
+      audited(admin, "plugin.trust.forget", { plugin: namespace, details: { keyId } }, () =>
+        lifecycle.forgetTrustedKey(namespace, keyId),
+      ),
   };
 }

@@ -175,6 +175,7 @@ export async function startEngine(parts: EngineParts, state: { closed: boolean }
     agentStates,
     autoApprove: options.autoApprove,
     audit,
+    auditDurable: (entry) => store.appendAudit(entry),
     report,
     remote: createRemoteExecutor(remoteContext),
     closed: () => state.closed,

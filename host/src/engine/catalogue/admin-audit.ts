@@ -1,7 +1,9 @@
 // Audit entries (kind "admin") for operator actions taken through the library API: agents,
 // knowledge levels, tokens, enablement, secrets, approvals and plugin lifecycle calls.
 // Invariants: entries name what changed, never a secret value or a token; a failed action is
-// recorded with its error code; writing the entry never fails the action (the sink reports).
+// recorded with its error code. The audit keeps its promise (fail closed): an action whose entry
+// could not be written is not acknowledged — `audited` rejects with the sink's error (a store
+// outage: AIRLOCK_STORE_UNAVAILABLE or AIRLOCK_STORE_FULL), though the change may have been made.
 import { hasCode } from "@airlock/sdk";
 import type { AuditInput } from "../../state/store/types.ts";
 
@@ -13,7 +15,7 @@ export interface AdminAuditFields {
 
 export type AdminAudit = (action: string, fields: AdminAuditFields, error?: unknown) => Promise<void>;
 
-/** `sink` must not reject (the host's audit wrapper reports failures itself). */
+/** `sink` rejects when the entry could not be written (the host reports it too). */
 export function createAdminAudit(sink: (entry: AuditInput) => Promise<void>): AdminAudit {
   return (action, fields, error) =>
     sink({
@@ -38,12 +40,14 @@ export async function audited<T>(
   fields: AdminAuditFields,
   run: () => Promise<T>,
 ): Promise<T> {
+  let value: T;
   try {
-    const value = await run();
-    await audit(action, fields);
-    return value;
+    value = await run();
   } catch (error) {
-    await audit(action, fields, error);
+    // The action failed and is answered so; an entry that cannot be written adds nothing to that.
+    await audit(action, fields, error).catch(() => undefined);
     throw error;
   }
+  await audit(action, fields); // rejects: the action is not acknowledged as done (fail closed)
+  return value;
 }

@@ -36,5 +36,6 @@ export interface PluginLifecycleOptions {
 export interface LifecycleContext extends PluginLifecycleOptions {
   limits: Partial<TarballLimits>;
   cwd: string;
+  /** Whether a recorded path (relative to the data dir, files.ts) holds a version's three files. */
   filesPresent(path: string): boolean;
 }

@@ -41,6 +41,11 @@ export const INSTALL_ERRORS = defineErrorCodes({
     description:
       "The package carries no signature; allow unsigned packages from this source explicitly to install it.",
   },
+  AIRLOCK_INSTALL_KEY_NOT_TRUSTED: {
+    status: 404,
+    description:
+      "The namespace does not trust that key (nothing to forget); list its keys with `airlock plugins keys <namespace>`.",
+  },
   AIRLOCK_INSTALL_UNKNOWN_SIGNER: {
     status: 422,
     description:

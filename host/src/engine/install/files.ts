@@ -1,5 +1,8 @@
 // The plugin files on disk: `<dataDir>/plugins/<namespace>/<version>/{airlock.json,index.js,
-// package.json}`, written only through a staging directory and an atomic rename.
+// package.json}`, written only through a staging directory and an atomic rename. The store
+// records a version's folder relative to the data directory (`plugins/<namespace>/<version>`,
+// `recordedPath`), so a data directory copied or restored elsewhere still finds its files
+// (`pluginDirOf`); an absolute path recorded by an older host is read as it is.
 // Invariants: files are created by us with our modes (0644 files, 0755 directories), never
 // from the archive; a version directory appears complete or not at all; staging lives in
 // `<dataDir>/plugins/.staging/` on the same file system so the rename is atomic; recovery
@@ -17,7 +20,7 @@ import {
   rmSync,
   writeSync,
 } from "node:fs";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { pidAlive } from "./lock.ts";
 
 export interface PluginFiles {
@@ -30,6 +33,13 @@ export const pluginsRoot = (dataDir: string): string => join(dataDir, "plugins")
 export const stagingRoot = (dataDir: string): string => join(dataDir, "plugins", ".staging");
 export const versionDir = (dataDir: string, namespace: string, version: string): string =>
   join(dataDir, "plugins", namespace, version);
+
+/** What the store records for a version's folder: relative to the data dir, `/`-separated. */
+export const recordedPath = (namespace: string, version: string): string => `plugins/${namespace}/${version}`;
+
+/** The folder a recorded path names in `dataDir` (an absolute path, from an older host, as is). */
+export const pluginDirOf = (dataDir: string, path: string): string =>
+  isAbsolute(path) ? path : join(dataDir, ...path.split("/"));
 
 function writeFileDurably(path: string, bytes: Uint8Array): void {
   const fd = openSync(path, "wx", 0o644);

@@ -19,7 +19,7 @@ import type { InstalledPluginRecord } from "../../state/store/types.ts";
 import { checkCompatibility } from "./compat.ts";
 import type { LifecycleContext } from "./context.ts";
 import { installError } from "./errors.ts";
-import { commitStaged, removeVersionDir, stageFiles } from "./files.ts";
+import { commitStaged, recordedPath, removeVersionDir, stageFiles } from "./files.ts";
 import { withNamespaceLock } from "./lock.ts";
 import { explainUnknownSigner, rememberSigner, trustFor } from "./namespace-trust.ts";
 import { checkVersionOrder } from "./ordering.ts";
@@ -41,7 +41,7 @@ export interface VerifiedInstallInput {
   prereleaseAsked: boolean;
   /** What was resolved from a registry; absent for a file. */
   expected?: { name: string; version: string; integrity: string };
-  /** Keys the operator trusts for this operation (namespace-trust.ts remembers the signer's). */
+  /** Keys the operator trusts for this operation (namespace-trust.ts keeps the signer's in the store). */
   trustKeys?: readonly string[];
 }
 
@@ -59,7 +59,7 @@ export function originOfSource(source: string): string {
 async function verify(
   ctx: LifecycleContext,
   input: VerifiedInstallInput,
-): Promise<{ tarball: PluginTarball; integrity: string; signer: string | null }> {
+): Promise<{ tarball: PluginTarball; integrity: string; signer: string | null; signerPem?: string }> {
   const integrity = sha512Integrity(input.bytes);
   if (input.expected !== undefined && integrity !== input.expected.integrity) {
     throw installError(
@@ -73,11 +73,12 @@ async function verify(
   }
   const namespace = input.expected?.name;
   let signer: string | null;
+  const trusted = loadTrustKeys(await trustFor(ctx.trust, ctx.store, namespace, input.trustKeys));
   try {
     signer = decideSigner({
       integrity,
       signatures: input.signatures,
-      trusted: loadTrustKeys(trustFor(ctx.trust, ctx.dataDir, namespace, input.trustKeys)),
+      trusted,
       allowUnsigned: input.allowUnsigned || sourceAllowsUnsigned(ctx.trust, input.origin),
       source: input.source,
     });
@@ -87,7 +88,7 @@ async function verify(
     if (hasCode(error, "AIRLOCK_INSTALL_UNSIGNED") || hasCode(error, "AIRLOCK_INSTALL_UNKNOWN_SIGNER")) {
       await readPluginTarball(input.bytes, ctx.limits);
     }
-    throw explainUnknownSigner(error, ctx.dataDir, namespace);
+    throw await explainUnknownSigner(error, ctx.store, namespace);
   }
   const tarball = await readPluginTarball(input.bytes, ctx.limits);
   const { manifest } = tarball;
@@ -101,14 +102,15 @@ async function verify(
     );
   }
   checkCompatibility(manifest, ctx.hostVersion, ctx.supportedSdk);
-  return { tarball, integrity, signer };
+  const signerPem = signer === null ? undefined : trusted.get(signer);
+  return { tarball, integrity, signer, ...(signerPem === undefined ? {} : { signerPem }) };
 }
 
 export async function installVerified(
   ctx: LifecycleContext,
   input: VerifiedInstallInput,
 ): Promise<InstallReport> {
-  const { tarball, integrity, signer } = await verify(ctx, input);
+  const { tarball, integrity, signer, signerPem } = await verify(ctx, input);
   const { namespace, version } = tarball.manifest;
   // Replicas sharing the store rebuild the files from these bytes (packages.ts): kept before the record.
   await keepPackage(ctx.store, input.bytes, integrity, input.signatures);
@@ -171,7 +173,7 @@ export async function installVerified(
       });
     }
     const after = await activateAndPrune(ctx, record);
-    await rememberSigner(ctx.dataDir, namespace, signer, input.trustKeys);
+    await rememberSigner(ctx.store, namespace, signer, signerPem);
     return { namespace, version, previous: after.previous, tools: toolIds(record), signer };
   });
 }
@@ -240,7 +242,7 @@ async function writeAndRecord(
       integrity: meta.integrity,
       signer: meta.signer,
       source: meta.source,
-      path,
+      path: recordedPath(namespace, version),
       installedAt: new Date().toISOString(),
     };
     await ctx.store.putInstalledPlugin(record);

@@ -41,7 +41,8 @@ describe("plugin lifecycle: install", () => {
     ]);
     expect(statSync(join(dir, "index.js")).mode & 0o777).toBe(0o644);
     expect((await f.store.getActivation("weather"))?.active).toBe("1.0.0");
-    expect((await f.store.getInstalledPlugin("weather", "1.0.0"))?.path).toBe(dir);
+    // recorded relative to the data dir, so a moved data dir still finds it
+    expect((await f.store.getInstalledPlugin("weather", "1.0.0"))?.path).toBe("plugins/weather/1.0.0");
     expect(await f.lifecycle.list()).toMatchObject([
       { namespace: "weather", active: "1.0.0", versions: ["1.0.0"] },
     ]);

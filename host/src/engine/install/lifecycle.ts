@@ -1,4 +1,5 @@
-// `createPluginLifecycle(options)`: install, upgrade, rollback, uninstall and list, as the
+// `createPluginLifecycle(options)`: install, upgrade, rollback, uninstall and list, and the
+// publisher keys each namespace trusts (namespace-trust.ts), as the
 // PluginLifecycle of contracts/host.ts (the library API, the admin API and the CLI all call it),
 // with the registry browser the console reads (registry-browser.ts).
 // Invariants: the first operation first recovers from a crash (dead staging removed, version
@@ -8,13 +9,15 @@
 // changes; this file recovers, takes the lock and dispatches.
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { InstalledPluginView, PluginLifecycle } from "../../contracts/host.ts";
+import type { InstalledPluginView, PluginLifecycle, TrustedKeyView } from "../../contracts/host.ts";
+import type { TrustedKeyRecord } from "../../state/store/types.ts";
 import type { LifecycleContext, PluginLifecycleOptions } from "./context.ts";
 import { installError } from "./errors.ts";
-import { namespaceDirs, removeDeadStaging, removeOrphanVersions } from "./files.ts";
+import { namespaceDirs, pluginDirOf, removeDeadStaging, removeOrphanVersions } from "./files.ts";
 import { fileOrdering, installFromRegistry, installSpec } from "./install-spec.ts";
 import { installVerified, originOfSource } from "./install-verified.ts";
 import { withNamespaceLock } from "./lock.ts";
+import { importRememberedKeys } from "./namespace-trust.ts";
 import { toolIds } from "./records.ts";
 import { createRegistryBrowser } from "./registry-browser.ts";
 import { rollbackUnlocked } from "./rollback.ts";
@@ -29,6 +32,12 @@ export interface ManagedPluginLifecycle extends PluginLifecycle {
   recover(): Promise<RecoveryReport>;
 }
 
+const keyView = (k: TrustedKeyRecord): TrustedKeyView => ({
+  namespace: k.namespace,
+  keyId: k.keyId,
+  addedAt: k.addedAt,
+});
+
 export function createPluginLifecycle(options: PluginLifecycleOptions): ManagedPluginLifecycle {
   const ctx: LifecycleContext = {
     ...options,
@@ -36,11 +45,14 @@ export function createPluginLifecycle(options: PluginLifecycleOptions): ManagedP
     limits: options.limits ?? {},
     cwd: options.cwd ?? process.cwd(),
     filesPresent: (path) =>
-      ["airlock.json", "index.js", "package.json"].every((f) => existsSync(join(path, f))),
+      ["airlock.json", "index.js", "package.json"].every((f) =>
+        existsSync(join(pluginDirOf(resolve(options.dataDir), path), f)),
+      ),
   };
   const { store } = ctx;
 
   const recover = async (): Promise<RecoveryReport> => {
+    await importRememberedKeys(store, ctx.dataDir);
     const removed = removeDeadStaging(ctx.dataDir);
     for (const namespace of namespaceDirs(ctx.dataDir)) {
       await withNamespaceLock(ctx.dataDir, namespace, async () => {
@@ -109,6 +121,25 @@ export function createPluginLifecycle(options: PluginLifecycleOptions): ManagedP
       return withNamespaceLock(ctx.dataDir, namespace, () =>
         uninstallUnlocked(ctx, namespace, opts.purge === true),
       );
+    },
+
+    async trustedKeys(namespace) {
+      return (await store.listTrustedKeys(namespace)).map(keyView);
+    },
+
+    async forgetTrustedKey(namespace, keyId) {
+      const kept = (await store.listTrustedKeys(namespace)).find((k) => k.keyId === keyId);
+      if (kept === undefined || !(await store.deleteTrustedKey(namespace, keyId))) {
+        throw installError(
+          "AIRLOCK_INSTALL_KEY_NOT_TRUSTED",
+          `${namespace} does not trust the key ${keyId}`,
+          {
+            namespace,
+            keyId,
+          },
+        );
+      }
+      return keyView(kept);
     },
 
     async list(): Promise<InstalledPluginView[]> {

@@ -1,74 +1,91 @@
-// Keys trusted for one namespace: the key an operator named for an install (`trustKeys`, the
-// CLI's --trust-key) and that signed what got installed is remembered under
-// `<data-dir>/trust/namespaces/<namespace>/<hex of the key id>.pub` (mode 0644, written
-// atomically), and every later registry install or upgrade of that namespace trusts it without
-// the flag. Invariants: only a key that verified a signature is remembered; a remembered key is
-// trusted for its namespace only (the global roots stay `trust.keys` and `<data-dir>/trust/*.pub`);
-// an unknown signer is explained with the key(s) this namespace trusts and how to trust another.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { mkdir, rename, writeFile } from "node:fs/promises";
+// Keys trusted for one namespace, kept in the store (`trusted_keys`) so every host on it trusts
+// them: the key that verified what got installed — an operator's key for that install
+// (`trustKeys`, the CLI's --trust-key) or one of the host's roots (`trust.keys`,
+// `<data-dir>/trust/*.pub`) — is kept for the namespace, and every later install, upgrade or
+// replica rebuild (packages.ts) of that namespace trusts it without the flag or the root.
+// Invariants: only a key that verified a signature is kept; a kept key is trusted for its
+// namespace only (the global roots stay the host's own configuration); an unknown signer is
+// explained with the key(s) this namespace trusts and how to trust another. Keys an older host
+// remembered as files under `<data-dir>/trust/namespaces/<namespace>/*.pub` are moved into the
+// store by `importRememberedKeys` (each file removed once its key is stored).
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { hasCode } from "@airlock/sdk/errors";
 import { keyIdOf } from "@airlock/sdk/signing";
+import type { Store } from "../../state/store/types.ts";
 import { installError } from "./errors.ts";
 import type { TrustConfig } from "./trust.ts";
 
-export function namespaceTrustDir(dataDir: string, namespace: string): string {
-  return join(dataDir, "trust", "namespaces", namespace);
-}
-
-/** The PEMs remembered for `namespace` (none for an unknown namespace or a file install). */
-export function rememberedKeys(dataDir: string, namespace: string | undefined): string[] {
+/** The PEMs kept for `namespace` (none for a file install, whose namespace is not known yet). */
+export async function namespaceKeys(store: Store, namespace: string | undefined): Promise<string[]> {
   if (namespace === undefined) return [];
-  const dir = namespaceTrustDir(dataDir, namespace);
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((name) => name.endsWith(".pub"))
-    .sort()
-    .map((name) => readFileSync(join(dir, name), "utf8"));
+  return (await store.listTrustedKeys(namespace)).map((k) => k.pem);
 }
 
 /** The trust config for one operation: the host's roots, the operator's keys for it, the namespace's. */
-export function trustFor(
+export async function trustFor(
   trust: TrustConfig,
-  dataDir: string,
+  store: Store,
   namespace: string | undefined,
   operatorKeys: readonly string[] = [],
-): TrustConfig {
-  return { ...trust, keys: [...(trust.keys ?? []), ...operatorKeys, ...rememberedKeys(dataDir, namespace)] };
+): Promise<TrustConfig> {
+  return {
+    ...trust,
+    keys: [...(trust.keys ?? []), ...operatorKeys, ...(await namespaceKeys(store, namespace))],
+  };
 }
 
-const fileNameOf = (keyId: string) =>
-  `${Buffer.from(keyId.replace(/^SHA256:/, ""), "base64").toString("hex")}.pub`;
-
-/** Remembers the operator key that signed `namespace`'s install; a no-op for any other signer. */
+/** Keeps the key (`pem`) that verified `namespace`'s install for every host; a no-op when unsigned. */
 export async function rememberSigner(
-  dataDir: string,
+  store: Store,
   namespace: string,
   signer: string | null,
-  operatorKeys: readonly string[] = [],
+  pem: string | undefined,
 ): Promise<void> {
-  if (signer === null) return;
-  const pem = operatorKeys.find((key) => keyIdOf(key) === signer);
-  if (pem === undefined) return;
-  const dir = namespaceTrustDir(dataDir, namespace);
-  await mkdir(dir, { recursive: true });
-  const path = join(dir, fileNameOf(signer));
-  const temp = `${path}.${process.pid}.tmp`;
-  await writeFile(temp, pem.endsWith("\n") ? pem : `${pem}\n`, { mode: 0o644 });
-  await rename(temp, path);
+  if (signer === null || pem === undefined) return;
+  await store.putTrustedKey({
+    namespace,
+    keyId: signer,
+    pem: pem.endsWith("\n") ? pem : `${pem}\n`,
+    addedAt: new Date().toISOString(),
+  });
+}
+
+/** Moves the key files an older host kept in `<dataDir>/trust/namespaces/` into the store. */
+export async function importRememberedKeys(store: Store, dataDir: string): Promise<number> {
+  const root = join(dataDir, "trust", "namespaces");
+  if (!existsSync(root)) return 0;
+  let moved = 0;
+  for (const namespace of readdirSync(root)) {
+    const dir = join(root, namespace);
+    for (const name of readdirSync(dir).filter((n) => n.endsWith(".pub"))) {
+      const file = join(dir, name);
+      const pem = readFileSync(file, "utf8");
+      let keyId: string;
+      try {
+        keyId = keyIdOf(pem);
+      } catch {
+        continue; // not a key: it was never trusted, and the file stays for the operator to see
+      }
+      await rememberSigner(store, namespace, keyId, pem);
+      rmSync(file);
+      moved += 1;
+    }
+    if (readdirSync(dir).length === 0) rmSync(dir, { recursive: true });
+  }
+  return moved;
 }
 
 /** Rewrites AIRLOCK_INSTALL_UNKNOWN_SIGNER to name the keys `namespace` trusts and the fix. */
-export function explainUnknownSigner(
+export async function explainUnknownSigner(
   error: unknown,
-  dataDir: string,
+  store: Store,
   namespace: string | undefined,
-): unknown {
+): Promise<unknown> {
   if (!hasCode(error, "AIRLOCK_INSTALL_UNKNOWN_SIGNER") || namespace === undefined) return error;
-  const trusted = rememberedKeys(dataDir, namespace).map((pem) => keyIdOf(pem));
+  const trusted = (await store.listTrustedKeys(namespace)).map((k) => k.keyId);
   const signers = ((error as { details?: { keyids?: string[] } }).details?.keyids ?? []).join(", ");
-  const was = trusted.length === 0 ? "no key is remembered for it" : `it trusts ${trusted.join(", ")}`;
+  const was = trusted.length === 0 ? "no key is kept for it" : `it trusts ${trusted.join(", ")}`;
   return installError(
     "AIRLOCK_INSTALL_UNKNOWN_SIGNER",
     `${namespace}: this version is signed by ${signers}, and ${was}; if the publisher confirms ${signers} is theirs, ` +

@@ -2,7 +2,8 @@
 // tarball in the store, keyed by its sha512 integrity, before it records the installed version;
 // a replica that lacks a version's files rebuilds them from those bytes in its own data
 // directory, checking everything again on its own side: the tarball's integrity against the
-// record, the signature against ITS trust keys (a signed record must verify with the same
+// record, the signature against ITS trust keys and the keys the store keeps for the namespace
+// (namespace-trust.ts; a signed record must verify with the same
 // signer; an unsigned record was the installing operator's explicit decision and stays
 // unsigned), and the tarball's manifest and bundle against the record.
 // Invariants: bytes that fail any check are never written; files are written only through the
@@ -16,8 +17,9 @@ import { readPluginTarball, sha512Integrity } from "@airlock/sdk/package";
 import type { IntegritySignature } from "@airlock/sdk/signing";
 import type { InstalledPluginRecord, Store } from "../../state/store/types.ts";
 import { installError } from "./errors.ts";
-import { commitStaged, stageFiles, versionDir } from "./files.ts";
+import { commitStaged, pluginDirOf, stageFiles, versionDir } from "./files.ts";
 import { withNamespaceLock } from "./lock.ts";
+import { trustFor } from "./namespace-trust.ts";
 import { decideSigner, loadTrustKeys, type TrustConfig } from "./trust.ts";
 
 /** Keeps a verified tarball in the shared store (a no-op without one, or when already kept). */
@@ -37,12 +39,13 @@ export interface PackageSource {
 }
 
 /**
- * The directory holding this version's files on this replica: the record's own path when it is
- * in this data directory, else this data directory's copy, rebuilt from the store when missing.
+ * The directory holding this version's files on this replica: without a shared store, the
+ * recorded folder in this data directory (files.ts `pluginDirOf`); with one, this data
+ * directory's copy, rebuilt from the store when missing.
  */
 export async function localPluginDir(source: PackageSource, record: InstalledPluginRecord): Promise<string> {
+  if (source.store.cluster === undefined) return pluginDirOf(source.dataDir, record.path);
   const own = versionDir(source.dataDir, record.namespace, record.version);
-  if (record.path === own || source.store.cluster === undefined) return record.path;
   if (existsSync(join(own, BUNDLE_FILE))) return own;
   return withNamespaceLock(source.dataDir, record.namespace, async () => {
     if (existsSync(join(own, BUNDLE_FILE))) return own;
@@ -75,7 +78,7 @@ async function materialize(source: PackageSource, record: InstalledPluginRecord)
   const signer = decideSigner({
     integrity,
     signatures: pkg.signatures,
-    trusted: loadTrustKeys(source.trust),
+    trusted: loadTrustKeys(await trustFor(source.trust, source.store, record.namespace)),
     allowUnsigned: record.signer === null,
     source: record.source,
   });

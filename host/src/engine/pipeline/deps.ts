@@ -83,6 +83,11 @@ export interface PipelineDeps {
   autoApprove: boolean;
   /** Appends an audit entry; never rejects (failures are reported by the host). */
   audit(entry: AuditInput): Promise<void>;
+  /**
+   * Appends a call's own audit row and resolves once it is durable (journaled or committed);
+   * rejects when it could not be (the audit stage then withholds the call's result: fail closed).
+   */
+  auditDurable(entry: AuditInput): Promise<void>;
   /** Remote MCP servers installed as plugins: their run-start screening and their calls (host/src/engine/remote/). */
   remote?: RemoteExecutor;
   /** True once the host is closing: calls are answered with AIRLOCK_HOST_CLOSED. */

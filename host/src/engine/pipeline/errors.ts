@@ -77,6 +77,11 @@ export const PIPELINE_ERRORS = defineErrorCodes({
     status: 504,
     description: "The call ran past its wall-clock deadline and was abandoned.",
   },
+  AIRLOCK_AUDIT_UNAVAILABLE: {
+    status: 503,
+    description:
+      "The call's audit row could not be made durable, so its result is withheld (fail closed); the tool may have run.",
+  },
   AIRLOCK_TOOL_FAILED: {
     status: 500,
     description: "The tool failed without a more specific code (the sandbox or plugin threw).",

@@ -4,11 +4,13 @@
 // every stage the call reached, in reverse order.
 // Invariants: this function never rejects — every failure (a refusal, a block, a denial, a
 // throwing or looping tool, an executor failure) is a ToolCallOutcome whose result has isError
-// and a message the model can act on; anything a stage throws is AIRLOCK_TOOL_FAILED; a grant
+// and a message the model can act on; anything a stage throws is AIRLOCK_TOOL_FAILED (a store
+// outage keeps its AIRLOCK_STORE_* code, state/store/failures.ts); a grant
 // issued for the call is always revoked (executors/sandbox.ts).
 import { randomUUID } from "node:crypto";
-import type { ToolResult } from "@airlock/sdk";
+import type { AirlockError, ToolResult } from "@airlock/sdk";
 import type { CallOptions, ToolCallOutcome } from "../../contracts/host.ts";
+import { isStoreOutage } from "../../state/store/failures.ts";
 import { canonicalToolId } from "../catalogue/catalogue.ts";
 import { subjectRefusal } from "../oauth/subject.ts";
 import type { HostTool, RunContext, Stop } from "./call-types.ts";
@@ -99,16 +101,20 @@ export async function invokeTool(
       if (stopped !== undefined) break;
     }
   } catch (error) {
-    // The stages turn expected failures into Stops; this is the net for the unexpected.
+    // The stages turn expected failures into Stops; this is the net for the unexpected. A store
+    // outage keeps its own code (retryable: AIRLOCK_STORE_UNAVAILABLE or AIRLOCK_STORE_FULL).
     deps.report(`tool call ${call.toolName}`, error);
-    stopped = stop("AIRLOCK_TOOL_FAILED", "the host failed while running this tool; try again later");
+    stopped = isStoreOutage(error)
+      ? stop((error as AirlockError).code, (error as AirlockError).message)
+      : stop("AIRLOCK_TOOL_FAILED", "the host failed while running this tool; try again later");
   }
-  const end = settle(call, stopped);
-  call.end = end;
+  call.end = settle(call, stopped);
   for (let i = reachedStages - 1; i >= 0; i--) {
     const left = CALL_STAGES[i]?.stage.leave?.(call);
     if (left instanceof Promise) await left;
   }
+  // the audit stage replaces the end of a call whose row could not be made durable (fail closed)
+  const end = call.end;
   const outcome: ToolCallOutcome = {
     callId: call.callId,
     toolName: call.toolName,

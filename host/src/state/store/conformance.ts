@@ -193,6 +193,32 @@ export function storeConformance(factory: StoreFactory): void {
     expect((await store.listPluginWorkers()).map((r) => r.namespace)).toEqual(["weather"]);
   });
 
+  it("keeps publisher keys per namespace, keeps a key's first row, and deletes one", async () => {
+    const key = (namespace: string, keyId: string, addedAt: string) => ({
+      namespace,
+      keyId,
+      pem: `-----BEGIN PUBLIC KEY-----\n${keyId}\n-----END PUBLIC KEY-----\n`,
+      addedAt,
+    });
+    await store.putTrustedKey(key("weather", "SHA256:b", "2026-12-01T00:00:00.000Z"));
+    await store.putTrustedKey(key("weather", "SHA256:a", "2026-12-01T00:00:01.000Z"));
+    await store.putTrustedKey(key("maps", "SHA256:a", "2026-12-01T00:00:02.000Z"));
+    await store.putTrustedKey(key("weather", "SHA256:b", "2026-12-02T00:00:00.000Z"));
+    expect(await store.listTrustedKeys("weather")).toEqual([
+      key("weather", "SHA256:a", "2026-12-01T00:00:01.000Z"),
+      key("weather", "SHA256:b", "2026-12-01T00:00:00.000Z"),
+    ]);
+    expect((await store.listTrustedKeys()).map((k) => `${k.namespace} ${k.keyId}`)).toEqual([
+      "maps SHA256:a",
+      "weather SHA256:a",
+      "weather SHA256:b",
+    ]);
+    expect(await store.deleteTrustedKey("weather", "SHA256:a")).toBe(true);
+    expect(await store.deleteTrustedKey("weather", "SHA256:a")).toBe(false);
+    expect((await store.listTrustedKeys("weather")).map((k) => k.keyId)).toEqual(["SHA256:b"]);
+    expect((await store.listTrustedKeys("maps")).map((k) => k.keyId)).toEqual(["SHA256:a"]);
+  });
+
   it("enables tools per agent and clears a namespace's enablement everywhere", async () => {
     await store.setToolEnabled("a", "weather:now", true);
     await store.setToolEnabled("a", "weather:now", true);

@@ -21,6 +21,16 @@ export const STORE_ERRORS = defineErrorCodes({
     status: 500,
     description: "The database was migrated by a newer host version than this one; upgrade the host.",
   },
+  AIRLOCK_STORE_UNAVAILABLE: {
+    status: 503,
+    description:
+      "The store cannot be reached or written right now (PostgreSQL down or restarting, a connection cut, SQLite busy or an I/O error); nothing was acknowledged. Retry after the Retry-After seconds.",
+  },
+  AIRLOCK_STORE_FULL: {
+    status: 507,
+    description:
+      "The store refused a write for lack of space (SQLite's disk or page limit full, PostgreSQL disk_full); nothing was acknowledged. Free space, then retry.",
+  },
   AIRLOCK_STORE_INVALID_INPUT: {
     status: 400,
     description: "A value handed to the store is out of its domain (an unknown knowledge level, a bad key).",

@@ -1,8 +1,10 @@
 // Entry point of the store: `openStore(config)` returns a migrated Store backed by SQLite
 // (embedded default, `<dataDir>/airlock.db`) or PostgreSQL (shared by several host replicas).
 // Invariants: the returned store has every migration applied; callers reach the database only
-// through the Store interface (./types.ts).
+// through the Store interface (./types.ts); an outage of the database reaches them as
+// AIRLOCK_STORE_UNAVAILABLE or AIRLOCK_STORE_FULL (failures.ts), never as a driver's error.
 import { storeError } from "./errors.ts";
+import { guardStore } from "./failures.ts";
 import { openSqliteStore, type SqliteDurability } from "./sqlite/open.ts";
 import type { Store } from "./types.ts";
 
@@ -12,6 +14,8 @@ export type StoreConfig =
       dataDir: string;
       /** "normal" (default): WAL + synchronous=NORMAL; "full": fsync on every commit (see open.ts). */
       durability?: SqliteDurability;
+      /** A cap on airlock.db's size (max_page_count): past it, writes answer AIRLOCK_STORE_FULL. */
+      maxBytes?: number;
     }
   | {
       kind: "postgres";
@@ -27,9 +31,11 @@ export async function openStore(config: StoreConfig): Promise<Store> {
     if (typeof config.dataDir !== "string" || config.dataDir === "") {
       throw storeError("AIRLOCK_STORE_CONFIG_INVALID", "a SQLite store needs a dataDir");
     }
-    return openSqliteStore(
-      config.dataDir,
-      config.durability === undefined ? {} : { durability: config.durability },
+    return guardStore(
+      await openSqliteStore(config.dataDir, {
+        ...(config.durability === undefined ? {} : { durability: config.durability }),
+        ...(config.maxBytes === undefined ? {} : { maxBytes: config.maxBytes }),
+      }),
     );
   }
   if (config.kind === "postgres") {
@@ -37,7 +43,7 @@ export async function openStore(config: StoreConfig): Promise<Store> {
       throw storeError("AIRLOCK_STORE_CONFIG_INVALID", "a PostgreSQL store needs a url");
     }
     const { openPostgresStore } = await import("./postgres/open.ts");
-    return openPostgresStore(config);
+    return guardStore(await openPostgresStore(config));
   }
   throw storeError(
     "AIRLOCK_STORE_CONFIG_INVALID",
@@ -46,5 +52,6 @@ export async function openStore(config: StoreConfig): Promise<Store> {
 }
 
 export { STORE_ERRORS } from "./errors.ts";
+export { isStoreOutage, STORE_RETRY_AFTER_SECONDS } from "./failures.ts";
 export type { SqliteDurability } from "./sqlite/open.ts";
 export type { Store } from "./types.ts";

@@ -56,6 +56,20 @@ export interface PluginWorkerRecord {
   updatedAt: string;
 }
 
+/**
+ * A publisher key trusted for one plugin namespace (engine/install/namespace-trust.ts): every
+ * host on the store trusts it for that namespace's installs and upgrades and for rebuilding its
+ * packages on a replica.
+ */
+export interface TrustedKeyRecord {
+  namespace: string;
+  /** `SHA256:<base64>` of the key (sdk/signing keyIdOf). */
+  keyId: string;
+  /** The Ed25519 public key, SPKI PEM. */
+  pem: string;
+  addedAt: string;
+}
+
 /** Which installed version of a namespace is active, and the one before it (for rollback). */
 export interface PluginActivation {
   namespace: string;
@@ -177,6 +191,13 @@ export interface Store extends BrokerStore {
   putPluginWorker(record: PluginWorkerRecord): Promise<void>;
   deletePluginWorker(namespace: string): Promise<void>;
   listPluginWorkers(): Promise<PluginWorkerRecord[]>;
+
+  // publisher keys trusted per namespace
+  /** Keeps the key for its namespace; a key already kept keeps its row. */
+  putTrustedKey(record: TrustedKeyRecord): Promise<void>;
+  listTrustedKeys(namespace?: string): Promise<TrustedKeyRecord[]>;
+  /** Whether a row was removed. */
+  deleteTrustedKey(namespace: string, keyId: string): Promise<boolean>;
 
   // per-agent tool enablement
   setToolEnabled(agent: string, toolId: string, enabled: boolean): Promise<void>;

@@ -119,6 +119,14 @@ export function pluginsClient(call: AdminCall): CliHost["plugins"] {
     rollback: (ns) => call("POST", `${pluginPath(ns)}/rollback`),
     uninstall: (ns, options) =>
       call("DELETE", `${pluginPath(ns)}${options?.purge === true ? "?purge=true" : ""}`),
+    trustedKeys: async (ns) =>
+      (
+        await call<{ keys: Awaited<ReturnType<AirlockHost["plugins"]["trustedKeys"]>> }>(
+          "GET",
+          `${pluginPath(ns ?? "")}/keys`,
+        )
+      ).keys,
+    forgetTrustedKey: (ns, keyId) => call("DELETE", `${pluginPath(ns)}/keys/${encodeURIComponent(keyId)}`),
   };
 }
 

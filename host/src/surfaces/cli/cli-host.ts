@@ -33,7 +33,10 @@ export interface CliHost
   > {
   /** The remote-server operations (the session counters are the serving process's own). */
   readonly remote: Omit<AirlockHost["remote"], "sessions">;
-  readonly plugins: Pick<AirlockHost["plugins"], "list" | "install" | "upgrade" | "rollback" | "uninstall">;
+  readonly plugins: Pick<
+    AirlockHost["plugins"],
+    "list" | "install" | "upgrade" | "rollback" | "uninstall" | "trustedKeys" | "forgetTrustedKey"
+  >;
   readonly oauth: Pick<AirlockHost["oauth"], "connections" | "connectLink" | "disconnect">;
   readonly snippets: AirlockHost["snippets"];
   readonly models: Pick<

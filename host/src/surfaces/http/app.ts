@@ -124,6 +124,7 @@ export function createAdminApi(host: AirlockHost, options: AdminApiOptions = {})
     const wire = toWireError(error, log);
     if (wire.status === 401)
       c.header("www-authenticate", bearerChallenge(bearerToken(c.req.header("authorization")) !== null));
+    if (wire.retryAfter !== undefined) c.header("retry-after", String(wire.retryAfter));
     return c.json(wire.body, wire.status as ContentfulStatusCode);
   });
   app.notFound((c) => {

@@ -94,6 +94,8 @@ export function apiError(
 export interface WireError {
   status: number;
   body: { error: { code: string; message: string; details?: Record<string, unknown> } };
+  /** Seconds for Retry-After: an error whose details carry `retryAfterSeconds` (a store outage). */
+  retryAfter?: number;
 }
 
 function validStatus(value: unknown): number | undefined {
@@ -116,7 +118,10 @@ export function toWireError(error: unknown, log?: (error: unknown) => void): Wir
     if (typeof raw.details === "object" && raw.details !== null && !Array.isArray(raw.details)) {
       body.error.details = raw.details as Record<string, unknown>;
     }
-    return { status, body };
+    const retryAfter = body.error.details?.retryAfterSeconds;
+    return typeof retryAfter === "number" && Number.isInteger(retryAfter) && retryAfter > 0
+      ? { status, body, retryAfter }
+      : { status, body };
   }
   log?.(error);
   return {

@@ -21,6 +21,7 @@ const queryBool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "tr
 export const slugParams = z.strictObject({ slug });
 export const secretParams = z.strictObject({ slug, key: z.string().regex(SECRET_KEY, "a secret key") });
 export const namespaceParams = z.strictObject({ ns: namespace });
+export const trustedKeyParams = z.strictObject({ ns: namespace, keyId: z.string().min(1).max(200) });
 export const approvalParams = z.strictObject({ id: z.string().min(1).max(200) });
 export const emptyQuery = z.strictObject({});
 
@@ -187,6 +188,9 @@ export const pluginsResponse = z.object({
     }),
   ),
 });
+const trustedKeyView = z.object({ namespace: z.string(), keyId: z.string(), addedAt: z.string() });
+export const trustedKeysResponse = z.object({ keys: z.array(trustedKeyView) });
+export const trustedKeyResponse = trustedKeyView;
 export const uninstallResponse = z.object({
   namespace: z.string(),
   removedVersions: z.array(z.string()),

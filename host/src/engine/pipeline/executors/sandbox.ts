@@ -4,9 +4,16 @@
 // sandbox's own (both modes start it where the call enters the sandbox and reject at once when it
 // passes or when the caller's signal aborts: the Sandbox contract), so a call has one deadline
 // timer and one abort path; a sandbox rejection becomes a Stop carrying its AIRLOCK_* code
-// (AIRLOCK_TOOL_FAILED otherwise), a passed deadline always AIRLOCK_TOOL_TIMEOUT.
+// (AIRLOCK_TOOL_FAILED otherwise), a passed deadline always AIRLOCK_TOOL_TIMEOUT, and a call that
+// failed after a capability call met a store outage that outage's AIRLOCK_STORE_* code.
 import { hasCode, type ToolResult } from "@airlock/sdk";
-import type { CallNotification, ElicitChannel, OpenUrlChannel } from "../../../isolation/bridge/types.ts";
+import type {
+  BridgeDispatch,
+  CallNotification,
+  ElicitChannel,
+  OpenUrlChannel,
+} from "../../../isolation/bridge/types.ts";
+import { isStoreOutage } from "../../../state/store/failures.ts";
 import { inChildSpan } from "../../observability/spans.ts";
 import type { ExecuteRequest, Stop } from "../call-types.ts";
 import type { GrantRequest, PipelineDeps } from "../deps.ts";
@@ -95,6 +102,19 @@ export async function executeInSandbox(
   if (openUrl !== undefined) request.openUrl = openUrl;
   if (req.options.traceContext !== undefined) request.trace = req.options.traceContext;
   const grant = deps.grants.issue(request);
+  // A capability call the store could not serve (state/store/failures.ts): the call ends with the
+  // store's retryable code, whatever the plugin made of it (AIRLOCK_SANDBOX_TOOL_THREW when it
+  // let the error go).
+  let outage: unknown;
+  const bridge = deps.grants.dispatch;
+  const dispatch: BridgeDispatch = Object.assign(
+    (token: string, capability: string, method: string, args: unknown[]) =>
+      bridge(token, capability, method, args).catch((error: unknown) => {
+        if (isStoreOutage(error)) outage = error;
+        throw error;
+      }),
+    bridge.refusedBefore === undefined ? {} : { refusedBefore: bridge.refusedBefore },
+  );
   try {
     const sandboxCall = () =>
       deps.sandbox.call(
@@ -114,7 +134,7 @@ export async function executeInSandbox(
           signal,
           ...(req.options.wallMs === undefined ? {} : { wallMs: req.options.wallMs }),
         },
-        deps.grants.dispatch,
+        dispatch,
       );
     const result = await inChildSpan(
       req.options.traceContext,
@@ -142,6 +162,7 @@ export async function executeInSandbox(
         message: `Tool ${entry.id} did not finish within ${wallMs} ms and was stopped.`,
       };
     }
+    if (outage !== undefined) return toStop(outage, "");
     return toStop(error, `tool ${entry.id} failed`);
   } finally {
     callerSignal?.removeEventListener("abort", onCallerAbort);

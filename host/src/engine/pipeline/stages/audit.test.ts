@@ -19,7 +19,7 @@ const LIMITS: EffectiveLimits = {
 function ended(code: string | null, extra: Partial<Call> = {}): { call: Call; rows: AuditInput[] } {
   const rows: AuditInput[] = [];
   const call = {
-    deps: { audit: async (row: AuditInput) => void rows.push(row) },
+    deps: { auditDurable: async (row: AuditInput) => void rows.push(row), report: () => undefined },
     run: { id: "run_1", agent: "ada", conversationId: "c1" },
     options: {},
     callId: "call_1",

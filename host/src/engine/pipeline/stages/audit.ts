@@ -6,13 +6,18 @@
 // termination row first (action "call.terminated", details {name, limit}): every call passes
 // here, so wherever in the call the limit fired — the tool's body, a getter of its result, the
 // copy of the result, the output check — the row is written, and only once.
-// Invariants: never stops a call; a refusal (a code in REFUSALS: the call was refused before the
-// tool ran) is audited allowed: false; success only for a result the tool did not mark isError;
-// deps.audit never rejects (a failed write is reported by the host).
+// Invariants: a refusal (a code in REFUSALS: the call was refused before the tool ran) is audited
+// allowed: false; success only for a result the tool did not mark isError. The audit keeps its
+// promise (fail closed): a call that produced a result but whose row could not be made durable
+// (deps.auditDurable rejected: the store unreachable or full) is never acknowledged — its result
+// is withheld and the call
+// ends with the store's code (AIRLOCK_STORE_UNAVAILABLE or AIRLOCK_STORE_FULL; otherwise
+// AIRLOCK_AUDIT_UNAVAILABLE), the failure reported to the host. The tool itself may have run.
 import type { EffectiveLimits } from "../../../contracts/config.ts";
 import { MAX_PENDING_TIMERS } from "../../../isolation/sandbox/runtime/index.ts";
+import { isStoreOutage, storeFailure } from "../../../state/store/failures.ts";
 import type { AuditInput } from "../../../state/store/types.ts";
-import type { Call, CallStage } from "./types.ts";
+import type { Call, CallEnd, CallStage } from "./types.ts";
 
 /** Codes that mean the call was refused before the tool ran (audited with allowed: false). */
 export const REFUSALS: ReadonlySet<string> = new Set([
@@ -87,7 +92,33 @@ export const auditStage: CallStage = {
       durationMs: end.durationMs,
     };
     const termination = terminationOf(call, base);
-    if (termination !== null) await call.deps.audit(termination);
-    await call.deps.audit({ ...base, action: "call", details });
+    try {
+      if (termination !== null) await call.deps.auditDurable(termination);
+      await call.deps.auditDurable({ ...base, action: "call", details });
+    } catch (error) {
+      // A call that already failed keeps its own code (it is not acknowledged either way).
+      call.deps.report(
+        end.error === undefined ? "audit write (the call's result is withheld)" : "audit write",
+        error,
+      );
+      if (end.error === undefined) call.end = withheld(end, error);
+    }
   },
 };
+
+/** The end of a call whose audit row could not be made durable: an error, never its result. */
+function withheld(end: CallEnd, error: unknown): CallEnd {
+  // a journal write that found no space (ENOSPC) is a full store too
+  const coded = storeFailure(error, "sqlite");
+  const code = isStoreOutage(coded) ? (coded as { code: string }).code : "AIRLOCK_AUDIT_UNAVAILABLE";
+  const message =
+    "the host could not record this call in its audit trail, so its result is withheld; " +
+    "the tool may have run: check before retrying";
+  return {
+    result: { content: [{ type: "text", text: message }], isError: true },
+    error: { code, message },
+    blocked: false,
+    durationMs: end.durationMs,
+    errorCode: code,
+  };
+}

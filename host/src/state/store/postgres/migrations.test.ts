@@ -59,6 +59,34 @@ describePg("PostgreSQL migrations", () => {
     expect(indexes.map((r) => String(r.indexdef))).toEqual([expect.stringMatching(/\(kind, id\)$/)]);
   });
 
+  it("rewrites a data dir's absolute plugin folders to relative ones and keeps any other path", async () => {
+    const schema = fresh();
+    const rows = await withClient(schema, async (c) => {
+      await migratePostgres(
+        c,
+        schema,
+        POSTGRES_MIGRATIONS.filter((m) => m.version < 9),
+      );
+      const put = (ns: string, version: string, path: string) =>
+        c.query(
+          "INSERT INTO installed_plugins (namespace, version, manifest, integrity, signer, source, path, installed_at) VALUES ($1, $2, '{}', 'sha512-x', NULL, 'file:x', $3, 'now')",
+          [ns, version, path],
+        );
+      await put("weather", "1.0.0", "/var/lib/airlock-a/plugins/weather/1.0.0");
+      await put("maps", "2.0.0", "/elsewhere/maps");
+      await put("notes", "1.0.0", "/srv/a/plugins/weather/1.0.0");
+      await migratePostgres(c, schema);
+      return (
+        await c.query('SELECT namespace, version, path FROM installed_plugins ORDER BY namespace COLLATE "C"')
+      ).rows;
+    });
+    expect(rows).toEqual([
+      { namespace: "maps", version: "2.0.0", path: "/elsewhere/maps" },
+      { namespace: "notes", version: "1.0.0", path: "/srv/a/plugins/weather/1.0.0" },
+      { namespace: "weather", version: "1.0.0", path: "plugins/weather/1.0.0" },
+    ]);
+  });
+
   it("refuses a database migrated by a newer host", async () => {
     const schema = fresh();
     await withClient(schema, (c) =>

@@ -290,6 +290,32 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     name: "audit: an index for the kind filter",
     sql: "CREATE INDEX audit_kind ON audit (kind, id);",
   },
+  {
+    version: 9,
+    // as SQLite's migration 8 (9 here: PostgreSQL's 8 is the audit kind index): a data
+    // directory's version folder is recorded relative to it
+    name: "plugin paths relative to the data directory",
+    sql: `
+      UPDATE installed_plugins SET path = 'plugins/' || namespace || '/' || version
+       WHERE left(path, 1) = '/'
+         AND right(path, length('/plugins/' || namespace || '/' || version)) = '/plugins/' || namespace || '/' || version;
+    `,
+  },
+  {
+    version: 10,
+    // as SQLite's migration 9 (10 here): the publisher keys trusted per namespace, shared by every
+    // replica
+    name: "publisher keys trusted per namespace",
+    sql: `
+      CREATE TABLE trusted_keys (
+        namespace text NOT NULL,
+        key_id text NOT NULL,
+        pem text NOT NULL,
+        added_at text NOT NULL,
+        PRIMARY KEY (namespace, key_id)
+      );
+    `,
+  },
 ];
 
 /** Applies pending migrations in `schema` (created if missing) under an advisory lock. */

@@ -1,10 +1,11 @@
 // The shared store: PostgreSQL through a pg Pool, for several host replicas sharing state.
 // Invariants: every connection's search_path is the configured schema (so tests and tenants
 // can isolate themselves); migrations are applied (once across replicas) before the store is
-// handed out; an idle client's error is recorded instead of crashing the process.
-import pg from "pg";
+// handed out; a client's error, idle or checked out, is recorded instead of crashing the process
+// (pool.ts).
 import { storeError } from "../errors.ts";
 import { postgresPluginWorkers } from "../plugin-workers.ts";
+import { postgresTrustedKeys } from "../trusted-keys.ts";
 import type { Store } from "../types.ts";
 import { postgresAudit } from "./audit.ts";
 import { postgresAuthServer } from "./authz.ts";
@@ -14,6 +15,7 @@ import { postgresData } from "./data.ts";
 import { createDb } from "./db.ts";
 import { postgresKnowledge } from "./knowledge.ts";
 import { migratePostgres } from "./migrations.ts";
+import { openPool } from "./pool.ts";
 import { postgresRegistry } from "./registry.ts";
 import { postgresTasks } from "./tasks.ts";
 
@@ -34,17 +36,11 @@ export async function openPostgresStore(config: PostgresStoreConfig): Promise<St
     );
   }
   const searchPath = schema === undefined ? {} : { options: `-c search_path=${schema}` };
-  const pool = new pg.Pool({
+  const pool = openPool({
     connectionString: config.url,
     max: config.maxConnections ?? 10,
     connectionTimeoutMillis: 10_000,
     ...searchPath,
-  });
-  const idleErrors: Error[] = [];
-  pool.on("error", (err) => {
-    // A connection dropped while idle in the pool: pg discards it and the next query opens a new one.
-    idleErrors.push(err);
-    if (idleErrors.length > 10) idleErrors.shift();
   });
   const db = createDb(pool);
   let closed = false;
@@ -69,6 +65,7 @@ export async function openPostgresStore(config: PostgresStoreConfig): Promise<St
     ...postgresAudit(db),
     ...postgresBroker(db),
     ...postgresPluginWorkers(db),
+    ...postgresTrustedKeys(db),
     ...postgresTasks(db),
     ...postgresAuthServer(db),
     cluster: postgresCluster(db, { connectionString: config.url, ...searchPath }, schema),

@@ -41,7 +41,11 @@ function answerError(error: NonNullable<BatchAnswer["error"]>): Error {
   if (error.code !== undefined && Object.hasOwn(STORE_ERRORS, error.code)) {
     return storeError(error.code as keyof typeof STORE_ERRORS, error.message);
   }
-  return Object.assign(new Error(error.message), error.code === undefined ? {} : { code: error.code });
+  return Object.assign(
+    new Error(error.message),
+    error.code === undefined ? {} : { code: error.code },
+    error.errcode === undefined ? {} : { errcode: error.errcode },
+  );
 }
 
 /** Commits one batch on the caller's thread (the host's connection to the file). */

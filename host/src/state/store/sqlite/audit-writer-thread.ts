@@ -27,7 +27,7 @@ export interface BatchMessage {
 
 export interface BatchAnswer {
   id: number;
-  error?: { message: string; code?: string };
+  error?: { message: string; code?: string; errcode?: number };
 }
 
 /** Posted once the connection is open. */
@@ -52,10 +52,12 @@ port.on("message", (m: BatchMessage | "stop") => {
   try {
     commitAuditBatch(db, m.rows, m.mark);
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
+    const { code, errcode } = error as { code?: unknown; errcode?: unknown };
     answer.error = {
       message: error instanceof Error ? error.message : String(error),
       ...(typeof code === "string" ? { code } : {}),
+      // SQLite's result code (SQLITE_FULL, SQLITE_BUSY…): the host tells a full disk by it
+      ...(typeof errcode === "number" ? { errcode } : {}),
     };
   }
   port.postMessage(answer);

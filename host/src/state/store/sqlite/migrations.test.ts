@@ -32,6 +32,29 @@ describe("SQLite migrations", () => {
     expect(db.prepare("SELECT version FROM schema_migrations").all()).toEqual([{ version: 1 }]);
   });
 
+  it("rewrites a data dir's absolute plugin folders to relative ones and keeps any other path", () => {
+    const db = new DatabaseSync(":memory:");
+    const before = SQLITE_MIGRATIONS.filter((m) => m.version < 8);
+    migrateSqlite(db, before);
+    const put = db.prepare(
+      "INSERT INTO installed_plugins (namespace, version, manifest, integrity, signer, source, path, installed_at) VALUES (?, ?, '{}', 'sha512-x', NULL, 'file:x', ?, 'now')",
+    );
+    put.run("weather", "1.0.0", "/old/place/.airlock-data/plugins/weather/1.0.0");
+    put.run("weather", "1.1.0-rc.1", "/srv/a/plugins/weather/1.1.0-rc.1");
+    put.run("maps", "2.0.0", "/elsewhere/maps"); // not a data dir's version folder: kept
+    put.run("notes", "1.0.0", "/srv/a/plugins/weather/1.0.0"); // another namespace's folder: kept
+    migrateSqlite(db);
+    const rows = db
+      .prepare("SELECT namespace, version, path FROM installed_plugins ORDER BY namespace, version")
+      .all();
+    expect(rows.map((r) => ({ ...r }))).toEqual([
+      { namespace: "maps", version: "2.0.0", path: "/elsewhere/maps" },
+      { namespace: "notes", version: "1.0.0", path: "/srv/a/plugins/weather/1.0.0" },
+      { namespace: "weather", version: "1.0.0", path: "plugins/weather/1.0.0" },
+      { namespace: "weather", version: "1.1.0-rc.1", path: "plugins/weather/1.1.0-rc.1" },
+    ]);
+  });
+
   it("refuses a database migrated by a newer host", () => {
     const db = new DatabaseSync(":memory:");
     migrateSqlite(db, [

@@ -253,6 +253,34 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       DROP TABLE IF EXISTS audit_journal_marks;
     `,
   },
+  {
+    version: 8,
+    // engine/install/files.ts: a version's folder is recorded relative to the data directory, so
+    // a data directory copied or restored elsewhere still finds its plugins. An absolute path of
+    // a data directory's version folder (`<any data dir>/plugins/<namespace>/<version>`, as every
+    // earlier host wrote it) becomes `plugins/<namespace>/<version>`; any other path is kept.
+    name: "plugin paths relative to the data directory",
+    sql: `
+      UPDATE installed_plugins SET path = 'plugins/' || namespace || '/' || version
+       WHERE substr(path, 1, 1) = '/'
+         AND substr(path, -length('/plugins/' || namespace || '/' || version)) = '/plugins/' || namespace || '/' || version;
+    `,
+  },
+  {
+    version: 9,
+    // engine/install/namespace-trust.ts: the publisher keys trusted for a namespace, shared by
+    // every host on the store (they were files under <data-dir>/trust/namespaces/).
+    name: "publisher keys trusted per namespace",
+    sql: `
+      CREATE TABLE trusted_keys (
+        namespace TEXT NOT NULL,
+        key_id TEXT NOT NULL,
+        pem TEXT NOT NULL,
+        added_at TEXT NOT NULL,
+        PRIMARY KEY (namespace, key_id)
+      );
+    `,
+  },
 ];
 
 /** Applies every pending migration, each atomically; refuses a database newer than this build. */

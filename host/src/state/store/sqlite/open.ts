@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { storeError } from "../errors.ts";
 import { sqlitePluginWorkers } from "../plugin-workers.ts";
+import { sqliteTrustedKeys } from "../trusted-keys.ts";
 import type { Store } from "../types.ts";
 import { insert as insertAudit, sqliteAudit } from "./audit.ts";
 import { commitAuditBatch } from "./audit-commit.ts";
@@ -36,9 +37,18 @@ import { immediate } from "./tx.ts";
 export const SQLITE_FILE = "airlock.db";
 export type { SqliteDurability };
 
+/** Caps the file at `maxBytes` (SQLite raises a cap below the file's size to its size). */
+function capSize(db: DatabaseSync, maxBytes: number): void {
+  if (!Number.isSafeInteger(maxBytes) || maxBytes <= 0) {
+    throw storeError("AIRLOCK_STORE_CONFIG_INVALID", `maxBytes must be a positive integer (got ${maxBytes})`);
+  }
+  const { page_size: pageSize } = db.prepare("PRAGMA page_size").get() as { page_size: number };
+  db.exec(`PRAGMA max_page_count = ${Math.max(1, Math.floor(maxBytes / pageSize))}`);
+}
+
 export async function openSqliteStore(
   dataDir: string,
-  options: { durability?: SqliteDurability } = {},
+  options: { durability?: SqliteDurability; maxBytes?: number } = {},
 ): Promise<Store> {
   const durability = options.durability ?? "normal";
   if (durability !== "normal" && durability !== "full") {
@@ -60,6 +70,7 @@ export async function openSqliteStore(
     await setUpConnection(db, durability);
     // checkpoints run on their own thread (checkpointer.ts); this connection's only past a backstop
     db.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+    if (options.maxBytes !== undefined) capSize(db, options.maxBytes);
   } catch (err) {
     throw storeError("AIRLOCK_STORE_OPEN_FAILED", `cannot open the SQLite store in ${dataDir}`, {
       cause: err,
@@ -100,6 +111,7 @@ export async function openSqliteStore(
     ...sqliteAudit(auditDb, auditThread),
     ...sqliteBroker(db),
     ...sqlitePluginWorkers(db),
+    ...sqliteTrustedKeys(db),
     openAuditJournal: () => openAuditJournal(dataDir, auditDb, { durable: durability }),
     ...sqliteTasks(db),
     ...sqliteAuthServer(db),

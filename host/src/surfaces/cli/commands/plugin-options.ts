@@ -24,12 +24,12 @@ export const PLUGIN_OPTIONS = {
 export const PLUGIN_OPTIONS_HELP = `${HOST_OPTIONS_HELP}
 ${TARGET_OPTIONS_HELP}
   --trust-key FILE   An ed25519 public key (PEM) trusted for this install; repeatable. The
-                     key that signed it is remembered for the namespace (under
-                     <data-dir>/trust/namespaces/), so upgrades need no flag.
+                     key that signed it is kept for the namespace in the store (every
+                     replica trusts it), so upgrades need no flag.
                      Always trusted too: every <data-dir>/trust/*.pub
   --json             Print JSON.`;
 
-/** The `--trust-key` files' PEMs, trusted for this one operation (and remembered for its namespace). */
+/** The `--trust-key` files' PEMs, trusted for this one operation (and kept for its namespace in the store). */
 export function trustKeysOf(parsed: Parsed, io: CliIO): string[] {
   return listOption(parsed, "trust-key").map((file) => {
     const path = resolve(io.cwd, file);

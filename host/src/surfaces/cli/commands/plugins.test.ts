@@ -158,8 +158,8 @@ describe("a key trusted at install is remembered for its namespace", () => {
       await publish("1.1.0", key.privateKeyPem);
       expect(await run("plugins", "upgrade", "weather")).toBe(0);
       expect(out.join("")).toContain("Upgraded weather from 1.0.0 to 1.1.0");
-      // The key was trusted for weather only, not for the whole host.
-      expect(readdirSync(join(dir, "data", "trust"))).toEqual(["namespaces"]);
+      // The key was trusted for weather only (kept in the store), not for the whole host.
+      expect(readdirSync(join(dir, "data", "trust"))).toEqual([]);
 
       await publish("1.2.0", other.privateKeyPem);
       err = [];
@@ -168,6 +168,20 @@ describe("a key trusted at install is remembered for its namespace", () => {
       expect(message).toContain("error: AIRLOCK_INSTALL_UNKNOWN_SIGNER: weather: this version is signed by ");
       expect(message).toContain(`${keyIdOf(other.publicKeyPem)}, and it trusts ${keyIdOf(key.publicKeyPem)}`);
       expect(message).toContain("--trust-key <file.pub>");
+
+      // the kept key, listed and forgotten: the next upgrade no longer trusts it
+      out = [];
+      expect(await run("plugins", "keys", "weather")).toBe(0);
+      expect(out.join("")).toContain(keyIdOf(key.publicKeyPem));
+      expect(await run("plugins", "keys", "weather", "--forget", keyIdOf(key.publicKeyPem))).toBe(0);
+      expect(out.join("")).toContain(`weather no longer trusts ${keyIdOf(key.publicKeyPem)}`);
+      await publish("1.3.0", key.privateKeyPem);
+      err = [];
+      expect(await run("plugins", "upgrade", "weather")).toBe(1);
+      expect(err.join("")).toContain("AIRLOCK_INSTALL_UNKNOWN_SIGNER");
+      err = [];
+      expect(await run("plugins", "keys", "weather", "--forget", keyIdOf(key.publicKeyPem))).toBe(1);
+      expect(err.join("")).toContain("AIRLOCK_INSTALL_KEY_NOT_TRUSTED");
     } finally {
       await registry.close();
     }

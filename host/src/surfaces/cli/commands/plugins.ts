@@ -1,4 +1,4 @@
-// `airlock plugins list | upgrade | rollback | uninstall | worker`: the installed-plugin
+// `airlock plugins list | keys | upgrade | rollback | uninstall | worker`: the installed-plugin
 // lifecycle of a data directory, each a thin layer over host.plugins (the library API), and
 // the plugin's sandbox worker tier (host.setPluginWorker).
 import type { InstalledPluginView } from "../../../contracts/host.ts";
@@ -105,7 +105,7 @@ A version lower than the active one is refused unless --allow-downgrade.
 
 Options:
 ${installDecisionsHelp("upgrade")}
-  (the key remembered for the namespace at install is trusted; --trust-key adds one)
+  (the key kept for the namespace at install is trusted; --trust-key adds one)
 ${PLUGIN_OPTIONS_HELP}
 
 Example:
@@ -202,8 +202,46 @@ Example:
   },
 };
 
+const keysCommand: CliCommand = {
+  path: ["plugins", "keys"],
+  summary: "List the publisher keys a namespace trusts, or forget one (--forget KEYID)",
+  help: `Usage: airlock plugins keys <namespace> [--forget KEYID] [options]
+
+Lists the publisher keys the namespace trusts: the key that verified an install of it, kept in
+the store so every host on it (every replica) trusts it. With --forget the key is no longer
+trusted on any host (audited as plugin.trust.forget); installed versions stay installed.
+
+Options:
+  --forget KEYID     The key id to forget (SHA256:..., as the list prints it).
+${PLUGIN_OPTIONS_HELP}
+
+Example:
+  airlock plugins keys weather --forget SHA256:q3Vx...
+`,
+  async run(args, io) {
+    const parsed = parseOptions(args, { ...PLUGIN_OPTIONS, forget: { type: "string" } }, 1);
+    const namespace = requiredPositional(parsed, 0, "<namespace>");
+    const forget = parsed.values.forget;
+    if (typeof forget === "string") {
+      const gone = await withPluginHost(parsed, io, (host) =>
+        host.plugins.forgetTrustedKey(namespace, forget),
+      );
+      printJsonOr(io, parsed, gone, () => `${namespace} no longer trusts ${gone.keyId}.\n`);
+      return 0;
+    }
+    const keys = await withPluginHost(parsed, io, (host) => host.plugins.trustedKeys(namespace));
+    printJsonOr(io, parsed, { keys }, () =>
+      keys.length === 0
+        ? `${namespace} trusts no publisher key.\n`
+        : keys.map((k) => `${k.keyId}  (since ${k.addedAt})\n`).join(""),
+    );
+    return 0;
+  },
+};
+
 export const pluginsCommands: CliCommand[] = [
   listCommand,
+  keysCommand,
   upgradeCommand,
   rollbackCommand,
   uninstallCommand,

@@ -1,5 +1,6 @@
 // Plugin lifecycle routes: list, install (a spec, or the tarball itself), upgrade, rollback,
-// uninstall. Everything goes through host.plugins (the installer fails closed on mismatch).
+// uninstall, and the publisher keys a namespace trusts (list, forget). Everything goes through
+// host.plugins (the installer fails closed on mismatch).
 import type { InstallOptions } from "../../../contracts/host.ts";
 import { apiError } from "../errors.ts";
 import { defineRoute, type RouteSpec } from "../route-table.ts";
@@ -9,6 +10,9 @@ import {
   installResponse,
   namespaceParams,
   pluginsResponse,
+  trustedKeyParams,
+  trustedKeyResponse,
+  trustedKeysResponse,
   uninstallQuery,
   uninstallResponse,
   upgradeBody,
@@ -116,6 +120,32 @@ export const pluginRoutes: RouteSpec[] = [
     responses: { 200: { description: "The plugin's tier now.", schema: workerTierResponse } },
     async handler({ host, params, body }) {
       return { json: await host.setPluginWorker(params.ns, body.tier) };
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/api/plugins/:ns/keys",
+    operationId: "listTrustedKeys",
+    summary: "The publisher keys the namespace trusts (kept in the store for every replica).",
+    tag: "plugins",
+    access: "operator",
+    params: namespaceParams,
+    responses: { 200: { description: "The namespace's trusted keys.", schema: trustedKeysResponse } },
+    async handler({ host, params }) {
+      return { json: { keys: await host.plugins.trustedKeys(params.ns) } };
+    },
+  }),
+  defineRoute({
+    method: "delete",
+    path: "/api/plugins/:ns/keys/:keyId",
+    operationId: "forgetTrustedKey",
+    summary: "Stops trusting a publisher key (its key id, URL-encoded) for the namespace, on every replica.",
+    tag: "plugins",
+    access: "operator",
+    params: trustedKeyParams,
+    responses: { 200: { description: "The key no longer trusted.", schema: trustedKeyResponse } },
+    async handler({ host, params }) {
+      return { json: await host.plugins.forgetTrustedKey(params.ns, params.keyId) };
     },
   }),
   defineRoute({
