@@ -91,8 +91,17 @@ export class McpHttpEndpoint {
       if (refused !== null) return refused;
       expectToolCall(this.#host, agent, body);
     }
-    // The SDK's own routing (what its isLegacyRequest asks), from headers read off the Node request.
     const headers = standardHeaders(c, node);
+    const lane = {
+      headers,
+      signal: () =>
+        node === undefined ? { signal: request.signal, release: () => undefined } : gone(node.outgoing),
+    };
+    // A plain 2026-07-28 tools/call or tools/list: no routing needed (its headers and envelope name
+    // the revision), answered in the fast lane (era-2026/fast-lane.ts).
+    const fast = this.#modern.inLane(request, body, caller, lane);
+    if (fast !== undefined) return fast;
+    // The SDK's own routing (what its isLegacyRequest asks), from headers read off the Node request.
     const route = classifyInboundRequest({
       httpMethod: request.method.toUpperCase(),
       ...(headers.protocolVersion === undefined ? {} : { protocolVersionHeader: headers.protocolVersion }),
@@ -101,11 +110,7 @@ export class McpHttpEndpoint {
       ...(body === undefined ? {} : { body }),
     });
     if (route.kind === "legacy") return this.#legacy.handle(request, body, caller);
-    return this.#modern.handle(request, body, caller, {
-      headers,
-      signal: () =>
-        node === undefined ? { signal: request.signal, release: () => undefined } : gone(node.outgoing),
-    });
+    return this.#modern.handle(request, body, caller);
   }
 
   /**

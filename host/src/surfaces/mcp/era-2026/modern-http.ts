@@ -52,14 +52,26 @@ export class ModernMcpHttp implements EraHttp {
     this.#maxBodyBytes = maxBodyBytes;
   }
 
+  /**
+   * The answer when the request takes the fast lane (its revision's headers and envelope make it
+   * a 2026-07-28 request, whatever else the SDK's classifier would look at), else undefined.
+   */
+  inLane(
+    request: Request,
+    body: unknown,
+    caller: HttpCaller,
+    lane: LaneInput,
+  ): Promise<Response> | undefined {
+    const fast = this.#options.fastLane === false ? undefined : laneRequest(lane.headers, body);
+    if (fast === undefined) return undefined;
+    this.answered.lane++;
+    return this.#inLane(request, body, caller, fast, lane);
+  }
+
   async handle(request: Request, body: unknown, caller: HttpCaller, lane?: LaneInput): Promise<Response> {
     const { agent, token } = caller;
-    const fast =
-      lane === undefined || this.#options.fastLane === false ? undefined : laneRequest(lane.headers, body);
-    if (fast !== undefined && lane !== undefined) {
-      this.answered.lane++;
-      return this.#inLane(request, body, caller, fast, lane);
-    }
+    const fast = lane === undefined ? undefined : this.inLane(request, body, caller, lane);
+    if (fast !== undefined) return fast;
     this.answered.sdk++;
     const taskAnswer = await answerModernTaskRequest(this.#host, agent, body);
     if (taskAnswer !== undefined) return Response.json(taskAnswer);
