@@ -9,11 +9,15 @@
 // (unless the current placement uses that worker); a quarantined namespace is taken out of the
 // aborted worker synchronously (so its restart does not reload it) and its calls wait for the
 // move (PluginPlacement.moving). Failures of background loads and unloads are reported to onLog.
+// A CPU move (cpuLimitEnded) takes a namespace whose calls in the shared workers keep being ended
+// by their CPU limit into a low-priority worker of its own; unlike a quarantine its shared worker
+// lives on, so the version stays loaded there until the move completes (its calls wait for the
+// move meanwhile) and is then unloaded from it.
 import type { SandboxPlugin } from "../types.ts";
 import { assertOpen, type WorkerFleet } from "./worker-fleet.ts";
 import { PluginPlacement } from "./worker-placement.ts";
 import type { WorkerAbort, WorkerSlot } from "./worker-slot.ts";
-import { namespaceOf } from "./worker-tiers.ts";
+import { type CpuShare, namespaceOf } from "./worker-tiers.ts";
 
 /** Sandbox.load in workers mode: a first load, a reload, or a move to another tier. */
 export async function loadPlugin(fleet: WorkerFleet, plugin: SandboxPlugin): Promise<void> {
@@ -163,4 +167,67 @@ export function quarantine(fleet: WorkerFleet, slot: WorkerSlot, abort: WorkerAb
     `[worker ${slot.index}] ${what} running ${abort.culprit}; ${namespace} now runs in a worker of its own`,
   );
   fleet.onQuarantine?.({ pluginKey: abort.culprit, namespace, worker: slot.index, signal: abort.signal });
+}
+
+/** Unloads a moved version from the shared workers it left (unless it is placed there again). */
+function unloadLeft(fleet: WorkerFleet, key: string, left: Array<[WorkerSlot, unknown]>): void {
+  for (const [slot] of left) {
+    if (fleet.placements.get(key)?.involves(slot)) continue;
+    slot.unload(key).catch((error: { code?: string }) => {
+      fleet.onLog(`[worker ${slot.index}] unloading ${key} after its move failed: ${error.code}`);
+    });
+  }
+}
+
+/** The CPU-limit ends of a namespace still within the rule's window, with one more at `now`. */
+function countEnd(ends: number[] | undefined, now: number, { windowMs }: CpuShare): number[] {
+  const kept = (ends ?? []).filter((t) => now - t < windowMs);
+  kept.push(now);
+  return kept;
+}
+
+/**
+ * A call of `pluginKey` in the shared worker `slot` was ended by its CPU limit. Once its namespace
+ * has had `cpuShare.moveAfter` such ends within `windowMs`, it leaves the shared workers for a
+ * worker of its own at the lower priority (worker-tiers.ts), and `onCpuMove` tells the host. A
+ * namespace already in a worker of its own (its tier, a quarantine, an earlier move) is not counted.
+ */
+export function cpuLimitEnded(fleet: WorkerFleet, slot: WorkerSlot, pluginKey: string): void {
+  const { tiers, cpuShare, cpuLimitEnds, onLog } = fleet;
+  if (cpuShare.moveAfter === 0 || fleet.closed || tiers.isOwn(slot)) return;
+  const namespace = namespaceOf(pluginKey);
+  if (tiers.cpuMoved.has(namespace) || tiers.quarantined.has(namespace)) return;
+  const ends = countEnd(cpuLimitEnds.get(namespace), Date.now(), cpuShare);
+  if (ends.length < cpuShare.moveAfter) {
+    cpuLimitEnds.set(namespace, ends);
+    return;
+  }
+  cpuLimitEnds.delete(namespace);
+  tiers.cpuMoved.add(namespace);
+  for (const [key, placed] of fleet.placements) {
+    if (namespaceOf(key) !== namespace || placed.dedicated) continue;
+    // its calls wait for the move (PluginPlacement.moving) instead of entering a shared worker;
+    // the shared copies are unloaded once it is done, or serve again if it fails
+    const left = [...placed.holders];
+    placed.holders.clear();
+    move(fleet, placed, placed.plugin, true).then(
+      () => unloadLeft(fleet, key, left),
+      () => {
+        if (placed.holders.size === 0) for (const [slot, stats] of left) placed.holders.set(slot, stats);
+      },
+    );
+  }
+  const { windowMs, priority } = cpuShare;
+  onLog(
+    `[worker ${slot.index}] ${pluginKey}'s calls were ended by their CPU limit ${ends.length} time(s); ` +
+      `${namespace} now runs in a worker of its own${priority === null ? "" : ` at priority ${priority}`}`,
+  );
+  fleet.onCpuMove?.({
+    pluginKey,
+    namespace,
+    worker: slot.index,
+    cpuLimitEnds: ends.length,
+    windowMs,
+    priority,
+  });
 }

@@ -52,9 +52,11 @@ Example:
 
 function workerNote(p: InstalledPluginView): string {
   if (p.worker?.tier !== "own") return "";
-  return p.worker.reason === "quarantine"
-    ? `  QUARANTINED: own worker since ${p.worker.since} (its isolate aborted a shared worker; \`airlock plugins worker ${p.namespace} shared\` to undo)`
-    : "  own worker";
+  if (p.worker.reason === "quarantine")
+    return `  QUARANTINED: own worker since ${p.worker.since} (its isolate aborted a shared worker; \`airlock plugins worker ${p.namespace} shared\` to undo)`;
+  if (p.worker.reason === "cpu_limit")
+    return `  own low-priority worker since ${p.worker.since} (its calls were ended by their CPU limit; until the host restarts, or \`airlock plugins worker ${p.namespace} shared\`)`;
+  return "  own worker";
 }
 
 const workerCommand: CliCommand = {
