@@ -59,7 +59,19 @@ export async function unloadPlugin(fleet: WorkerFleet, pluginKey: string): Promi
   if (!placed) return;
   const targets = [...placed.holders.keys(), ...placed.loading];
   await Promise.all(targets.map((s) => s.unload(pluginKey)));
-  await fleet.tiers.releaseIfEmpty(namespaceOf(pluginKey));
+  await releaseIfUnused(fleet, namespaceOf(pluginKey));
+}
+
+/**
+ * Closes the namespace's own worker once no version of it is loaded, loading or moving there: a
+ * version whose first load or move into it is still running (not yet in the slot's plugins) keeps it.
+ */
+async function releaseIfUnused(fleet: WorkerFleet, namespace: string): Promise<void> {
+  for (const [key, slot] of fleet.reserved)
+    if (namespaceOf(key) === namespace && fleet.tiers.isOwn(slot)) return;
+  for (const [key, placed] of fleet.placements)
+    if (namespaceOf(key) === namespace && (placed.dedicated || placed.moving !== null)) return;
+  await fleet.tiers.releaseIfEmpty(namespace);
 }
 
 /** The shared worker hosting (or about to host) the fewest plugin versions. */
@@ -117,7 +129,7 @@ function move(
       for (const slot of old)
         slot
           .unload(plugin.key)
-          .then(() => (tiers.isOwn(slot) ? tiers.releaseIfEmpty(namespace) : undefined))
+          .then(() => (tiers.isOwn(slot) ? releaseIfUnused(fleet, namespace) : undefined))
           .catch((error: { code?: string }) =>
             // the move itself succeeded; WORKER_CRASHED: this worker died meanwhile (its copy went
             // with it: unload took the key out of slot.plugins first, so the restart skips it)
