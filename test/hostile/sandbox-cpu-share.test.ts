@@ -64,7 +64,9 @@ describe("the CPU share of a plugin that burns CPU (workers)", { timeout: 60_000
     expect(h.logs.some((l) => l.includes("burner now runs in a worker of its own at priority 10"))).toBe(
       true,
     );
-    await expectContained(h, burner); // served again (its calls wait for the move)
+    // its calls keep the shared worker until its own one is ready, then go there
+    await expect.poll(() => holder(burner).dedicated, { timeout: 30_000 }).toBe(true);
+    await expectContained(h, burner);
     expect(sandbox.pluginWorkers(burner.key)!.cpuMoved).toBe(true);
     const own = holder(burner);
     const shared = holder(bystander);

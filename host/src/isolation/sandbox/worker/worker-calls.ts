@@ -105,7 +105,7 @@ export async function callWorker(
           cpuLimitEnded(fleet, slot, call.pluginKey);
         throw error;
       } finally {
-        holder.inFlight--;
+        if (--holder.inFlight === 0) holder.onIdle?.();
       }
       return decodeResult(json, limits.maxResultBytes);
     } finally {

@@ -11,11 +11,12 @@
 // move (PluginPlacement.moving). Failures of background loads and unloads are reported to onLog.
 // A CPU move (cpuLimitEnded) takes a namespace whose calls in the shared workers keep being ended
 // by their CPU limit into a low-priority worker of its own; unlike a quarantine its shared worker
-// lives on, so the version stays loaded there until the move completes (its calls wait for the
-// move meanwhile) and is then unloaded from it.
+// lives on, so the version keeps serving from there until its own worker is ready, and is then
+// unloaded from it; no spread starts while a move runs, and a spread that ends after a move into
+// the plugin's own worker is taken back out.
 import type { SandboxPlugin } from "../types.ts";
 import { assertOpen, type WorkerFleet } from "./worker-fleet.ts";
-import { PluginPlacement } from "./worker-placement.ts";
+import { type HolderStats, PluginPlacement } from "./worker-placement.ts";
 import type { WorkerAbort, WorkerSlot } from "./worker-slot.ts";
 import { type CpuShare, namespaceOf } from "./worker-tiers.ts";
 
@@ -84,6 +85,7 @@ function fewestPlugins({ slots, placements, reserved }: WorkerFleet): WorkerSlot
 
 /** Loads `placed` into one more worker in the background when all its holders are busy. */
 export function spread(fleet: WorkerFleet, placed: PluginPlacement): void {
+  if (placed.moving !== null) return; // its workers are about to change
   const slot = placed.spreadTarget(fleet.slots, fleet.maxWorkersPerPlugin);
   if (!slot) return;
   const { placements, onLog } = fleet;
@@ -92,7 +94,7 @@ export function spread(fleet: WorkerFleet, placed: PluginPlacement): void {
   slot.load(plugin).then(
     () => {
       placed.loading.delete(slot);
-      if (placements.get(plugin.key) === placed && placed.plugin === plugin) {
+      if (placements.get(plugin.key) === placed && placed.plugin === plugin && !placed.dedicated) {
         placed.holders.set(slot, { inFlight: 0, served: 0 });
         return;
       }
@@ -109,6 +111,14 @@ export function spread(fleet: WorkerFleet, placed: PluginPlacement): void {
   );
 }
 
+/** Resolves once no call of the version is in flight on a worker it is leaving (HolderStats.onIdle). */
+function whenIdle(stats: HolderStats | undefined): Promise<void> {
+  if (stats === undefined || stats.inFlight === 0) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    stats.onIdle = resolve;
+  });
+}
+
 /** Moves a loaded version into its own worker (own) or back to a shared one; calls wait for it. */
 function move(
   fleet: WorkerFleet,
@@ -121,14 +131,20 @@ function move(
   const target = own ? tiers.slotFor(namespace) : fewestPlugins(fleet);
   const moving = target.load(plugin).then(
     () => {
-      const old = [...placed.holders.keys(), ...placed.loading].filter((s) => s !== target);
+      const old: Array<[WorkerSlot, HolderStats | undefined]> = [
+        ...[...placed.holders].filter(([s]) => s !== target),
+        ...[...placed.loading]
+          .filter((s) => s !== target)
+          .map((s): [WorkerSlot, undefined] => [s, undefined]),
+      ];
       placed.holders.clear();
       placed.holders.set(target, { inFlight: 0, served: 0 });
       placed.dedicated = own;
       placed.update(plugin);
-      for (const slot of old)
-        slot
-          .unload(plugin.key)
+      // a call still running in an old worker finishes there: the copy leaves once it is idle
+      for (const [slot, stats] of old)
+        whenIdle(stats)
+          .then(() => (placed.involves(slot) ? undefined : slot.unload(plugin.key)))
           .then(() => (tiers.isOwn(slot) ? releaseIfUnused(fleet, namespace) : undefined))
           .catch((error: { code?: string }) =>
             // the move itself succeeded; WORKER_CRASHED: this worker died meanwhile (its copy went
@@ -181,16 +197,6 @@ export function quarantine(fleet: WorkerFleet, slot: WorkerSlot, abort: WorkerAb
   fleet.onQuarantine?.({ pluginKey: abort.culprit, namespace, worker: slot.index, signal: abort.signal });
 }
 
-/** Unloads a moved version from the shared workers it left (unless it is placed there again). */
-function unloadLeft(fleet: WorkerFleet, key: string, left: Array<[WorkerSlot, unknown]>): void {
-  for (const [slot] of left) {
-    if (fleet.placements.get(key)?.involves(slot)) continue;
-    slot.unload(key).catch((error: { code?: string }) => {
-      fleet.onLog(`[worker ${slot.index}] unloading ${key} after its move failed: ${error.code}`);
-    });
-  }
-}
-
 /** The CPU-limit ends of a namespace still within the rule's window, with one more at `now`. */
 function countEnd(ends: number[] | undefined, now: number, { windowMs }: CpuShare): number[] {
   const kept = (ends ?? []).filter((t) => now - t < windowMs);
@@ -218,16 +224,9 @@ export function cpuLimitEnded(fleet: WorkerFleet, slot: WorkerSlot, pluginKey: s
   tiers.cpuMoved.add(namespace);
   for (const [key, placed] of fleet.placements) {
     if (namespaceOf(key) !== namespace || placed.dedicated) continue;
-    // its calls wait for the move (PluginPlacement.moving) instead of entering a shared worker;
-    // the shared copies are unloaded once it is done, or serve again if it fails
-    const left = [...placed.holders];
-    placed.holders.clear();
-    move(fleet, placed, placed.plugin, true).then(
-      () => unloadLeft(fleet, key, left),
-      () => {
-        if (placed.holders.size === 0) for (const [slot, stats] of left) placed.holders.set(slot, stats);
-      },
-    );
+    // its calls keep their shared workers until its own is ready (a worker's start can outlast
+    // a call's wallMs on a loaded machine); then it leaves them (move)
+    move(fleet, placed, placed.plugin, true).catch(() => undefined); // reported by move
   }
   const { windowMs, priority } = cpuShare;
   onLog(

@@ -56,7 +56,8 @@ export function pluginWorkers(fleet: WorkerFleet, pluginKey: string): PluginWork
     pid: s.pid,
     dedicated: placed.dedicated,
     priority: s.priority,
-    ...h,
+    inFlight: h.inFlight,
+    served: h.served,
   }));
   const namespace = namespaceOf(pluginKey);
   return {
