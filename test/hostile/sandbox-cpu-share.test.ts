@@ -3,7 +3,8 @@
 // bystander's calls for up to `cpuMs`. After the burner's first CPU-limit end (the default
 // CPU-share rule) it is moved into a worker of its own at a lower OS priority and the operator
 // is told; from then on its burns run there, and the bystander keeps the shared worker (asserted
-// by placement and the processes' priorities, never by timing). A plugin already alone is
+// by placement and the processes' priorities, never by timing); a call of the burner running in
+// the shared worker when it moves finishes there. A plugin already alone is
 // neither counted nor lowered; `moveAfter: 0` turns the rule off.
 import { getPriority } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -49,6 +50,10 @@ describe("the CPU share of a plugin that burns CPU (workers)", { timeout: 60_000
   });
 
   it("moves the burner into a low-priority worker of its own after its first CPU-limit end", async () => {
+    // a call of the burner still running in the shared worker when it moves finishes there
+    const hits = h.gate.hits;
+    const inFlight = h.call(burner, "gated");
+    await h.gate.reached(hits + 1);
     const error = await h.callError(burner, "loopSync");
     expect(error.code).toBe("AIRLOCK_SANDBOX_CPU_LIMIT");
     expect(notices).toEqual([
@@ -64,9 +69,10 @@ describe("the CPU share of a plugin that burns CPU (workers)", { timeout: 60_000
     expect(h.logs.some((l) => l.includes("burner now runs in a worker of its own at priority 10"))).toBe(
       true,
     );
-    // its calls keep the shared worker until its own one is ready, then go there
-    await expect.poll(() => holder(burner).dedicated, { timeout: 30_000 }).toBe(true);
-    await expectContained(h, burner);
+    await expectContained(h, burner); // its new calls wait for the move: served from its own worker
+    // the gated call, still running in the shared worker when the move completed, finishes there
+    h.gate.release();
+    expect((await inFlight).content).toEqual([{ type: "text", text: "through" }]);
     expect(sandbox.pluginWorkers(burner.key)!.cpuMoved).toBe(true);
     const own = holder(burner);
     const shared = holder(bystander);

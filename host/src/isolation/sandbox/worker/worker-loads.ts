@@ -11,9 +11,10 @@
 // move (PluginPlacement.moving). Failures of background loads and unloads are reported to onLog.
 // A CPU move (cpuLimitEnded) takes a namespace whose calls in the shared workers keep being ended
 // by their CPU limit into a low-priority worker of its own; unlike a quarantine its shared worker
-// lives on, so the version keeps serving from there until its own worker is ready, and is then
-// unloaded from it; no spread starts while a move runs, and a spread that ends after a move into
-// the plugin's own worker is taken back out.
+// lives on: the version leaves its placement's holders at once (new calls wait for the move, so
+// none of them enters a shared worker again), and is unloaded from the shared workers once the
+// move is done and its calls still running there have ended; no spread starts while a move
+// runs, and a spread that ends after a move into the plugin's own worker is taken back out.
 import type { SandboxPlugin } from "../types.ts";
 import { assertOpen, type WorkerFleet } from "./worker-fleet.ts";
 import { type HolderStats, PluginPlacement } from "./worker-placement.ts";
@@ -125,6 +126,7 @@ function move(
   placed: PluginPlacement,
   plugin: SandboxPlugin,
   own: boolean,
+  leaving: Array<[WorkerSlot, HolderStats]> = [],
 ): Promise<void> {
   const { tiers, onLog } = fleet;
   const namespace = namespaceOf(plugin.key);
@@ -132,6 +134,7 @@ function move(
   const moving = target.load(plugin).then(
     () => {
       const old: Array<[WorkerSlot, HolderStats | undefined]> = [
+        ...leaving,
         ...[...placed.holders].filter(([s]) => s !== target),
         ...[...placed.loading]
           .filter((s) => s !== target)
@@ -224,9 +227,14 @@ export function cpuLimitEnded(fleet: WorkerFleet, slot: WorkerSlot, pluginKey: s
   tiers.cpuMoved.add(namespace);
   for (const [key, placed] of fleet.placements) {
     if (namespaceOf(key) !== namespace || placed.dedicated) continue;
-    // its calls keep their shared workers until its own is ready (a worker's start can outlast
-    // a call's wallMs on a loaded machine); then it leaves them (move)
-    move(fleet, placed, placed.plugin, true).catch(() => undefined); // reported by move
+    // its new calls wait for the move (PluginPlacement.moving), as a quarantine's do: no more of
+    // them enters a shared worker; its calls still running there finish there (move)
+    const leaving = [...placed.holders];
+    placed.holders.clear();
+    move(fleet, placed, placed.plugin, true, leaving).catch(() => {
+      // reported by move; the shared copies serve again
+      if (placed.holders.size === 0) for (const [slot, stats] of leaving) placed.holders.set(slot, stats);
+    });
   }
   const { windowMs, priority } = cpuShare;
   onLog(

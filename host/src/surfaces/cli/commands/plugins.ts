@@ -68,7 +68,9 @@ Trust tiers of the workers sandbox. \`own\`: the plugin's versions run in a work
 of their own, so a crash of its isolate (a V8 abort) fails only its own calls. \`shared\`:
 back in the pool of shared workers (the default); this also ends a quarantine — a plugin
 whose isolate aborted a shared worker is moved into its own worker automatically, and
-\`airlock plugins list\` shows it as QUARANTINED. Stored; loaded versions move at once.
+\`airlock plugins list\` shows it as QUARANTINED — and a CPU move: a plugin whose calls
+its CPU limit ended runs in a low-priority worker of its own until the host restarts
+(docs/sandbox.md, CPU share). Stored; loaded versions move at once.
 Without effect in the in-process sandbox.
 
 Options:
