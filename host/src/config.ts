@@ -10,6 +10,7 @@ import type { TrustConfig } from "./engine/install/index.ts";
 import { resolveTaskSettings } from "./engine/tasks/settings.ts";
 import type { TaskSettings } from "./engine/tasks/types.ts";
 import type { EgressPolicy, Resolver } from "./isolation/egress/types.ts";
+import type { CpuShare } from "./isolation/sandbox/index.ts";
 import type { EffectiveLimits, Sandbox } from "./isolation/sandbox/types.ts";
 import type { ReplicaSettings } from "./state/cluster/membership.ts";
 import type { Store } from "./state/store/types.ts";
@@ -36,6 +37,12 @@ export interface SandboxOption {
    * slower on a loaded 2-core machine, where the woken worker shared the host's CPU).
    */
   wakeSpinMs?: number;
+  /**
+   * "workers" mode: when a plugin whose calls its CPU limit ends leaves the shared workers for a
+   * low-priority worker of its own (docs/sandbox.md). Default `{moveAfter: 1, windowMs: 60000,
+   * priority: 10}`.
+   */
+  cpuShare?: Partial<CpuShare>;
   /** An already-built sandbox (embedding, tests); the host closes it on close(). */
   instance?: Sandbox;
 }

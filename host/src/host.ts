@@ -51,7 +51,7 @@ import { createKnowledgeCapability } from "./isolation/capabilities/knowledge.ts
 import { createNotifyCapabilities } from "./isolation/capabilities/notify.ts";
 import { createSecretsCapability } from "./isolation/capabilities/secrets.ts";
 import { createStateCapability } from "./isolation/capabilities/state.ts";
-import type { QuarantineNotice, WorkerDeathNotice } from "./isolation/sandbox/index.ts";
+import type { CpuMoveNotice, QuarantineNotice, WorkerDeathNotice } from "./isolation/sandbox/index.ts";
 import { createSandbox, type Sandbox } from "./isolation/sandbox/index.ts";
 import { createSecretSource, createVault, openVault, type Vault } from "./state/secrets/index.ts";
 import { openStore } from "./state/store/index.ts";
@@ -95,6 +95,8 @@ type QuarantineRelay = {
   listener: ((notice: QuarantineNotice) => void) | null;
   /** The workers sandbox's deaths (any cause), for the audit. */
   death: ((notice: WorkerDeathNotice) => void) | null;
+  /** The workers sandbox's CPU moves (a plugin its CPU limit kept ending), for the audit. */
+  cpu: ((notice: CpuMoveNotice) => void) | null;
 };
 
 function openSandbox(options: ResolvedHostOptions, relay: QuarantineRelay): Sandbox {
@@ -107,6 +109,8 @@ function openSandbox(options: ResolvedHostOptions, relay: QuarantineRelay): Sand
     onLog: report,
     onQuarantine: (notice) => relay.listener?.(notice),
     onWorkerDeath: (notice) => relay.death?.(notice),
+    onCpuMove: (notice) => relay.cpu?.(notice),
+    ...(s.cpuShare === undefined ? {} : { cpuShare: s.cpuShare }),
     ...(s.workers === undefined ? {} : { workers: s.workers }),
     ...(s.wakeSpinMs === undefined ? {} : { wakeSpinMs: s.wakeSpinMs }),
   });
@@ -158,7 +162,7 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
         ...brokered.capabilities,
       ],
     });
-    const relay: QuarantineRelay = { listener: null, death: null };
+    const relay: QuarantineRelay = { listener: null, death: null, cpu: null };
     sandbox = openSandbox(resolved, relay);
     stopSweeper = startArtifactSweeper({
       store,
@@ -184,6 +188,9 @@ export async function createHost(options: HostOptions = {}): Promise<AirlockHost
       },
       onWorkerDeath: (listener) => {
         relay.death = listener;
+      },
+      onCpuMove: (listener) => {
+        relay.cpu = listener;
       },
       lifecycle: createPluginLifecycleFor(store, resolved),
       locatePlugin: (plugin) =>

@@ -19,7 +19,11 @@ import { createStateCapability } from "../../host/src/isolation/capabilities/sta
 import { createSandbox } from "../../host/src/isolation/sandbox/index.ts";
 import type { Sandbox, SandboxPlugin } from "../../host/src/isolation/sandbox/types.ts";
 import type { WorkerDeathNotice } from "../../host/src/isolation/sandbox/worker/worker-fleet.ts";
-import type { QuarantineNotice } from "../../host/src/isolation/sandbox/worker/worker-tiers.ts";
+import type {
+  CpuMoveNotice,
+  CpuShare,
+  QuarantineNotice,
+} from "../../host/src/isolation/sandbox/worker/worker-tiers.ts";
 import { createSecretSource, createSecretWriter, createVault } from "../../host/src/state/secrets/index.ts";
 import { openStore } from "../../host/src/state/store/index.ts";
 import type { AuditInput, Store } from "../../host/src/state/store/types.ts";
@@ -119,6 +123,8 @@ export async function createHarness(
     pingTimeoutMs?: number;
     onQuarantine?: (notice: QuarantineNotice) => void;
     onWorkerDeath?: (notice: WorkerDeathNotice) => void;
+    cpuShare?: Partial<CpuShare>;
+    onCpuMove?: (notice: CpuMoveNotice) => void;
   } = {},
 ): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "airlock-sandbox-"));
@@ -179,6 +185,8 @@ export async function createHarness(
           onLog: (l) => logs.push(l),
           ...(options.onQuarantine === undefined ? {} : { onQuarantine: options.onQuarantine }),
           ...(options.onWorkerDeath === undefined ? {} : { onWorkerDeath: options.onWorkerDeath }),
+          ...(options.cpuShare === undefined ? {} : { cpuShare: options.cpuShare }),
+          ...(options.onCpuMove === undefined ? {} : { onCpuMove: options.onCpuMove }),
         })
       : createSandbox({ mode, onWarning: (l) => logs.push(l) });
   const notifications: CallNotification[] = [];

@@ -58,10 +58,13 @@ export type WorkerTier = "own" | "shared";
 
 export interface WorkerTierView {
   tier: WorkerTier;
-  /** Why it is alone: an operator's choice, or a quarantine after it aborted a shared worker. */
-  reason: "operator" | "quarantine" | null;
+  /**
+   * Why it is alone: an operator's choice, a quarantine after it aborted a shared worker, or a
+   * CPU move after its calls were ended by their CPU limit (until the host restarts).
+   */
+  reason: "operator" | "quarantine" | "cpu_limit" | null;
   since: string | null;
-  /** A quarantine's version, worker index and signal. */
+  /** A quarantine's version, worker index and signal; a CPU move's version, worker and rule. */
   details: Record<string, unknown> | null;
 }
 

@@ -6,7 +6,7 @@
 // loaded (and its problems reported) before this resolves; `report` never throws.
 
 import type { EgressPolicy, Resolver } from "../../isolation/egress/types.ts";
-import type { QuarantineNotice, WorkerDeathNotice } from "../../isolation/sandbox/index.ts";
+import type { CpuMoveNotice, QuarantineNotice, WorkerDeathNotice } from "../../isolation/sandbox/index.ts";
 import { resolveLimits } from "../../isolation/sandbox/limits.ts";
 import type { EffectiveLimits, Sandbox } from "../../isolation/sandbox/types.ts";
 import { cacheTokenLookups } from "../../state/auth/token-cache.ts";
@@ -54,6 +54,8 @@ export interface EngineParts {
   onQuarantine: (listener: (notice: QuarantineNotice) => void) => void;
   /** Registers the listener for the workers sandbox's worker deaths (every cause). */
   onWorkerDeath: (listener: (notice: WorkerDeathNotice) => void) => void;
+  /** Registers the listener for the workers sandbox's CPU moves (a plugin its CPU limit kept ending). */
+  onCpuMove: (listener: (notice: CpuMoveNotice) => void) => void;
   brokered: { remoteBearer?: RemoteBearer };
   /** Hands the bridge's refusal listener in: each refusal becomes a `capability.refused` event. */
   refusals: (listener: (refusal: { capability: string; code: string }) => void) => void;
@@ -145,6 +147,9 @@ export async function startEngine(parts: EngineParts, state: { closed: boolean }
   await tiers.load();
   parts.onQuarantine((notice) => {
     tiers.quarantined(notice).catch((error: unknown) => report("recording a quarantine", error));
+  });
+  parts.onCpuMove((notice) => {
+    tiers.cpuMoved(notice).catch((error: unknown) => report("recording a CPU move", error));
   });
   parts.onWorkerDeath((notice) => {
     audit(workerDeathEntry(notice)).catch((error: unknown) => report("auditing a worker death", error));

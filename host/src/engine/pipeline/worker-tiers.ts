@@ -10,9 +10,14 @@
 // worker death (abort, out of memory, a kill by the supervisor or from outside, an exit) is
 // audited too (`workerDeathEntry`: action "sandbox.worker_died", the plugin it was running and
 // the cause), whether or not it led to a quarantine.
+// A CPU move (the sandbox moved a plugin whose calls its CPU limit kept ending into a low-priority
+// worker of its own: docs/sandbox.md) is kept in memory only, until the host restarts or the
+// operator sets a tier, so the plugin stays alone across reloads; it is audited (action
+// "plugin.moved_for_cpu", allowed false, AIRLOCK_SANDBOX_CPU_LIMIT, details {pluginKey, worker,
+// cpuLimitEnds, windowMs, priority}). A stored tier (operator, quarantine) outranks it.
 import { AirlockError } from "@airlock/sdk";
 import type { HostEventMap, WorkerTier, WorkerTierView } from "../../contracts/host.ts";
-import type { QuarantineNotice, WorkerDeathNotice } from "../../isolation/sandbox/index.ts";
+import type { CpuMoveNotice, QuarantineNotice, WorkerDeathNotice } from "../../isolation/sandbox/index.ts";
 import { nowIso } from "../../state/store/shared.ts";
 import type { AuditInput, PluginWorkerRecord, Store } from "../../state/store/types.ts";
 import { INSTALL_ERRORS } from "../install/errors.ts";
@@ -36,6 +41,8 @@ export interface WorkerTiers {
   set(namespace: string, tier: WorkerTier): Promise<WorkerTierView>;
   /** The sandbox moved a plugin into its own worker after it aborted a shared one. */
   quarantined(notice: QuarantineNotice): Promise<void>;
+  /** The sandbox moved a plugin into a low-priority worker of its own for CPU. */
+  cpuMoved(notice: CpuMoveNotice): Promise<void>;
 }
 
 export const WORKER_TIERS: readonly WorkerTier[] = ["own", "shared"];
@@ -66,8 +73,13 @@ export function workerDeathEntry(notice: WorkerDeathNotice): AuditInput {
 
 export function createWorkerTiers(deps: WorkerTiersDeps): WorkerTiers {
   const own = new Map<string, PluginWorkerRecord>();
+  /** CPU moves of this process (never stored). */
+  const cpu = new Map<string, { details: Record<string, unknown>; since: string }>();
   const view = (namespace: string): WorkerTierView => {
     const r = own.get(namespace);
+    const moved = cpu.get(namespace);
+    if (r === undefined && moved !== undefined)
+      return { tier: "own", reason: "cpu_limit", since: moved.since, details: moved.details };
     if (r === undefined) return { tier: "shared", reason: null, since: null, details: null };
     return { tier: "own", reason: r.reason, since: r.updatedAt, details: r.details };
   };
@@ -76,7 +88,7 @@ export function createWorkerTiers(deps: WorkerTiersDeps): WorkerTiers {
       own.clear();
       for (const r of await deps.store.listPluginWorkers()) own.set(r.namespace, r);
     },
-    ownWorker: (namespace) => own.has(namespace),
+    ownWorker: (namespace) => own.has(namespace) || cpu.has(namespace),
     view,
     async set(namespace, tier) {
       if (!WORKER_TIERS.includes(tier)) {
@@ -91,6 +103,7 @@ export function createWorkerTiers(deps: WorkerTiersDeps): WorkerTiers {
           status: INSTALL_ERRORS.AIRLOCK_INSTALL_NOT_INSTALLED.status,
         });
       }
+      cpu.delete(namespace); // the operator's choice replaces a CPU move
       if (tier === "own") {
         const record: PluginWorkerRecord = {
           namespace,
@@ -132,6 +145,24 @@ export function createWorkerTiers(deps: WorkerTiersDeps): WorkerTiers {
         allowed: false,
         success: false,
         error: "AIRLOCK_SANDBOX_WORKER_CRASHED",
+        durationMs: null,
+        details,
+      });
+    },
+    async cpuMoved(notice) {
+      const { pluginKey, worker, cpuLimitEnds, windowMs, priority } = notice;
+      const details = { pluginKey, worker, cpuLimitEnds, windowMs, priority };
+      cpu.set(notice.namespace, { details, since: nowIso() });
+      await deps.audit({
+        agent: null,
+        plugin: notice.namespace,
+        tool: null,
+        conversationId: null,
+        kind: "admin",
+        action: "plugin.moved_for_cpu",
+        allowed: false,
+        success: false,
+        error: "AIRLOCK_SANDBOX_CPU_LIMIT",
         durationMs: null,
         details,
       });

@@ -24,6 +24,6 @@ export { createInProcessSandbox } from "./in-process.ts";
 export { DEFAULT_LIMITS, resolveLimits } from "./limits.ts";
 export type * from "./types.ts";
 export type { WorkerDeathNotice } from "./worker/worker-fleet.ts";
-export type { QuarantineNotice } from "./worker/worker-tiers.ts";
+export type { CpuMoveNotice, CpuShare, QuarantineNotice } from "./worker/worker-tiers.ts";
 export { createWorkerSandbox, type WorkerSandbox } from "./worker/workers.ts";
 export type { InProcessOptions, WorkerSandboxOptions };

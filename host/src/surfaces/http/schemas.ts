@@ -59,7 +59,7 @@ export const installQuery = z.strictObject({
 export const workerTierBody = z.strictObject({ tier: z.enum(["own", "shared"]) });
 const workerTierView = z.object({
   tier: z.enum(["own", "shared"]),
-  reason: z.enum(["operator", "quarantine"]).nullable(),
+  reason: z.enum(["operator", "quarantine", "cpu_limit"]).nullable(),
   since: z.string().nullable(),
   details: z.record(z.string(), z.unknown()).nullable(),
 });

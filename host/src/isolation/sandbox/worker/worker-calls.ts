@@ -10,7 +10,9 @@
 // plugin moving between tiers waits for its new worker, within its deadline; the queue slot, the
 // holder's in-flight count and the deadline are released however the call ends. This is the hot
 // path (once per tool call): it awaits only the queue (when full), a move (only during one) and
-// the worker's answer; keep it free of further awaits, allocations and indirections.
+// the worker's answer; keep it free of further awaits, allocations and indirections. A call in a
+// shared worker that its CPU limit ended is counted for the CPU-share rule (worker-loads.ts
+// cpuLimitEnded), off the path of calls that succeed.
 import type { ToolResult } from "@airlock/sdk";
 import type { BridgeDispatch } from "../../bridge/types.ts";
 import { decodeResult, encodeInput } from "../call-io.ts";
@@ -18,7 +20,7 @@ import { abortError, startDeadline } from "../deadline.ts";
 import { sandboxError } from "../errors.ts";
 import type { SandboxCall } from "../types.ts";
 import { assertOpen, type WorkerFleet } from "./worker-fleet.ts";
-import { spread } from "./worker-loads.ts";
+import { cpuLimitEnded, spread } from "./worker-loads.ts";
 
 /** `work`, or the deadline's reason when it aborts first (always an AIRLOCK_SANDBOX_TIMEOUT: startDeadline's own signal). */
 function raceDeadline(work: Promise<void>, signal: AbortSignal): Promise<void> {
@@ -98,8 +100,12 @@ export async function callWorker(
           bridge,
           deadline.signal,
         );
+      } catch (error) {
+        if ((error as { code?: unknown }).code === "AIRLOCK_SANDBOX_CPU_LIMIT" && !placed.dedicated)
+          cpuLimitEnded(fleet, slot, call.pluginKey);
+        throw error;
       } finally {
-        holder.inFlight--;
+        if (--holder.inFlight === 0) holder.onIdle?.();
       }
       return decodeResult(json, limits.maxResultBytes);
     } finally {

@@ -24,7 +24,13 @@ import {
   WorkerSlot,
   type WorkerSlotHooks,
 } from "./worker-slot.ts";
-import { namespaceOf, type QuarantineNotice, WorkerTiers } from "./worker-tiers.ts";
+import {
+  type CpuMoveNotice,
+  type CpuShare,
+  namespaceOf,
+  type QuarantineNotice,
+  WorkerTiers,
+} from "./worker-tiers.ts";
 
 /** A worker that died while the sandbox was open: which, why, and the plugin it was running. */
 export interface WorkerDeathNotice {
@@ -50,6 +56,8 @@ export interface FleetSettings {
   onLog: (line: string) => void;
   onQuarantine: ((notice: QuarantineNotice) => void) | undefined;
   onWorkerDeath: ((notice: WorkerDeathNotice) => void) | undefined;
+  cpuShare: CpuShare;
+  onCpuMove: ((notice: CpuMoveNotice) => void) | undefined;
 }
 
 export interface WorkerFleet {
@@ -66,6 +74,10 @@ export interface WorkerFleet {
   readonly maxWorkersPerPlugin: number;
   readonly onLog: (line: string) => void;
   readonly onQuarantine: ((notice: QuarantineNotice) => void) | undefined;
+  /** The CPU-share rule, and when each namespace's calls in shared workers were ended by cpuMs. */
+  readonly cpuShare: CpuShare;
+  readonly cpuLimitEnds: Map<string, number[]>;
+  readonly onCpuMove: ((notice: CpuMoveNotice) => void) | undefined;
   readonly supervisor: NodeJS.Timeout;
   closed: boolean;
 }
@@ -97,7 +109,7 @@ export function createFleet(
       onAbort,
       ...(onDeath === undefined ? {} : { onDeath }),
     });
-  const tiers = new WorkerTiers(settings.workers, makeSlot);
+  const tiers = new WorkerTiers(settings.workers, makeSlot, settings.cpuShare.priority);
   const slots = Array.from({ length: settings.workers }, (_, i) =>
     makeSlot(i, { markerPath: tiers.markerPath(i) }),
   );
@@ -110,6 +122,9 @@ export function createFleet(
     maxWorkersPerPlugin: settings.maxWorkersPerPlugin,
     onLog,
     onQuarantine: settings.onQuarantine,
+    cpuShare: settings.cpuShare,
+    cpuLimitEnds: new Map(),
+    onCpuMove: settings.onCpuMove,
     supervisor: startSupervisor(() => allSlots(fleet), settings),
     closed: false,
   };

@@ -9,11 +9,17 @@
 // (unless the current placement uses that worker); a quarantined namespace is taken out of the
 // aborted worker synchronously (so its restart does not reload it) and its calls wait for the
 // move (PluginPlacement.moving). Failures of background loads and unloads are reported to onLog.
+// A CPU move (cpuLimitEnded) takes a namespace whose calls in the shared workers keep being ended
+// by their CPU limit into a low-priority worker of its own; unlike a quarantine its shared worker
+// lives on: the version leaves its placement's holders at once (new calls wait for the move, so
+// none of them enters a shared worker again), and is unloaded from the shared workers once the
+// move is done and its calls still running there have ended; no spread starts while a move
+// runs, and a spread that ends after a move into the plugin's own worker is taken back out.
 import type { SandboxPlugin } from "../types.ts";
 import { assertOpen, type WorkerFleet } from "./worker-fleet.ts";
-import { PluginPlacement } from "./worker-placement.ts";
+import { type HolderStats, PluginPlacement } from "./worker-placement.ts";
 import type { WorkerAbort, WorkerSlot } from "./worker-slot.ts";
-import { namespaceOf } from "./worker-tiers.ts";
+import { type CpuShare, namespaceOf } from "./worker-tiers.ts";
 
 /** Sandbox.load in workers mode: a first load, a reload, or a move to another tier. */
 export async function loadPlugin(fleet: WorkerFleet, plugin: SandboxPlugin): Promise<void> {
@@ -55,7 +61,19 @@ export async function unloadPlugin(fleet: WorkerFleet, pluginKey: string): Promi
   if (!placed) return;
   const targets = [...placed.holders.keys(), ...placed.loading];
   await Promise.all(targets.map((s) => s.unload(pluginKey)));
-  await fleet.tiers.releaseIfEmpty(namespaceOf(pluginKey));
+  await releaseIfUnused(fleet, namespaceOf(pluginKey));
+}
+
+/**
+ * Closes the namespace's own worker once no version of it is loaded, loading or moving there: a
+ * version whose first load or move into it is still running (not yet in the slot's plugins) keeps it.
+ */
+async function releaseIfUnused(fleet: WorkerFleet, namespace: string): Promise<void> {
+  for (const [key, slot] of fleet.reserved)
+    if (namespaceOf(key) === namespace && fleet.tiers.isOwn(slot)) return;
+  for (const [key, placed] of fleet.placements)
+    if (namespaceOf(key) === namespace && (placed.dedicated || placed.moving !== null)) return;
+  await fleet.tiers.releaseIfEmpty(namespace);
 }
 
 /** The shared worker hosting (or about to host) the fewest plugin versions. */
@@ -68,6 +86,7 @@ function fewestPlugins({ slots, placements, reserved }: WorkerFleet): WorkerSlot
 
 /** Loads `placed` into one more worker in the background when all its holders are busy. */
 export function spread(fleet: WorkerFleet, placed: PluginPlacement): void {
+  if (placed.moving !== null) return; // its workers are about to change
   const slot = placed.spreadTarget(fleet.slots, fleet.maxWorkersPerPlugin);
   if (!slot) return;
   const { placements, onLog } = fleet;
@@ -76,7 +95,7 @@ export function spread(fleet: WorkerFleet, placed: PluginPlacement): void {
   slot.load(plugin).then(
     () => {
       placed.loading.delete(slot);
-      if (placements.get(plugin.key) === placed && placed.plugin === plugin) {
+      if (placements.get(plugin.key) === placed && placed.plugin === plugin && !placed.dedicated) {
         placed.holders.set(slot, { inFlight: 0, served: 0 });
         return;
       }
@@ -93,27 +112,43 @@ export function spread(fleet: WorkerFleet, placed: PluginPlacement): void {
   );
 }
 
+/** Resolves once no call of the version is in flight on a worker it is leaving (HolderStats.onIdle). */
+function whenIdle(stats: HolderStats | undefined): Promise<void> {
+  if (stats === undefined || stats.inFlight === 0) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    stats.onIdle = resolve;
+  });
+}
+
 /** Moves a loaded version into its own worker (own) or back to a shared one; calls wait for it. */
 function move(
   fleet: WorkerFleet,
   placed: PluginPlacement,
   plugin: SandboxPlugin,
   own: boolean,
+  leaving: Array<[WorkerSlot, HolderStats]> = [],
 ): Promise<void> {
   const { tiers, onLog } = fleet;
   const namespace = namespaceOf(plugin.key);
   const target = own ? tiers.slotFor(namespace) : fewestPlugins(fleet);
   const moving = target.load(plugin).then(
     () => {
-      const old = [...placed.holders.keys(), ...placed.loading].filter((s) => s !== target);
+      const old: Array<[WorkerSlot, HolderStats | undefined]> = [
+        ...leaving,
+        ...[...placed.holders].filter(([s]) => s !== target),
+        ...[...placed.loading]
+          .filter((s) => s !== target)
+          .map((s): [WorkerSlot, undefined] => [s, undefined]),
+      ];
       placed.holders.clear();
       placed.holders.set(target, { inFlight: 0, served: 0 });
       placed.dedicated = own;
       placed.update(plugin);
-      for (const slot of old)
-        slot
-          .unload(plugin.key)
-          .then(() => (tiers.isOwn(slot) ? tiers.releaseIfEmpty(namespace) : undefined))
+      // a call still running in an old worker finishes there: the copy leaves once it is idle
+      for (const [slot, stats] of old)
+        whenIdle(stats)
+          .then(() => (placed.involves(slot) ? undefined : slot.unload(plugin.key)))
+          .then(() => (tiers.isOwn(slot) ? releaseIfUnused(fleet, namespace) : undefined))
           .catch((error: { code?: string }) =>
             // the move itself succeeded; WORKER_CRASHED: this worker died meanwhile (its copy went
             // with it: unload took the key out of slot.plugins first, so the restart skips it)
@@ -163,4 +198,55 @@ export function quarantine(fleet: WorkerFleet, slot: WorkerSlot, abort: WorkerAb
     `[worker ${slot.index}] ${what} running ${abort.culprit}; ${namespace} now runs in a worker of its own`,
   );
   fleet.onQuarantine?.({ pluginKey: abort.culprit, namespace, worker: slot.index, signal: abort.signal });
+}
+
+/** The CPU-limit ends of a namespace still within the rule's window, with one more at `now`. */
+function countEnd(ends: number[] | undefined, now: number, { windowMs }: CpuShare): number[] {
+  const kept = (ends ?? []).filter((t) => now - t < windowMs);
+  kept.push(now);
+  return kept;
+}
+
+/**
+ * A call of `pluginKey` in the shared worker `slot` was ended by its CPU limit. Once its namespace
+ * has had `cpuShare.moveAfter` such ends within `windowMs`, it leaves the shared workers for a
+ * worker of its own at the lower priority (worker-tiers.ts), and `onCpuMove` tells the host. A
+ * namespace already in a worker of its own (its tier, a quarantine, an earlier move) is not counted.
+ */
+export function cpuLimitEnded(fleet: WorkerFleet, slot: WorkerSlot, pluginKey: string): void {
+  const { tiers, cpuShare, cpuLimitEnds, onLog } = fleet;
+  if (cpuShare.moveAfter === 0 || fleet.closed || tiers.isOwn(slot)) return;
+  const namespace = namespaceOf(pluginKey);
+  if (tiers.cpuMoved.has(namespace) || tiers.quarantined.has(namespace)) return;
+  const ends = countEnd(cpuLimitEnds.get(namespace), Date.now(), cpuShare);
+  if (ends.length < cpuShare.moveAfter) {
+    cpuLimitEnds.set(namespace, ends);
+    return;
+  }
+  cpuLimitEnds.delete(namespace);
+  tiers.cpuMoved.add(namespace);
+  for (const [key, placed] of fleet.placements) {
+    if (namespaceOf(key) !== namespace || placed.dedicated) continue;
+    // its new calls wait for the move (PluginPlacement.moving), as a quarantine's do: no more of
+    // them enters a shared worker; its calls still running there finish there (move)
+    const leaving = [...placed.holders];
+    placed.holders.clear();
+    move(fleet, placed, placed.plugin, true, leaving).catch(() => {
+      // reported by move; the shared copies serve again
+      if (placed.holders.size === 0) for (const [slot, stats] of leaving) placed.holders.set(slot, stats);
+    });
+  }
+  const { windowMs, priority } = cpuShare;
+  onLog(
+    `[worker ${slot.index}] ${pluginKey}'s calls were ended by their CPU limit ${ends.length} time(s); ` +
+      `${namespace} now runs in a worker of its own${priority === null ? "" : ` at priority ${priority}`}`,
+  );
+  fleet.onCpuMove?.({
+    pluginKey,
+    namespace,
+    worker: slot.index,
+    cpuLimitEnds: ends.length,
+    windowMs,
+    priority,
+  });
 }

@@ -19,6 +19,8 @@ export interface HolderStats {
   inFlight: number;
   /** Calls of this plugin the worker has been sent since it was loaded there. */
   served: number;
+  /** Told when `inFlight` falls to 0 (a move waits for it before it unloads the version there). */
+  onIdle?: () => void;
 }
 
 export class PluginPlacement {

@@ -12,11 +12,14 @@
 // Every other death is reported too (`onDeath`, for the audit): which plugin was running and the
 // cause — an abort, an out-of-memory (V8's fatal heap message on the child's stderr), a kill by
 // the host's supervisor, a kill from outside (the system's OOM killer), an exit.
+// A lowered worker (`lower`: a CPU move, worker-tiers.ts) runs at that OS priority, set on its
+// child at once and on every restart.
 // Invariants: the child gets `--no-node-snapshot` and no environment of the host's (no secrets, no
 // store URL: only the compile cache's directory, sdk/src/compile-cache.ts); a bridge request from
 // the child is served only for a call this host sent to this child, with that call's token and
 // BridgeDispatch.
 import { type ChildProcess, spawn } from "node:child_process";
+import { setPriority } from "node:os";
 import { createInterface } from "node:readline";
 import type { Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
@@ -158,6 +161,8 @@ export class WorkerSlot {
   #unresponsive = false;
   /** When the last wake was sent (performance.now()). */
   #wokenAt = Number.NEGATIVE_INFINITY;
+  /** The OS priority (niceness) its children run at (`lower`), or null: the host's. */
+  #priority: number | null = null;
 
   constructor(
     index: number,
@@ -185,9 +190,30 @@ export class WorkerSlot {
     return this.#calls.size;
   }
 
+  /** The OS priority (niceness) set on its children, or null when it was never lowered. */
+  get priority(): number | null {
+    return this.#priority;
+  }
+
+  /** Runs this worker's children at OS priority `niceness` (now, and after every restart). */
+  lower(niceness: number): void {
+    this.#priority = niceness;
+    this.#applyPriority(this.#child);
+  }
+
+  #applyPriority(child: ChildProcess | null): void {
+    if (this.#priority === null || child?.pid === undefined) return;
+    try {
+      setPriority(child.pid, this.#priority);
+    } catch (error) {
+      this.#onLog(`[worker ${this.index}] setting priority ${this.#priority} failed: ${String(error)}`);
+    }
+  }
+
   #start(): void {
     const child = spawnWorker(this.#engineOptions, this.#hooks.markerPath);
     this.#child = child;
+    this.#applyPriority(child);
     const stream = child.stdio[CHANNEL_FD] as Duplex;
     // the socket pair's descriptor (net.Socket keeps it on its handle): read only by readSync
     const fd = (stream as { _handle?: { fd?: unknown } })._handle?.fd;

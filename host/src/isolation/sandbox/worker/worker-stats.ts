@@ -1,6 +1,7 @@
 // What the workers sandbox reports about itself: the Sandbox's stats (workers, loaded versions,
 // calls in flight, restarts), the workers' process ids (operators' tooling, the crash tests), and
-// where one plugin version is loaded (its workers, their load, its queue, whether quarantined).
+// where one plugin version is loaded (its workers, their load and OS priority, its queue, whether
+// quarantined or moved for CPU).
 // Invariants: read-only over the fleet (worker-fleet.ts): nothing here starts, stops or moves a
 // worker or a plugin; counts include the tiers' own workers as well as the shared ones; a
 // plugin's workers are listed by index, which is stable across restarts.
@@ -13,8 +14,10 @@ export interface PluginWorkerInfo {
   /** The worker's index (stable across restarts) and current process id. */
   index: number;
   pid: number | undefined;
-  /** A worker of the plugin's own (its tier, or a quarantine), not a shared one. */
+  /** A worker of the plugin's own (its tier, a quarantine or a CPU move), not a shared one. */
   dedicated: boolean;
+  /** The OS priority (niceness) the worker was lowered to (a CPU move), or null: the host's. */
+  priority: number | null;
   /** Calls of the plugin in flight there, and calls of it sent there since it was loaded there. */
   inFlight: number;
   served: number;
@@ -25,6 +28,8 @@ export interface PluginWorkers {
   workers: PluginWorkerInfo[];
   queued: number;
   quarantined: boolean;
+  /** Moved into a worker of its own by the CPU-share rule. */
+  cpuMoved: boolean;
 }
 
 export function fleetStats(fleet: WorkerFleet): SandboxStats {
@@ -50,8 +55,15 @@ export function pluginWorkers(fleet: WorkerFleet, pluginKey: string): PluginWork
     index: s.index,
     pid: s.pid,
     dedicated: placed.dedicated,
-    ...h,
+    priority: s.priority,
+    inFlight: h.inFlight,
+    served: h.served,
   }));
-  const quarantined = fleet.tiers.quarantined.has(namespaceOf(pluginKey));
-  return { workers: infos.sort((a, b) => a.index - b.index), queued: placed.queue.waiting, quarantined };
+  const namespace = namespaceOf(pluginKey);
+  return {
+    workers: infos.sort((a, b) => a.index - b.index),
+    queued: placed.queue.waiting,
+    quarantined: fleet.tiers.quarantined.has(namespace),
+    cpuMoved: fleet.tiers.cpuMoved.has(namespace),
+  };
 }

@@ -12,7 +12,10 @@
 // Trust tiers (worker-tiers.ts): a plugin with `ownWorker` is placed in a worker of its own; a
 // plugin whose isolate aborted a shared worker (V8 abort, attributed by worker-slot.ts) is taken
 // out of it before the restart and moved into its own worker (`onQuarantine` tells the host),
-// so its later crashes fail only its own calls.
+// so its later crashes fail only its own calls. A plugin whose calls in the shared workers are
+// ended by their CPU limit (`cpuShare`: the first such end by default) is moved into a worker of
+// its own at a lower OS priority (`onCpuMove` tells the host): a CPU burner then holds no
+// other plugin's call behind its synchronous entry, and gets the CPU only after the shared workers.
 // This file checks the options and assembles the pieces, which share one WorkerFleet context:
 // worker-fleet.ts (the workers, their supervisor, close), worker-loads.ts (load, unload, spread,
 // quarantine), worker-calls.ts (call dispatch, the hot path), worker-stats.ts (reporting).
@@ -24,7 +27,7 @@ import { closeFleet, createFleet, type FleetSettings, type WorkerDeathNotice } f
 import { loadPlugin, quarantine, unloadPlugin } from "./worker-loads.ts";
 import type { WorkerEngineOptions } from "./worker-protocol.ts";
 import { fleetStats, type PluginWorkerInfo, pluginWorkers, workerPids } from "./worker-stats.ts";
-import type { QuarantineNotice } from "./worker-tiers.ts";
+import type { CpuMoveNotice, CpuShare, QuarantineNotice } from "./worker-tiers.ts";
 
 export type { PluginWorkerInfo };
 
@@ -45,6 +48,14 @@ export interface WorkerSandboxOptions extends WorkerEngineOptions {
   onQuarantine?: (notice: QuarantineNotice) => void;
   /** A worker died while the sandbox was open (any cause), with the plugin it was running. */
   onWorkerDeath?: (notice: WorkerDeathNotice) => void;
+  /**
+   * The CPU-share rule: after `moveAfter` CPU-limit ends of a plugin's calls in the shared workers
+   * within `windowMs`, it runs in a worker of its own at OS priority `priority` (niceness; null:
+   * not lowered). Default `{moveAfter: 1, windowMs: 60000, priority: 10}`; moveAfter 0: never.
+   */
+  cpuShare?: Partial<CpuShare>;
+  /** A plugin was moved into a worker of its own by the CPU-share rule. */
+  onCpuMove?: (notice: CpuMoveNotice) => void;
 }
 
 export interface WorkerSandbox extends Sandbox {
@@ -53,13 +64,31 @@ export interface WorkerSandbox extends Sandbox {
   /** The workers a plugin version is loaded in, and its calls waiting for its concurrency limit. */
   pluginWorkers(
     pluginKey: string,
-  ): { workers: PluginWorkerInfo[]; queued: number; quarantined: boolean } | undefined;
+  ): { workers: PluginWorkerInfo[]; queued: number; quarantined: boolean; cpuMoved: boolean } | undefined;
 }
 
 function positive(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1)
     throw sandboxError("AIRLOCK_SANDBOX_OPTIONS_INVALID", `${name} must be a positive integer`);
   return value;
+}
+
+function nonNegative(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw sandboxError("AIRLOCK_SANDBOX_OPTIONS_INVALID", `${name} must be a non-negative integer`);
+  return value;
+}
+
+/** The CPU-share rule checked and with its defaults. */
+function resolveCpuShare(options: Partial<CpuShare> = {}): CpuShare {
+  const priority = options.priority === undefined ? 10 : options.priority;
+  if (priority !== null && (!Number.isSafeInteger(priority) || priority < -20 || priority > 19))
+    throw sandboxError("AIRLOCK_SANDBOX_OPTIONS_INVALID", "cpuShare.priority must be an integer in -20..19");
+  return {
+    moveAfter: nonNegative("cpuShare.moveAfter", options.moveAfter ?? 1),
+    windowMs: positive("cpuShare.windowMs", options.windowMs ?? 60_000),
+    priority,
+  };
 }
 
 /** The options checked (a bad count throws before any worker starts) and with their defaults. */
@@ -87,6 +116,8 @@ function resolveSettings(options: WorkerSandboxOptions): FleetSettings {
     onLog: options.onLog ?? ((line: string) => process.stderr.write(`${line}\n`)),
     onQuarantine: options.onQuarantine,
     onWorkerDeath: options.onWorkerDeath,
+    cpuShare: resolveCpuShare(options.cpuShare),
+    onCpuMove: options.onCpuMove,
   };
 }
 

@@ -52,9 +52,11 @@ Example:
 
 function workerNote(p: InstalledPluginView): string {
   if (p.worker?.tier !== "own") return "";
-  return p.worker.reason === "quarantine"
-    ? `  QUARANTINED: own worker since ${p.worker.since} (its isolate aborted a shared worker; \`airlock plugins worker ${p.namespace} shared\` to undo)`
-    : "  own worker";
+  if (p.worker.reason === "quarantine")
+    return `  QUARANTINED: own worker since ${p.worker.since} (its isolate aborted a shared worker; \`airlock plugins worker ${p.namespace} shared\` to undo)`;
+  if (p.worker.reason === "cpu_limit")
+    return `  own low-priority worker since ${p.worker.since} (its calls were ended by their CPU limit; until the host restarts, or \`airlock plugins worker ${p.namespace} shared\`)`;
+  return "  own worker";
 }
 
 const workerCommand: CliCommand = {
@@ -66,7 +68,9 @@ Trust tiers of the workers sandbox. \`own\`: the plugin's versions run in a work
 of their own, so a crash of its isolate (a V8 abort) fails only its own calls. \`shared\`:
 back in the pool of shared workers (the default); this also ends a quarantine — a plugin
 whose isolate aborted a shared worker is moved into its own worker automatically, and
-\`airlock plugins list\` shows it as QUARANTINED. Stored; loaded versions move at once.
+\`airlock plugins list\` shows it as QUARANTINED — and a CPU move: a plugin whose calls
+its CPU limit ended runs in a low-priority worker of its own until the host restarts
+(docs/sandbox.md, CPU share). Stored; loaded versions move at once.
 Without effect in the in-process sandbox.
 
 Options:
