@@ -1,8 +1,10 @@
 // docs/oauth.md's operator commands, run exactly as printed (every `sh` block, line by line,
 // comments dropped) through the real `airlock` dispatcher on a data dir that holds what the doc
 // assumes: an agent `support-bot` and a plugin `gh-tools` declaring the doc's `github` provider
-// (installed from a tarball), $OPENAI_API_KEY and $AIRLOCK_PUBLIC_URL set. Each command must
-// exit 0; the doc and this test cannot drift apart.
+// (installed from a tarball), $OPENAI_API_KEY and $AIRLOCK_PUBLIC_URL set, and, before the
+// disconnect line, the github connection it removes, stored as a finished OAuth flow leaves it
+// (the flow itself is proven in oauth-broker.test.ts; disconnecting nothing is an error). Each
+// command must exit 0; the doc and this test cannot drift apart.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -10,6 +12,7 @@ import { join, resolve } from "node:path";
 import { buildPlugin } from "@airlock/sdk/build";
 import { samplePluginTarball } from "@airlock/sdk/package";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openStore } from "../../host/src/state/store/index.ts";
 import { COMMANDS } from "../../host/src/surfaces/cli/commands/index.ts";
 import { runCli } from "../../host/src/surfaces/cli/main.ts";
 import { withHost } from "../../host/src/surfaces/cli/open-host.ts";
@@ -77,6 +80,25 @@ describe("docs/oauth.md's plugin example", () => {
   }, 60_000);
 });
 
+/** The connection a finished flow leaves for support-bot and github (the provider has no revocation endpoint). */
+async function storeConnection(): Promise<void> {
+  const store = await openStore({ kind: "sqlite", dataDir: join(dir, "data") });
+  try {
+    await store.putOAuthToken({
+      agent: "support-bot",
+      subject: "",
+      provider: "github",
+      plugin: "gh-tools",
+      ciphertext: "av1.not-read-without-a-revocation-endpoint",
+      scopes: ["read:user"],
+      expiresAt: null,
+      updatedAt: new Date().toISOString(),
+    });
+  } finally {
+    await store.close();
+  }
+}
+
 describe("docs/oauth.md commands", () => {
   it("has the commands this test runs", () => {
     expect(lines.length).toBeGreaterThanOrEqual(7);
@@ -95,6 +117,7 @@ describe("docs/oauth.md commands", () => {
       cwd: dir,
     };
     for (const line of lines) {
+      if (line.startsWith("airlock oauth disconnect support-bot github")) await storeConnection();
       const code = await runCli(line.split(/\s+/).slice(1), io, COMMANDS);
       expect(code, `${line}\n${err.join("")}`).toBe(0);
     }
