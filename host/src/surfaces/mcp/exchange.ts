@@ -5,14 +5,15 @@
 // SDK's ServerContext (every request an SDK server instance serves), and the 2026-07-28 fast
 // lane's own (era-2026/fast-lane.ts), which answers tools/call and tools/list without one.
 // Invariants: an exchange belongs to one request; everything it sends is related to that request.
-import type {
-  ClientCapabilities,
-  LoggingLevel,
-  RequestId,
-  Server,
-  ServerContext,
-  ServerNotification,
-  ElicitResult as WireElicitResult,
+import {
+  type ClientCapabilities,
+  type LoggingLevel,
+  ProtocolError,
+  type RequestId,
+  type Server,
+  type ServerContext,
+  type ServerNotification,
+  type ElicitResult as WireElicitResult,
 } from "@modelcontextprotocol/server";
 
 export type ElicitParams = Parameters<ServerContext["mcpReq"]["elicitInput"]>[0];
@@ -58,4 +59,21 @@ export function sdkExchange(server: Server, ctx: ServerContext): McpExchange {
     elicitationComplete: (elicitationId) =>
       server.createElicitationCompletionNotifier(elicitationId, { relatedRequestId: req.id })(),
   };
+}
+
+/** A JSON object (not an array, not null): what a lane reads a request's parts as. */
+export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+/**
+ * The JSON-RPC `error` the SDK answers for a handler's throw: its integer code (-32603 when it has
+ * none; the SDK's encodeErrorCode sends -32002 as invalid params), message and a ProtocolError's
+ * data. Both fast lanes answer throws with it, as an instance would.
+ */
+export function errorOfThrown(error: unknown): { code: number; message: string; data?: unknown } {
+  const thrown = (error as { code?: unknown }).code;
+  const code = Number.isSafeInteger(thrown) ? (thrown as number) : -32603;
+  const data = error instanceof ProtocolError ? error.data : undefined;
+  const message = error instanceof Error ? error.message : "Internal error";
+  return { code: code === -32002 ? -32602 : code, message, ...(data === undefined ? {} : { data }) };
 }

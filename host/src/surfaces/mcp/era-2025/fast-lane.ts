@@ -10,13 +10,10 @@
 // in test/e2e compares the two); a `notifications/cancelled` for it aborts its signal; tools/list
 // and everything else go to an instance (a listing may need the revision's output-schema wrap).
 import { type JSONRPCMessage, ProtocolError, specTypeSchemas } from "@modelcontextprotocol/server";
-import type { McpExchange } from "../exchange.ts";
+import { errorOfThrown, isPlainObject, type McpExchange } from "../exchange.ts";
 import { answerToolsCall, type CallUnit } from "../tools-call.ts";
 import type { ExchangeTransport } from "./exchange-transport.ts";
 import type { Claims } from "./session.ts";
-
-const plain = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === "object" && !Array.isArray(value);
 
 export interface LegacyLaneCall {
   id: string | number;
@@ -25,10 +22,11 @@ export interface LegacyLaneCall {
 
 /** The call when the lane serves it as an instance would, else undefined (an instance answers). */
 export function legacyLaneCall(message: unknown, claims: Claims): LegacyLaneCall | undefined {
-  if (!plain(message) || message.jsonrpc !== "2.0" || message.method !== "tools/call") return undefined;
+  if (!isPlainObject(message) || message.jsonrpc !== "2.0" || message.method !== "tools/call")
+    return undefined;
   const { id, params } = message;
   if (typeof id !== "string" && !Number.isSafeInteger(id)) return undefined;
-  if (!plain(params) || "task" in params) return undefined;
+  if (!isPlainObject(params) || "task" in params) return undefined;
   // A client that answers elicitations may be asked one (approvals, ctx.elicit, pages).
   if (claims.e !== undefined && (claims.e.f || claims.e.u)) return undefined;
   const checked = specTypeSchemas.CallToolRequest["~standard"].validate(message);
@@ -51,15 +49,7 @@ export function answerInLegacyLane(unit: CallUnit, call: LegacyLaneCall, transpo
     transport.send({ jsonrpc: "2.0", id: call.id, ...message } as JSONRPCMessage).catch(() => undefined);
   answerToolsCall(unit, call.params as never, legacyExchange(call, transport, controller.signal)).then(
     (result) => reply({ result }),
-    (error: unknown) => {
-      const thrown = (error as { code?: unknown }).code;
-      const code = Number.isSafeInteger(thrown) ? (thrown as number) : -32603;
-      const data = error instanceof ProtocolError ? error.data : undefined;
-      const message = error instanceof Error ? error.message : "Internal error";
-      return reply({
-        error: { code: code === -32002 ? -32602 : code, message, ...(data === undefined ? {} : { data }) },
-      });
-    },
+    (error: unknown) => reply({ error: errorOfThrown(error) }),
   );
 }
 

@@ -21,7 +21,7 @@ import {
   SERVER_INFO_META_KEY,
   specTypeSchemas,
 } from "@modelcontextprotocol/server";
-import type { McpExchange } from "../exchange.ts";
+import { errorOfThrown, isPlainObject, type McpExchange } from "../exchange.ts";
 import { listTools } from "../serving.ts";
 import { answerToolsCall, type CallUnit } from "../tools-call.ts";
 
@@ -50,27 +50,24 @@ export interface LaneRequest {
   envelope: Record<string, unknown>;
 }
 
-const plain = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === "object" && !Array.isArray(value);
-
 /** The request when the lane serves it as the SDK would, else undefined (the SDK path answers). */
 export function laneRequest(headers: LaneHeaders, body: unknown): LaneRequest | undefined {
-  if (!plain(body) || body.jsonrpc !== "2.0") return undefined;
+  if (!isPlainObject(body) || body.jsonrpc !== "2.0") return undefined;
   const { id, method, params } = body;
   if (method !== "tools/call" && method !== "tools/list") return undefined;
   if (typeof id !== "string" && !Number.isSafeInteger(id)) return undefined;
-  if (headers.protocolVersion !== REVISION || headers.mcpMethod !== method || !plain(params))
+  if (headers.protocolVersion !== REVISION || headers.mcpMethod !== method || !isPlainObject(params))
     return undefined;
   if (method === "tools/call" && headers.mcpName !== params.name) return undefined;
   const meta = params._meta;
   if (
-    !plain(meta) ||
+    !isPlainObject(meta) ||
     meta[PROTOCOL_VERSION_META_KEY] !== REVISION ||
-    !plain(meta[CLIENT_CAPABILITIES_META_KEY])
+    !isPlainObject(meta[CLIENT_CAPABILITIES_META_KEY])
   )
     return undefined;
   const clientInfo = meta[CLIENT_INFO_META_KEY];
-  if (clientInfo !== undefined && !plain(clientInfo)) return undefined;
+  if (clientInfo !== undefined && !isPlainObject(clientInfo)) return undefined;
   if (LOG_LEVEL_META_KEY in meta || "progressToken" in meta) return undefined;
   for (const key of INSTANCE_PARAMS) if (key in params) return undefined;
   // The SDK's own schema for the method (the one its handler validates with).
@@ -103,16 +100,7 @@ export async function answerInLane(
             unknown
           >);
   } catch (error) {
-    // As the SDK answers a handler's throw (its encodeErrorCode: -32002 is invalid params).
-    const thrown = (error as { code?: unknown }).code;
-    const code = Number.isSafeInteger(thrown) ? (thrown as number) : -32603;
-    const data = error instanceof ProtocolError ? error.data : undefined;
-    const message = error instanceof Error ? error.message : "Internal error";
-    return json({
-      jsonrpc: "2.0",
-      id: request.id,
-      error: { code: code === -32002 ? -32602 : code, message, ...(data === undefined ? {} : { data }) },
-    });
+    return json({ jsonrpc: "2.0", id: request.id, error: errorOfThrown(error) });
   }
   return json({
     result: encodeResult(request.method, result, serverInfo),
@@ -145,7 +133,7 @@ export function encodeResult(
   let encoded = result;
   if (method === "tools/list" && Array.isArray(result.tools)) {
     const tools = (result.tools as unknown[]).map((tool) => {
-      if (!plain(tool) || !("execution" in tool)) return tool;
+      if (!isPlainObject(tool) || !("execution" in tool)) return tool;
       const { execution: _dropped, ...rest } = tool;
       return rest;
     });
@@ -160,7 +148,7 @@ export function encodeResult(
   }
   const meta = encoded._meta;
   if (meta === undefined) return { ...encoded, _meta: { [SERVER_INFO_META_KEY]: serverInfo } };
-  if (!plain(meta) || meta[SERVER_INFO_META_KEY] !== undefined) return encoded;
+  if (!isPlainObject(meta) || meta[SERVER_INFO_META_KEY] !== undefined) return encoded;
   return { ...encoded, _meta: { ...meta, [SERVER_INFO_META_KEY]: serverInfo } };
 }
 

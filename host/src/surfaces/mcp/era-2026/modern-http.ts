@@ -68,10 +68,9 @@ export class ModernMcpHttp implements EraHttp {
     return this.#inLane(request, body, caller, fast, lane);
   }
 
-  async handle(request: Request, body: unknown, caller: HttpCaller, lane?: LaneInput): Promise<Response> {
+  /** Everything the fast lane does not take (http.ts asked `inLane` first). */
+  async handle(request: Request, body: unknown, caller: HttpCaller): Promise<Response> {
     const { agent, token } = caller;
-    const fast = lane === undefined ? undefined : this.inLane(request, body, caller, lane);
-    if (fast !== undefined) return fast;
     this.answered.sdk++;
     const taskAnswer = await answerModernTaskRequest(this.#host, agent, body);
     if (taskAnswer !== undefined) return Response.json(taskAnswer);
