@@ -160,9 +160,10 @@ export interface AirlockHost {
   readonly snippets: HostSnippets;
   startRun(options: RunOptions): Promise<Run>;
   /**
-   * A hint from a front door that knows a call is coming (the tool named in a request still being
-   * authenticated and parsed): the host may get that tool's sandbox ready (a sleeping worker is
-   * woken). Changes nothing else; an unknown tool is ignored.
+   * A hint from a front door that knows a call is coming (the MCP tools/call handler, once it has
+   * found the tool, before the call's pipeline runs): the host may get that tool's sandbox ready (a
+   * sleeping worker is woken, when HostOptions.sandbox.wakeSpinMs is set). Changes nothing else; an
+   * unknown tool is ignored.
    */
   expectCall(agent: string, toolId: string, conversationId: string): void;
   /** One-shot: starts a run for the agent and calls one tool in it. */

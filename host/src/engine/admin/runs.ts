@@ -64,6 +64,7 @@ export function createRunOps(parts: RunParts): RunOps {
     return run.call(toolName, input, call);
   };
   const expectCall: AirlockHost["expectCall"] = (agent, toolId, conversationId) => {
+    if (deps.sandbox.expect === undefined) return; // the early wake is off (wakeSpinMs 0)
     const entry = catalogue.get(toolId);
     if (entry === undefined || entry.executor !== "sandbox") return;
     deps.sandbox.expect?.(pluginKey(entry.plugin), agent, conversationId);

@@ -10,7 +10,7 @@
 // (RFC 9728) is named by the 401's WWW-Authenticate header, except when the request sent a
 // static bearer token that is not ours (then it is invalid_token only: challengeOf).
 import { IncomingMessage, ServerResponse } from "node:http";
-import { AirlockError, parseWireName } from "@airlock/sdk";
+import { AirlockError } from "@airlock/sdk";
 import { classifyInboundRequest } from "@modelcontextprotocol/server";
 import type { Context, Hono } from "hono";
 import type { AirlockHost } from "../../contracts/host.ts";
@@ -89,7 +89,6 @@ export class McpHttpEndpoint {
       body = read.body;
       const refused = oneMessageRefusal(body);
       if (refused !== null) return refused;
-      expectToolCall(this.#host, agent, body);
     }
     const headers = standardHeaders(c, node);
     const lane = {
@@ -178,17 +177,6 @@ function standardHeaders(c: Context, node: { incoming: IncomingMessage } | undef
     mcpMethod: header("mcp-method"),
     mcpName: header("mcp-name"),
   };
-}
-
-/**
- * A tools/call's tool, told to the host as soon as the body is read: its worker wakes while the
- * request is still being routed (Sandbox.expect; the call itself says so again, which is cheap).
- */
-function expectToolCall(host: AirlockHost, agent: string, body: unknown): void {
-  const message = body as { method?: unknown; params?: { name?: unknown } } | null;
-  if (message?.method !== "tools/call" || typeof message.params?.name !== "string") return;
-  const wire = parseWireName(message.params.name);
-  if (wire !== undefined) host.expectCall(agent, `${wire.namespace}:${wire.tool}`, "");
 }
 
 /** A signal that aborts when the client closes the connection before its answer is written. */
