@@ -38,6 +38,33 @@ interface Sent {
   json: Record<string, unknown>;
 }
 
+/**
+ * One raw POST to the agent's endpoint with the agent's token: its status, content type and
+ * headers, and the JSON it carried (each SSE event's data, in order, when the answer streamed).
+ */
+async function raw(server: AdminServer, headers: Record<string, string>, message: Record<string, unknown>) {
+  const response = await fetch(server.mcpUrl(f.agent), {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${f.agentToken}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...headers,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", ...message }),
+  });
+  const type = response.headers.get("content-type");
+  const text = await response.text();
+  const events = type?.startsWith("text/event-stream")
+    ? text
+        .split("\n")
+        .filter((line) => line.startsWith("data: "))
+        .map((line) => JSON.parse(line.slice(6)) as unknown)
+    : [JSON.parse(text) as unknown];
+  return { status: response.status, type, headers: response.headers, events };
+}
+
+/** A 2026-07-28 request; an answer that streams (a progress token) is read as its last event. */
 async function post(
   server: AdminServer,
   method: string,
@@ -45,30 +72,16 @@ async function post(
   headers: Record<string, string> = {},
 ): Promise<Sent> {
   const name = typeof params.name === "string" ? { "mcp-name": params.name } : {};
-  const response = await fetch(server.mcpUrl(f.agent), {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${f.agentToken}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": method,
-      ...name,
-      ...headers,
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 7, method, params }),
-  });
-  const type = response.headers.get("content-type");
-  const text = await response.text();
-  // An SDK answer that streams (a progress token) is SSE: its last data line is the response.
-  const data = type?.startsWith("text/event-stream")
-    ? (text
-        .split("\n")
-        .filter((line) => line.startsWith("data: "))
-        .at(-1)
-        ?.slice(6) ?? "{}")
-    : text;
-  return { status: response.status, type, json: JSON.parse(data) as Record<string, unknown> };
+  const sent = await raw(
+    server,
+    { "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...name, ...headers },
+    { id: 7, method, params },
+  );
+  return {
+    status: sent.status,
+    type: sent.type,
+    json: (sent.events.at(-1) ?? {}) as Record<string, unknown>,
+  };
 }
 
 /** The answer with what differs per call blanked: ids, sealed state and tickets, the listener's port. */
@@ -183,46 +196,26 @@ describe("the 2026-07-28 fast lane answers as the SDK path does", () => {
 
 /** A 2025-11-25 session on `server`: its id, from a raw initialize declaring `capabilities`. */
 async function session(server: AdminServer, capabilities: Record<string, unknown> = {}): Promise<string> {
-  const response = await fetch(server.mcpUrl(f.agent), {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${f.agentToken}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
+  const sent = await raw(
+    server,
+    {},
+    {
       id: 0,
       method: "initialize",
       params: { protocolVersion: "2025-11-25", capabilities, clientInfo: { name: "raw", version: "1" } },
-    }),
-  });
-  await response.text();
-  return response.headers.get("mcp-session-id") ?? "";
+    },
+  );
+  return sent.headers.get("mcp-session-id") ?? "";
 }
 
 /** A 2025 POST on a session: the answer, and every SSE event's data when it streamed. */
 async function post2025(server: AdminServer, sessionId: string, message: Record<string, unknown>) {
-  const response = await fetch(server.mcpUrl(f.agent), {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${f.agentToken}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2025-11-25",
-      "mcp-session-id": sessionId,
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", ...message }),
-  });
-  const type = response.headers.get("content-type");
-  const text = await response.text();
-  const events = type?.startsWith("text/event-stream")
-    ? text
-        .split("\n")
-        .filter((line) => line.startsWith("data: "))
-        .map((line) => JSON.parse(line.slice(6)) as unknown)
-    : [JSON.parse(text) as unknown];
-  return { status: response.status, type, events };
+  const { status, type, events } = await raw(
+    server,
+    { "mcp-protocol-version": "2025-11-25", "mcp-session-id": sessionId },
+    message,
+  );
+  return { status, type, events };
 }
 
 describe("the 2025 fast lane answers a session's tools/call as an instance does", () => {
