@@ -40,8 +40,14 @@ describe.each(MODES)("tampered code cache files (%s)", (mode) => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function reloadAndExpectDiscarded(before: number): Promise<void> {
+  /**
+   * Unloads the plugin first, which waits for the cache the last call is warming to be written
+   * (plugin-runtime.ts), so `plant` overwrites a settled file and no late write replaces it.
+   */
+  async function plantAndExpectDiscarded(plant: () => void): Promise<void> {
     await h.sandbox.unload(cached.key).catch(() => undefined);
+    const before = h.logs.length;
+    plant();
     await h.sandbox.load(cached);
     await waitFor(() =>
       h.logs.slice(before).some((l) => l.includes("failed authentication and was discarded")),
@@ -64,16 +70,18 @@ describe.each(MODES)("tampered code cache files (%s)", (mode) => {
   });
 
   it("discards a cache whose bytes were flipped", async () => {
-    const file = Buffer.from(readFileSync(path));
-    file[file.length - 10] = (file[file.length - 10] as number) ^ 0xff;
-    writeFileSync(path, file);
-    await reloadAndExpectDiscarded(h.logs.length);
+    await plantAndExpectDiscarded(() => {
+      const file = Buffer.from(readFileSync(path));
+      file[file.length - 10] = (file[file.length - 10] as number) ^ 0xff;
+      writeFileSync(path, file);
+    });
   });
 
   it("discards a cache planted with a MAC under another key", async () => {
-    const good = readCodeCache(path, cached.manifest.bundle.integrity, KEY);
-    if (!("bytes" in good)) throw new Error("expected a verifying cache to start from");
-    writeCodeCache(path, cached.manifest.bundle.integrity, good.bytes, randomBytes(32));
-    await reloadAndExpectDiscarded(h.logs.length);
+    await plantAndExpectDiscarded(() => {
+      const good = readCodeCache(path, cached.manifest.bundle.integrity, KEY);
+      if (!("bytes" in good)) throw new Error("expected a verifying cache to start from");
+      writeCodeCache(path, cached.manifest.bundle.integrity, good.bytes, randomBytes(32));
+    });
   });
 });
