@@ -254,7 +254,8 @@ describe("run_code under attack (workers)", () => {
 
   it("caps a huge log at maxLogBytes and says it was cut", async () => {
     const outcome = await runCode(
-      "for (let i = 0; i < 100000; i++) console.log('x'.repeat(100), i);\nreturn 'ok';",
+      // 2 MB of log against a 1 KB cap, in well under cpuMs (100,000 lines took most of it)
+      "for (let i = 0; i < 20000; i++) console.log('x'.repeat(100), i);\nreturn 'ok';",
     );
     expect(outcome.errorCode).toBeUndefined();
     const out = outcome.result.structuredContent as { value: string; log: string; logTruncated: boolean };

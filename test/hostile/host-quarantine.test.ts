@@ -91,7 +91,11 @@ describe("a plugin that aborts its worker, through the host", { timeout: 120_000
     const crashed = await call("crasher__boom");
     expect(crashed.code).toBe("AIRLOCK_SANDBOX_WORKER_CRASHED");
     await expect.poll(() => quarantines.length, { timeout: 10_000 }).toBe(1);
-    const details = { pluginKey: "crasher@1.0.0", worker: 0, signal: "SIGABRT" };
+    // V8's abort (SIGABRT), or, when the abort's GC thrashing outlasts the supervisor's pings on a
+    // loaded machine, the supervisor's kill of the unresponsive worker (SIGKILL): both quarantine
+    const signal = quarantines[0]?.signal;
+    expect(["SIGABRT", "SIGKILL"]).toContain(signal);
+    const details = { pluginKey: "crasher@1.0.0", worker: 0, signal };
     expect(quarantines[0]).toEqual({ namespace: "crasher", ...details });
     expect(await workerOf("crasher")).toMatchObject({ tier: "own", reason: "quarantine", details });
     expect(await workerOf("kit")).toMatchObject({ tier: "shared" });
