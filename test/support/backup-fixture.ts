@@ -87,7 +87,7 @@ export async function populate(host: AirlockHost): Promise<Populated> {
     "keeper",
     "vault:remember",
     { id: "plan", content: documentContent },
-    { autoApprove: true },
+    { agent: "keeper", autoApprove: true },
   );
   if (wrote.result.isError === true)
     throw new Error(`vault:remember failed: ${JSON.stringify(wrote.result)}`);
