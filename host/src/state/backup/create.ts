@@ -84,7 +84,7 @@ function skipped(rel: string): boolean {
   if (name.startsWith(`.${MASTER_KEY_FILE}.`)) return true; // a key being generated
   if (!rel.includes("/")) return SKIP_TOP.has(rel);
   const [top, second] = rel.split("/");
-  return top === "plugins" && SKIP_PLUGINS.has(second as string) && rel.split("/").length >= 2;
+  return top === "plugins" && SKIP_PLUGINS.has(second as string); // installs in progress, lock files
 }
 
 function firstBytes(path: string): Buffer {
@@ -167,9 +167,9 @@ function stageDataDir(dataDir: string, staged: string): string[] {
   snapshotFile(join(dataDir, SQLITE_FILE), join(staged, SQLITE_FILE));
   const files = [SQLITE_FILE];
   if (existsSync(join(dataDir, AUDIT_FILE))) {
-    copyAuditJournals(dataDir, staged);
+    const journals = copyAuditJournals(dataDir, staged);
     snapshotFile(join(dataDir, AUDIT_FILE), join(staged, AUDIT_FILE));
-    foldAuditJournals(staged, join(staged, AUDIT_FILE));
+    foldAuditJournals(staged, join(staged, AUDIT_FILE), journals);
     files.push(AUDIT_FILE);
   } else {
     // an older store keeps its trail (and journal marks) in airlock.db: keep the journals as they are

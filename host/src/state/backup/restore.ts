@@ -81,6 +81,8 @@ interface Reading {
   /** The first refusal; later entries are drained unread. */
   failure: Error | null;
   first: boolean;
+  /** Files being written (closed at their entry's end, or after a failed read). */
+  open: Set<number>;
 }
 
 function unsafe(path: string, why: string): Error {
@@ -122,6 +124,7 @@ function writeData(entry: ReadEntry, rel: string, expected: ManifestFile, state:
   const target = join(state.dir, rel);
   mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
   const fd = openSync(target, "wx", 0o600);
+  state.open.add(fd);
   const hash: Hash = createHash("sha256");
   let size = 0;
   const mismatch = (why: string) =>
@@ -151,6 +154,7 @@ function writeData(entry: ReadEntry, rel: string, expected: ManifestFile, state:
         state.written.add(rel);
       }
     } finally {
+      state.open.delete(fd);
       closeSync(fd);
     }
   });
@@ -207,12 +211,14 @@ async function extractVerified(file: string, dir: string): Promise<BackupManifes
     written: new Set(),
     failure: null,
     first: true,
+    open: new Set(),
   };
   const parser = new Parser({ strict: true });
   parser.on("entry", (entry: ReadEntry) => onEntry(entry, state));
   try {
     await pipeline(createReadStream(file), parser);
   } catch (cause) {
+    for (const fd of state.open) closeSync(fd); // entries cut off by the failed read
     if (state.failure !== null) throw state.failure;
     const code = (cause as NodeJS.ErrnoException).code;
     const what =

@@ -8,6 +8,7 @@
 // would replay them on its next start.
 // Invariants: the source files are only read (never checkpointed, migrated or locked for writing);
 // the copies are plain rollback-journal files, owner-only.
+import { randomBytes } from "node:crypto";
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -76,41 +77,54 @@ export function integrityCheck(file: string): string {
 }
 
 /**
- * Copies the journal segments of `dataDir` (each under a name that marks it as being replayed by
- * this process, so the replay below takes it even while the host that wrote it runs). Call it
- * before snapshotting audit.db: a segment that disappears meanwhile was committed, so the later
- * snapshot holds it. Returns the folder of the copies.
+ * Copies the journal segments of `dataDir` into `stagingDir`, each journal under a new name of
+ * this process's, marked as being replayed by it: the replay below then takes every copy, even
+ * one whose writer still runs — another process, or this one (an embedder backing up its own
+ * open store). Call it before snapshotting audit.db: a segment that disappears meanwhile was
+ * committed, so the later snapshot holds it. Returns each journal's new name by its old one.
  */
-export function copyAuditJournals(dataDir: string, stagingDir: string): string {
+export function copyAuditJournals(dataDir: string, stagingDir: string): Map<string, string> {
   const to = join(stagingDir, JOURNAL_DIR);
   mkdirSync(to, { recursive: true, mode: 0o700 });
+  const names = new Map<string, string>();
   let files: string[];
   try {
     files = readdirSync(join(dataDir, JOURNAL_DIR));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return to;
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return names;
     throw error;
   }
   for (const file of files) {
-    const m = /^(\d+-[0-9a-f]+\.\d+\.jsonl)(?:\.replay-\d+)?$/.exec(file);
+    const m = /^(\d+-[0-9a-f]+)\.(\d+)\.jsonl(?:\.replay-\d+)?$/.exec(file);
     if (m === null) continue;
+    const old = m[1] as string;
+    const renamed = names.get(old) ?? `${process.pid}-${randomBytes(6).toString("hex")}`;
+    names.set(old, renamed);
     try {
-      copyFileSync(join(dataDir, JOURNAL_DIR, file), join(to, `${m[1]}.replay-${process.pid}`));
+      copyFileSync(
+        join(dataDir, JOURNAL_DIR, file),
+        join(to, `${renamed}.${m[2]}.jsonl.replay-${process.pid}`),
+      );
     } catch (error) {
       // committed and deleted since the listing: the audit.db snapshot taken next holds it
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     }
   }
-  return to;
+  return names;
 }
 
 /**
- * Replays the journals copied into `stagingDir` (copyAuditJournals) into the audit.db snapshot
- * there, then removes them. Returns how many entries were added.
+ * Replays the journals copied into `stagingDir` (copyAuditJournals, with the names it returned)
+ * into the audit.db snapshot there, past each journal's mark, then removes the copies. Returns
+ * how many entries were added.
  */
-export function foldAuditJournals(stagingDir: string, auditFile: string): number {
+export function foldAuditJournals(stagingDir: string, auditFile: string, names: Map<string, string>): number {
   const db = new DatabaseSync(auditFile);
   try {
+    immediate(db, () => {
+      const rename = db.prepare("UPDATE audit_journal_marks SET journal = ? WHERE journal = ?");
+      for (const [old, renamed] of names) rename.run(renamed, old);
+    });
     return replayAuditJournals(
       stagingDir,
       db,
