@@ -21,6 +21,7 @@ import { CAPABILITY_ERRORS } from "../host/src/isolation/capabilities/errors.ts"
 import { FETCH_ERRORS } from "../host/src/isolation/egress/errors.ts";
 import { SANDBOX_ERRORS } from "../host/src/isolation/sandbox/errors.ts";
 import { AUTH_ERRORS } from "../host/src/state/auth/errors.ts";
+import { BACKUP_ERRORS } from "../host/src/state/backup/errors.ts";
 import { SECRETS_ERRORS } from "../host/src/state/secrets/errors.ts";
 import { STORE_ERRORS } from "../host/src/state/store/errors.ts";
 import { BOOTSTRAP_ERRORS } from "../host/src/surfaces/cli/bootstrap/errors.ts";
@@ -77,6 +78,7 @@ export const AREAS: ReadonlyArray<{ area: string; file: string; codes: ErrorCata
   { area: "Operator console", file: "host/src/surfaces/http/console/errors.ts", codes: CONSOLE_ERRORS },
   { area: "Tasks (long-running calls)", file: "host/src/engine/tasks/errors.ts", codes: TASK_ERRORS },
   { area: "airlock CLI", file: "host/src/surfaces/cli/errors.ts", codes: CLI_ERRORS },
+  { area: "Backup and restore", file: "host/src/state/backup/errors.ts", codes: BACKUP_ERRORS },
   {
     area: "airlock start bootstrap",
     file: "host/src/surfaces/cli/bootstrap/errors.ts",

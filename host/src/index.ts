@@ -18,4 +18,12 @@ export { createHost } from "./host.ts";
 export type { ResolvedAddress, Resolver } from "./isolation/egress/types.ts";
 export { AUTH_ERRORS } from "./state/auth/errors.ts";
 export { TOKEN_PREFIXES, tokenRole } from "./state/auth/tokens.ts";
+export {
+  BACKUP_ERRORS,
+  type BackupManifest,
+  type BackupResult,
+  createBackup,
+  type RestoreResult,
+  restoreBackup,
+} from "./state/backup/index.ts";
 export { STREAM_EVENT_TYPES } from "./state/cluster/events.ts";

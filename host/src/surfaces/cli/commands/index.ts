@@ -4,6 +4,7 @@ import type { CliCommand } from "../types.ts";
 import { agentsCommands } from "./agents.ts";
 import { approvalsCommands } from "./approvals.ts";
 import { auditCommand } from "./audit.ts";
+import { backupCommand, restoreCommand } from "./backup.ts";
 import { brokerCommands } from "./broker.ts";
 import { installCommand } from "./install.ts";
 import { mcpCommand } from "./mcp.ts";
@@ -24,6 +25,8 @@ export const COMMANDS: CliCommand[] = [
   ...tokensCommands,
   ...approvalsCommands,
   auditCommand,
+  backupCommand,
+  restoreCommand,
   ...brokerCommands,
   ...registryCommands,
 ];
