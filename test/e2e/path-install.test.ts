@@ -14,6 +14,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "./cli-support.ts";
+import { readmeSetup, systemPath } from "./doc-shell.ts";
 
 const STEP = 180_000;
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "sdk/package.json"), "utf8")) as { version: string })
@@ -41,16 +42,6 @@ function run(command: string, args: string[], cwd: string, env: Record<string, s
   });
 }
 
-/** The README's command block. */
-function readmeSetup(): string[] {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const block = /To run `airlock`[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
-  return block
-    .split("\n")
-    .map((l) => l.replace(/#.*$/, "").trim())
-    .filter(Boolean);
-}
-
 async function toolsOf(entry: { command: string; args: string[] }, cwd: string): Promise<string[]> {
   const client = new Client({ name: "pasted-entry", version: "1.0.0" });
   await client.connect(
@@ -73,12 +64,9 @@ describe("README set-up: the CLIs on PATH", () => {
     elsewhere = join(work, "elsewhere");
     await mkdir(join(work, "home"), { recursive: true });
     await mkdir(elsewhere, { recursive: true });
-    const system = (process.env.PATH ?? "")
-      .split(delimiter)
-      .filter((dir) => !dir.startsWith(ROOT) && !dir.includes("node_modules"));
     env = {
       HOME: join(work, "home"),
-      PATH: [join(work, "prefix", "bin"), ...system].join(delimiter),
+      PATH: [join(work, "prefix", "bin"), ...systemPath()].join(delimiter),
       npm_config_prefix: join(work, "prefix"),
       npm_config_cache: join(process.env.HOME ?? tmpdir(), ".npm"),
     };
