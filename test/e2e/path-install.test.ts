@@ -4,14 +4,15 @@
 // machine's global prefix is untouched. PATH is the system's only (no node_modules/.bin, so the
 // `node` found first may be older than 24: the launchers bring the checkout's Node 24). Then the
 // client entries printed by `airlock mcp --help` and `airlock-plugin dev --help` are pasted as
-// printed into a stdio MCP client started with a bare environment in another folder.
+// printed into a stdio MCP client (the MCP SDK v2 client) started with a bare environment in
+// another folder. docs/quickstart.md's run (quickstart.test.ts) links the same way (doc-shell.ts).
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "./cli-support.ts";
 import { readmeSetup, systemPath } from "./doc-shell.ts";
@@ -45,7 +46,7 @@ function run(command: string, args: string[], cwd: string, env: Record<string, s
 async function toolsOf(entry: { command: string; args: string[] }, cwd: string): Promise<string[]> {
   const client = new Client({ name: "pasted-entry", version: "1.0.0" });
   await client.connect(
-    new StdioClientTransport({ ...entry, cwd, env: { PATH: "/usr/bin:/bin" }, stderr: "ignore" }),
+    new StdioClientTransport({ ...entry, cwd, env: { HOME: cwd, PATH: "/usr/bin:/bin" }, stderr: "ignore" }),
   );
   try {
     return (await client.listTools()).tools.map((t) => t.name);
