@@ -22,6 +22,13 @@ export function shLines(markdown: string): string[] {
   );
 }
 
+/** README "Set-up"'s first block (`npm ci && npm start`, `npm test`). */
+export function readmeFirstRun(): string[] {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const block = /## Set-up[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+  return shLines(`\`\`\`sh\n${block}\`\`\``);
+}
+
 /** README "Set-up": the block after "To run `airlock`…" (`npm link`, `airlock --version`). */
 export function readmeSetup(): string[] {
   const readme = readFileSync(join(ROOT, "README.md"), "utf8");
@@ -92,12 +99,12 @@ export function bash(line: string, cwd: string, env: Record<string, string>): Pr
   return { child, out: () => out, err: () => err, closed };
 }
 
-export async function waitFor(proc: Proc, ready: RegExp, what: string): Promise<void> {
+export async function waitFor(proc: Proc, ready: RegExp, what: string, timeoutMs = 180_000): Promise<void> {
   let exited = false;
   void proc.closed.then(() => {
     exited = true;
   });
-  const deadline = Date.now() + 180_000;
+  const deadline = Date.now() + timeoutMs;
   while (!ready.test(proc.out())) {
     if (exited || Date.now() > deadline)
       throw new Error(
@@ -163,12 +170,12 @@ export class DocShell {
   }
 
   /** A server kept running (a line ending in `&`, or one the caller knows runs until stopped). */
-  async daemon(line: string, ready: RegExp): Promise<Proc> {
+  async daemon(line: string, ready: RegExp, timeoutMs?: number): Promise<Proc> {
     const command = line.replace(/\s*&$/, "");
     this.checkNpx(command);
-    const proc = bash(`exec ${command}`, this.cwd, this.env);
+    const proc = bash(/[;&|]/.test(command) ? command : `exec ${command}`, this.cwd, this.env);
     this.daemons.push(proc);
-    await waitFor(proc, ready, line);
+    await waitFor(proc, ready, line, timeoutMs);
     return proc;
   }
 

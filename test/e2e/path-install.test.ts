@@ -11,11 +11,11 @@ import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { Client } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "./cli-support.ts";
-import { readmeSetup, systemPath } from "./doc-shell.ts";
+import { DocShell, freshEnv, readmeFirstRun, readmeSetup, systemPath } from "./doc-shell.ts";
 
 const STEP = 180_000;
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "sdk/package.json"), "utf8")) as { version: string })
@@ -135,5 +135,54 @@ describe("README set-up: the CLIs on PATH", () => {
     const entry = JSON.parse(line) as { command: string; args: string[] };
     expect(entry.args).toContain(plugin);
     expect(await toolsOf(entry, tmpdir())).toContain("searchNotes");
+  });
+});
+
+// README "Set-up"'s first block in a fresh clone of this repository's committed tree (HEAD), for a
+// fresh user: `npm ci && npm start` runs as printed and the host it starts serves the example
+// agent's tools to the banner's first client config. Ports aside (AIRLOCK_PORT=0, so parallel
+// runs never collide), and npm prefers its cache (npm_config_prefer_offline) so the run does not
+// depend on the registry. `npm test`, the block's other line, is the whole suite and is not run.
+describe("README set-up: a fresh clone", () => {
+  let work = "";
+  let shell: DocShell | undefined;
+  afterAll(async () => {
+    await shell?.stopAll();
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  it("runs npm ci && npm start as printed, and the host serves tools", { timeout: 600_000 }, async () => {
+    const [first, test] = readmeFirstRun();
+    expect(first).toBe("npm ci && npm start");
+    expect(test).toBe("npm test");
+    work = await mkdtemp(join(tmpdir(), "airlock-clone-"));
+    await mkdir(join(work, "home"), { recursive: true });
+    const cloned = await run("git", ["clone", "--quiet", ROOT, join(work, "airlock")], work, {
+      PATH: process.env.PATH ?? "",
+    });
+    expect(cloned.status, cloned.stderr).toBe(0);
+    const env = freshEnv(join(work, "home"), join(work, "prefix"));
+    env.AIRLOCK_PORT = "0";
+    env.npm_config_prefer_offline = "true";
+    shell = new DocShell(join(work, "airlock"), env);
+    const host = await shell.daemon(first as string, /Press Ctrl\+C/, 540_000);
+    const banner = host.out();
+    expect(banner).toContain(`(data: ${join(work, "airlock", ".airlock-data")})`);
+    const config = /Cursor[^\n]*:\n\s+(\{[^\n]+\})/.exec(banner)?.[1] ?? "{}";
+    const entry = Object.values(
+      (JSON.parse(config) as { mcpServers: Record<string, { url: string; headers: Record<string, string> }> })
+        .mcpServers,
+    )[0];
+    const client = new Client({ name: "fresh-clone", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(entry?.url as string), {
+        requestInit: { headers: entry?.headers ?? {} },
+      }),
+    );
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain("notes__searchNotes");
+    } finally {
+      await client.close();
+    }
   });
 });
