@@ -256,6 +256,23 @@ describe("the operator's daily commands through a running host", () => {
       const revoke = await cli("airlock", ["tokens", "revoke", "tok_nope"], { cwd: work, env });
       expect(revoke.status).toBe(1);
       oneError(revoke, /AIRLOCK_API_UNKNOWN_TOKEN: no token has id "tok_nope"/);
+      // A real revocation through the running host is refused from the next request on.
+      const issued = await ok(
+        "airlock",
+        ["tokens", "create", "--role", "agent", "--agent", "example", "--json"],
+        {
+          cwd: work,
+          env,
+        },
+      );
+      const fresh = JSON.parse(issued.stdout) as { id: string; token: string };
+      const withFresh = () =>
+        fetch(`${admin}/api/agents/example/tools`, { headers: { authorization: `Bearer ${fresh.token}` } });
+      expect((await withFresh()).status).toBe(200);
+      const revoked = await ok("airlock", ["tokens", "revoke", fresh.id], { cwd: work, env });
+      expect(revoked.stderr).toContain(`airlock: host at ${admin}`);
+      expect(revoked.stdout).toBe(`Token ${fresh.id} revoked.\n`);
+      expect((await withFresh()).status).toBe(401);
 
       const missing = await cli("airlock", ["agents", "delete", "nope", "--yes"], { cwd: work, env });
       expect(missing.status).toBe(1);

@@ -2,6 +2,9 @@
 // official SDK clients: v1 (`@modelcontextprotocol/sdk`, 2025 only), v2 in its default 2025
 // handshake, and v2 pinned to 2026-07-28 (stateless, no initialize). Each client runs the same
 // checks: list, call, isError with its code, progress, list change, cancellation, bad tokens.
+
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import {
   Client as V2Client,
   StreamableHTTPClientTransport as V2Transport,
@@ -265,12 +268,26 @@ describe("the HTTP exchange", () => {
         },
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
       });
-    for (const token of [f.agentToken, f.otherAgentToken, f.operatorToken]) {
+    // The messages docs/mcp.md quotes for each kind of token, with its slugs put in.
+    const doc = readFileSync(resolve(import.meta.dirname, "../../docs/mcp.md"), "utf8");
+    const quoted = (kind: string) =>
+      (
+        new RegExp(`- ${kind}[\\s\\S]*?\`AIRLOCK_API_UNKNOWN_AGENT\`, message\\s+\`([^\`]+)\``).exec(
+          doc,
+        )?.[1] ?? ""
+      ).replace('"exampel"', '"alpah"');
+    const documented = [
+      { token: f.agentToken, message: quoted("an agent token").replace('"example"', '"alpha"') },
+      { token: f.otherAgentToken, message: quoted("an agent token").replace('"example"', '"beta"') },
+      { token: f.operatorToken, message: quoted("an operator token") },
+    ];
+    expect(documented.map((d) => d.message)).not.toContain("");
+    for (const { token, message } of documented) {
       const typo = await to("alpah", token);
       expect(typo.status).toBe(404);
       const body = (await typo.json()) as { error: { code: string; message: string } };
       expect(body.error.code).toBe("AIRLOCK_API_UNKNOWN_AGENT");
-      expect(body.error.message).toContain('"alpah"');
+      expect(body.error.message).toBe(message);
     }
     // Without a valid token nothing is said about the slug: the same 401 for both.
     for (const slug of ["alpha", "alpah"]) {

@@ -4,16 +4,18 @@
 // machine's global prefix is untouched. PATH is the system's only (no node_modules/.bin, so the
 // `node` found first may be older than 24: the launchers bring the checkout's Node 24). Then the
 // client entries printed by `airlock mcp --help` and `airlock-plugin dev --help` are pasted as
-// printed into a stdio MCP client started with a bare environment in another folder.
+// printed into a stdio MCP client (the MCP SDK v2 client) started with a bare environment in
+// another folder. docs/quickstart.md's run (quickstart.test.ts) links the same way (doc-shell.ts).
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "./cli-support.ts";
+import { DocShell, freshEnv, readmeFirstRun, readmeSetup, systemPath } from "./doc-shell.ts";
 
 const STEP = 180_000;
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "sdk/package.json"), "utf8")) as { version: string })
@@ -41,20 +43,10 @@ function run(command: string, args: string[], cwd: string, env: Record<string, s
   });
 }
 
-/** The README's command block. */
-function readmeSetup(): string[] {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const block = /To run `airlock`[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
-  return block
-    .split("\n")
-    .map((l) => l.replace(/#.*$/, "").trim())
-    .filter(Boolean);
-}
-
 async function toolsOf(entry: { command: string; args: string[] }, cwd: string): Promise<string[]> {
   const client = new Client({ name: "pasted-entry", version: "1.0.0" });
   await client.connect(
-    new StdioClientTransport({ ...entry, cwd, env: { PATH: "/usr/bin:/bin" }, stderr: "ignore" }),
+    new StdioClientTransport({ ...entry, cwd, env: { HOME: cwd, PATH: "/usr/bin:/bin" }, stderr: "ignore" }),
   );
   try {
     return (await client.listTools()).tools.map((t) => t.name);
@@ -73,12 +65,9 @@ describe("README set-up: the CLIs on PATH", () => {
     elsewhere = join(work, "elsewhere");
     await mkdir(join(work, "home"), { recursive: true });
     await mkdir(elsewhere, { recursive: true });
-    const system = (process.env.PATH ?? "")
-      .split(delimiter)
-      .filter((dir) => !dir.startsWith(ROOT) && !dir.includes("node_modules"));
     env = {
       HOME: join(work, "home"),
-      PATH: [join(work, "prefix", "bin"), ...system].join(delimiter),
+      PATH: [join(work, "prefix", "bin"), ...systemPath()].join(delimiter),
       npm_config_prefix: join(work, "prefix"),
       npm_config_cache: join(process.env.HOME ?? tmpdir(), ".npm"),
     };
@@ -146,5 +135,54 @@ describe("README set-up: the CLIs on PATH", () => {
     const entry = JSON.parse(line) as { command: string; args: string[] };
     expect(entry.args).toContain(plugin);
     expect(await toolsOf(entry, tmpdir())).toContain("searchNotes");
+  });
+});
+
+// README "Set-up"'s first block in a fresh clone of this repository's committed tree (HEAD), for a
+// fresh user: `npm ci && npm start` runs as printed and the host it starts serves the example
+// agent's tools to the banner's first client config. Ports aside (AIRLOCK_PORT=0, so parallel
+// runs never collide), and npm prefers its cache (npm_config_prefer_offline) so the run does not
+// depend on the registry. `npm test`, the block's other line, is the whole suite and is not run.
+describe("README set-up: a fresh clone", () => {
+  let work = "";
+  let shell: DocShell | undefined;
+  afterAll(async () => {
+    await shell?.stopAll();
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  it("runs npm ci && npm start as printed, and the host serves tools", { timeout: 600_000 }, async () => {
+    const [first, test] = readmeFirstRun();
+    expect(first).toBe("npm ci && npm start");
+    expect(test).toBe("npm test");
+    work = await mkdtemp(join(tmpdir(), "airlock-clone-"));
+    await mkdir(join(work, "home"), { recursive: true });
+    const cloned = await run("git", ["clone", "--quiet", ROOT, join(work, "airlock")], work, {
+      PATH: process.env.PATH ?? "",
+    });
+    expect(cloned.status, cloned.stderr).toBe(0);
+    const env = freshEnv(join(work, "home"), join(work, "prefix"));
+    env.AIRLOCK_PORT = "0";
+    env.npm_config_prefer_offline = "true";
+    shell = new DocShell(join(work, "airlock"), env);
+    const host = await shell.daemon(first as string, /Press Ctrl\+C/, 540_000);
+    const banner = host.out();
+    expect(banner).toContain(`(data: ${join(work, "airlock", ".airlock-data")})`);
+    const config = /Cursor[^\n]*:\n\s+(\{[^\n]+\})/.exec(banner)?.[1] ?? "{}";
+    const entry = Object.values(
+      (JSON.parse(config) as { mcpServers: Record<string, { url: string; headers: Record<string, string> }> })
+        .mcpServers,
+    )[0];
+    const client = new Client({ name: "fresh-clone", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(entry?.url as string), {
+        requestInit: { headers: entry?.headers ?? {} },
+      }),
+    );
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain("notes__searchNotes");
+    } finally {
+      await client.close();
+    }
   });
 });
