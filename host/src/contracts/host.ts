@@ -177,7 +177,12 @@ export interface AirlockHost {
   afterToolCall(hook: AfterToolCallHook): () => void;
   /** Pending approvals of every replica sharing the store, oldest first. */
   listApprovals(agent?: string): Promise<PendingApproval[]>;
-  /** Decides an approval requested on any replica; AIRLOCK_APPROVAL_NOT_FOUND when unknown or settled. */
+  /**
+   * Decides an approval requested on any replica; audited either way. Refused with
+   * AIRLOCK_APPROVAL_ALREADY_DECIDED (another decision came first), AIRLOCK_APPROVAL_CALL_GONE
+   * (its call no longer waits: cancelled, timed out, its replica gone) or
+   * AIRLOCK_APPROVAL_NOT_FOUND (unknown id).
+   */
   decideApproval(
     id: string,
     decision: { approve: boolean; reason?: string; via?: "admin API" | "approval page" },
