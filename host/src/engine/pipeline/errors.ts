@@ -41,7 +41,8 @@ export const PIPELINE_ERRORS = defineErrorCodes({
   },
   AIRLOCK_APPROVAL_NOT_FOUND: {
     status: 404,
-    description: "No approval has this id (never existed, or decided or ended so long ago that it is forgotten).",
+    description:
+      "No approval has this id (never existed, or decided or ended so long ago that it is forgotten).",
   },
   AIRLOCK_APPROVAL_CALL_GONE: {
     status: 410,

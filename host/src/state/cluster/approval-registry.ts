@@ -195,7 +195,8 @@ export function createApprovalRegistry(): ApprovalRegistry {
       };
     },
     async denyAll(reason) {
-      for (const entry of [...pending.values()]) entry.settle({ approved: false, reason }, { gone: CLOSED_REASON });
+      for (const entry of [...pending.values()])
+        entry.settle({ approved: false, reason }, { gone: CLOSED_REASON });
       // Opened approvals end with the process: a retry then finds none and opens a new one.
     },
   };

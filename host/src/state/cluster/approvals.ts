@@ -166,12 +166,9 @@ export function createSharedApprovalRegistry(options: SharedApprovalOptions): Sh
       return null; // the next read refuses it (or names whoever settled it first)
     }
     const status = !approve ? "denied" : opened ? "approved" : "approving";
-    const settled = await cluster.settleApproval(
-      id,
-      status,
-      approve ? null : (reason ?? DEFAULT_DENIAL),
-      ["pending"],
-    );
+    const settled = await cluster.settleApproval(id, status, approve ? null : (reason ?? DEFAULT_DENIAL), [
+      "pending",
+    ]);
     if (settled === null) return null; // lost a race: the next read names the winner
     if (status === "approving") return handOver(settled);
     wake(settled);
