@@ -175,6 +175,14 @@ export interface AirlockHost {
   ): Promise<ToolCallOutcome>;
   beforeToolCall(hook: BeforeToolCallHook): () => void;
   afterToolCall(hook: AfterToolCallHook): () => void;
+  /**
+   * Ends the calls this host runs: each call still running in a sandbox ends with
+   * AIRLOCK_HOST_CLOSED, each call waiting for an approval is denied ("the host is shutting
+   * down"), and no new call starts (AIRLOCK_HOST_CLOSED). The HTTP server's drain calls it once
+   * its grace is over, so every request still in flight is answered with a code; close() later
+   * closes the rest. Idempotent.
+   */
+  stopCalls(): Promise<void>;
   /** Pending approvals of every replica sharing the store, oldest first. */
   listApprovals(agent?: string): Promise<PendingApproval[]>;
   /**
