@@ -4,7 +4,11 @@
 // decision with `take`). Invariants: a pending approval is settled exactly once (decision, the
 // call's signal aborting, or the host closing, which denies everything still pending); a settled
 // id is gone from `list`; an opened approval's decision is handed out by `take` once, and an
-// opened approval left undecided expires after OPEN_APPROVAL_TTL_MS.
+// opened approval left undecided expires after OPEN_APPROVAL_TTL_MS. A decision of an approval
+// that is no longer pending says why (the last ENDED_KEPT ended ids are remembered):
+// AIRLOCK_APPROVAL_ALREADY_DECIDED naming the decision that stands, AIRLOCK_APPROVAL_CALL_GONE
+// when its call no longer waits (cancelled or timed out, the host closed, expired) — never
+// "approved" for a call that will not run.
 // This is the one-process registry; replicas sharing a PostgreSQL store use the store-backed
 // one (approvals.ts beside it), which keeps this interface. Both are state (where a pending
 // approval lives), so they sit in state/ and the engine's people/ steps use them from above:
