@@ -102,36 +102,15 @@ function refuseRow(row: ApprovalRow): never {
 const goneReplica = (replica: string) =>
   `replica ${replica} stopped or stopped answering while the call waited`;
 
-export function createSharedApprovalRegistry(options: SharedApprovalOptions): SharedApprovalRegistry {
-  const { cluster, replica, report } = options;
-  const waiting = new Map<string, (decision: ApprovalDecision) => void>();
-
-  const settleFromRow = (row: ApprovalRow | null) => {
-    if (row === null) return;
-    if (row.status === "approving") {
-      if (waiting.has(row.id)) claim(row.id);
-      return;
-    }
-    const decision = decisionOf(row);
-    if (decision !== null) waiting.get(row.id)?.(decision);
-  };
-  const reread = async (id: string) => {
-    if (!waiting.has(id)) return;
-    settleFromRow(await cluster.getApproval(id));
-  };
-  /** The waiting call takes an approval: "approving" → "approved", or whatever it became instead. */
-  const claim = (id: string) => {
-    cluster.settleApproval(id, "approved", null, ["approving"]).then(
-      (row) => (row === null ? reread(id) : waiting.get(id)?.({ approved: true })),
-      // Still "approving": the next heartbeat's resync tries again.
-      (error: unknown) => report("approval claim", error),
-    );
-  };
-  /** Wakes the call waiting for `row` (here, or on its replica). */
-  const wake = (row: ApprovalRow) => {
-    if (row.replica === replica) settleFromRow(row);
-    else options.publish(row.id);
-  };
+/**
+ * The decision half of the registry: one conditional UPDATE from "pending", refusals that say
+ * what became of the approval, and the hand-over of an approval to its waiting call.
+ */
+function createDecide(
+  options: SharedApprovalOptions,
+  wake: (row: ApprovalRow) => void,
+): ApprovalRegistry["decide"] {
+  const { cluster } = options;
   /** After "approving": resolves once the call took it ("approved"); refuses once it is gone. */
   const handOver = async (row: ApprovalRow): Promise<ApprovalRow> => {
     wake(row);
@@ -175,6 +154,47 @@ export function createSharedApprovalRegistry(options: SharedApprovalOptions): Sh
     return settled;
   };
 
+  return async (id, decision) => {
+    for (let attempt = 0; attempt < DECIDE_ATTEMPTS; attempt++) {
+      const row = await decideOnce(id, decision.approve === true, decision.reason);
+      if (row !== null) return toPending(row);
+    }
+    const row = await cluster.getApproval(id);
+    if (row === null) throw approvalNotFound(id);
+    refuseRow(row.status === "pending" ? { ...row, status: "abandoned", reason: "it kept changing" } : row);
+  };
+}
+
+export function createSharedApprovalRegistry(options: SharedApprovalOptions): SharedApprovalRegistry {
+  const { cluster, replica, report } = options;
+  const waiting = new Map<string, (decision: ApprovalDecision) => void>();
+
+  const settleFromRow = (row: ApprovalRow | null) => {
+    if (row === null) return;
+    if (row.status === "approving") {
+      if (waiting.has(row.id)) claim(row.id);
+      return;
+    }
+    const decision = decisionOf(row);
+    if (decision !== null) waiting.get(row.id)?.(decision);
+  };
+  const reread = async (id: string) => {
+    if (!waiting.has(id)) return;
+    settleFromRow(await cluster.getApproval(id));
+  };
+  /** The waiting call takes an approval: "approving" → "approved", or whatever it became instead. */
+  const claim = (id: string) => {
+    cluster.settleApproval(id, "approved", null, ["approving"]).then(
+      (row) => (row === null ? reread(id) : waiting.get(id)?.({ approved: true })),
+      // Still "approving": the next heartbeat's resync tries again.
+      (error: unknown) => report("approval claim", error),
+    );
+  };
+  /** Wakes the call waiting for `row` (here, or on its replica). */
+  const wake = (row: ApprovalRow) => {
+    if (row.replica === replica) settleFromRow(row);
+    else options.publish(row.id);
+  };
   return {
     request(fields, signal, onPending) {
       return new Promise<ApprovalDecision>((resolve) => {
@@ -216,15 +236,7 @@ export function createSharedApprovalRegistry(options: SharedApprovalOptions): Sh
         );
       });
     },
-    async decide(id, decision) {
-      for (let attempt = 0; attempt < DECIDE_ATTEMPTS; attempt++) {
-        const row = await decideOnce(id, decision.approve === true, decision.reason);
-        if (row !== null) return toPending(row);
-      }
-      const row = await cluster.getApproval(id);
-      if (row === null) throw approvalNotFound(id);
-      refuseRow(row.status === "pending" ? { ...row, status: "abandoned", reason: "it kept changing" } : row);
-    },
+    decide: createDecide(options, wake),
     async list(agent) {
       const rows = await cluster.listPendingApprovals(agent);
       const expired = rows.filter((r) => r.replica === OPENED_REPLICA && openedExpired(toPending(r)));
