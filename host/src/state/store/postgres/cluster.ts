@@ -91,14 +91,12 @@ export function postgresCluster(db: Db, connection: ListenConfig, schema: string
     },
     async getApprovalLiveness(id, staleMs) {
       const rows = await db.query(
-        `SELECT a.*, coalesce(r.stopped_at IS NULL
-                 AND r.heartbeat_at > now() - make_interval(secs => $2::double precision / 1000), false) AS alive
-           FROM approvals a LEFT JOIN replicas r ON r.id = a.replica
-          WHERE a.id = $1`,
+        `SELECT a.*, coalesce(r.stopped_at IS NULL AND r.heartbeat_at > now() - make_interval(secs =>
+                $2::double precision / 1000), false) AS alive
+           FROM approvals a LEFT JOIN replicas r ON r.id = a.replica WHERE a.id = $1`,
         [id, staleMs],
       );
-      const row = rows[0];
-      return row === undefined ? null : { row: approvalOf(row), alive: row.alive === true };
+      return rows[0] === undefined ? null : { row: approvalOf(rows[0]), alive: rows[0].alive === true };
     },
     async deleteSettledApproval(id) {
       const rows = await db.query(
