@@ -247,7 +247,8 @@ interface HostParts extends EngineParts {
 
 /** The AirlockHost over the parts: the engine, then the admin modules' operations, then close. */
 async function wireHost(parts: HostParts): Promise<AirlockHost> {
-  const state = { closed: false };
+  const stopping = new AbortController();
+  const state = { closed: false, stopping: stopping.signal };
   /** The one close in progress: a second close() waits for it instead of closing twice. */
   let closing: Promise<void> | undefined;
   const engine = await startEngine(parts, state);
@@ -320,6 +321,17 @@ async function wireHost(parts: HostParts): Promise<AirlockHost> {
     ...createSurfaceStateOps(store),
     oauth: parts.brokered.oauth,
     models: parts.brokered.models,
+    async stopCalls() {
+      if (!stopping.signal.aborted) {
+        const reason = "The host is shutting down; the call was ended before it finished.";
+        stopping.abort(
+          new AirlockError("AIRLOCK_HOST_CLOSED", reason, {
+            status: PIPELINE_ERRORS.AIRLOCK_HOST_CLOSED.status,
+          }),
+        );
+      }
+      await membership.approvals.denyAll("the host is shutting down");
+    },
     close() {
       closing ??= (async () => {
         await tasks.close(); // before `closed`: the calls it aborts settle through the pipeline

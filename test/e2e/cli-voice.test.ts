@@ -209,7 +209,10 @@ describe("the operator's daily commands through a running host", () => {
       expect(JSON.stringify(outcome)).toContain("Hello, Ada.");
       const again = await cli("airlock", ["approvals", "deny", pending[0]?.id as string], { cwd: work, env });
       expect(again.status).toBe(1);
-      oneError(again, /AIRLOCK_API_UNKNOWN_APPROVAL: no pending approval has id/);
+      oneError(again, /AIRLOCK_APPROVAL_ALREADY_DECIDED: approval "apr_[^"]+" was already approved/);
+      const unknown = await cli("airlock", ["approvals", "deny", "apr_not-a-real-one"], { cwd: work, env });
+      expect(unknown.status).toBe(1);
+      oneError(unknown, /AIRLOCK_API_UNKNOWN_APPROVAL: no pending approval has id/);
 
       const audit = await ok("airlock", ["audit", "--agent", "example", "--tool", "hello:greet", "--json"], {
         cwd: work,

@@ -36,6 +36,8 @@ export interface Replica {
   /** SIGTERM (graceful drain) or SIGKILL; resolves once the process is gone. */
   stop(signal?: NodeJS.Signals): Promise<void>;
   log(): string;
+  /** How the last process ended (null while it runs or before it started). */
+  exit(): { code: number | null; signal: NodeJS.Signals | null } | null;
 }
 
 export function replica(options: {
@@ -49,13 +51,16 @@ export function replica(options: {
   let proc: ChildProcess | undefined;
   let output = "";
   let exited: Promise<void> = Promise.resolve();
+  let ended: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   const url = `http://127.0.0.1:${options.port}`;
   return {
     id: options.id,
     port: options.port,
     url,
     log: () => output,
+    exit: () => ended,
     start() {
+      ended = null;
       const child = spawn(
         process.execPath,
         [
@@ -80,7 +85,12 @@ export function replica(options: {
         },
       );
       proc = child;
-      exited = new Promise((done) => child.once("close", () => done()));
+      exited = new Promise((done) =>
+        child.once("close", (code, signal) => {
+          ended = { code, signal };
+          done();
+        }),
+      );
       return new Promise((ok, fail) => {
         const onClose = (status: number | null) =>
           fail(new Error(`replica ${options.id} exited ${status} before it was ready\n${output}`));

@@ -163,7 +163,11 @@ suite(
       const { out } = await waiting;
       expect(out.errorCode).toBeUndefined();
       expect(out.result.content[0]?.text).toBe("changed door");
-      expect((await api(r(1).url, "POST", `/api/approvals/${id}`, { approve: true })).status).toBe(404);
+      // a second decision, on another replica, is refused naming the one that stands
+      const again = await api(r(1).url, "POST", `/api/approvals/${id}`, { approve: false });
+      expect(again.status).toBe(409);
+      expect(again.json.error).toMatchObject({ code: "AIRLOCK_APPROVAL_ALREADY_DECIDED" });
+      expect(JSON.stringify(again.json)).toContain("already approved");
     });
 
     test("enables a tool on one replica and an MCP client connected through nginx sees the list change", async () => {

@@ -175,9 +175,22 @@ export interface AirlockHost {
   ): Promise<ToolCallOutcome>;
   beforeToolCall(hook: BeforeToolCallHook): () => void;
   afterToolCall(hook: AfterToolCallHook): () => void;
+  /**
+   * Ends the calls this host runs: each call still running in a sandbox ends with
+   * AIRLOCK_HOST_CLOSED, each call waiting for an approval is denied ("the host is shutting
+   * down"), and no new call starts (AIRLOCK_HOST_CLOSED). The HTTP server's drain calls it once
+   * its grace is over, so every request still in flight is answered with a code; close() later
+   * closes the rest. Idempotent.
+   */
+  stopCalls(): Promise<void>;
   /** Pending approvals of every replica sharing the store, oldest first. */
   listApprovals(agent?: string): Promise<PendingApproval[]>;
-  /** Decides an approval requested on any replica; AIRLOCK_APPROVAL_NOT_FOUND when unknown or settled. */
+  /**
+   * Decides an approval requested on any replica; audited either way. Refused with
+   * AIRLOCK_APPROVAL_ALREADY_DECIDED (another decision came first), AIRLOCK_APPROVAL_CALL_GONE
+   * (its call no longer waits: cancelled, timed out, its replica gone) or
+   * AIRLOCK_APPROVAL_NOT_FOUND (unknown id).
+   */
   decideApproval(
     id: string,
     decision: { approve: boolean; reason?: string; via?: "admin API" | "approval page" },

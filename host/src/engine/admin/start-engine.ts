@@ -77,7 +77,7 @@ function reporterOf(options: EngineSettings): Report {
 }
 
 /** Builds the engine over the parts (catalogue, cluster, loader, tiers, remote, pipeline, code mode). */
-export async function startEngine(parts: EngineParts, state: { closed: boolean }) {
+export async function startEngine(parts: EngineParts, state: { closed: boolean; stopping: AbortSignal }) {
   const { sandbox, options } = parts;
   const report = reporterOf(options);
   // Every agent-state write made through this host invalidates the per-call agent cache.
@@ -183,7 +183,8 @@ export async function startEngine(parts: EngineParts, state: { closed: boolean }
     auditDurable: (entry) => store.appendAudit(entry),
     report,
     remote: createRemoteExecutor(remoteContext),
-    closed: () => state.closed,
+    closed: () => state.closed || state.stopping.aborted,
+    stopping: state.stopping,
   };
   const codeMode = createCodeMode({ store, catalogue, events, audit, sandboxMode: sandbox.mode, report });
   await sync.refresh();

@@ -92,6 +92,12 @@ export interface PipelineDeps {
   remote?: RemoteExecutor;
   /** True once the host is closing: calls are answered with AIRLOCK_HOST_CLOSED. */
   closed(): boolean;
+  /**
+   * Aborted, with an AIRLOCK_HOST_CLOSED error as its reason, when the host stops the calls it
+   * runs (AirlockHost.stopCalls: a drain's grace is over); a call running in a sandbox then ends
+   * with that code.
+   */
+  stopping?: AbortSignal;
   /** Reports an internal failure that must not fail a call (audit write, after-hook, listener). */
   report(what: string, error: unknown): void;
 }

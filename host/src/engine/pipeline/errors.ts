@@ -41,7 +41,18 @@ export const PIPELINE_ERRORS = defineErrorCodes({
   },
   AIRLOCK_APPROVAL_NOT_FOUND: {
     status: 404,
-    description: "No pending approval has this id (already decided, cancelled, or never existed).",
+    description:
+      "No approval has this id (never existed, or decided or ended so long ago that it is forgotten).",
+  },
+  AIRLOCK_APPROVAL_CALL_GONE: {
+    status: 410,
+    description:
+      "The call this approval was for no longer waits (it was cancelled or timed out, its replica stopped or died, or its approval expired); nothing runs, the decision is refused.",
+  },
+  AIRLOCK_APPROVAL_ALREADY_DECIDED: {
+    status: 409,
+    description:
+      "Another decision of this approval came first (another operator, replica or surface); the message names the decision that stands.",
   },
   AIRLOCK_TOOL_CANCELLED: {
     status: 499,

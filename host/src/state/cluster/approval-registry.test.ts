@@ -18,7 +18,7 @@ describe("approval registry", () => {
     expect(await approvals.list()).toEqual([]);
   });
 
-  it("refuses to decide an unknown or already decided approval", async () => {
+  it("refuses to decide an unknown approval, and an already decided one naming the decision that stands", async () => {
     const approvals = createApprovalRegistry();
     let id = "";
     const decision = approvals.request(fields, undefined, (a) => {
@@ -26,8 +26,39 @@ describe("approval registry", () => {
     });
     await approvals.decide(id, { approve: true });
     await expect(decision).resolves.toEqual({ approved: true });
-    const caught = await approvals.decide(id, { approve: true }).catch((error: unknown) => error);
-    expect(hasCode(caught, "AIRLOCK_APPROVAL_NOT_FOUND")).toBe(true);
+    await expect(approvals.decide(id, { approve: false })).rejects.toMatchObject({
+      code: "AIRLOCK_APPROVAL_ALREADY_DECIDED",
+      status: 409,
+      message: expect.stringContaining("already approved"),
+    });
+    await expect(approvals.decide("apr_unknown", { approve: true })).rejects.toMatchObject({
+      code: "AIRLOCK_APPROVAL_NOT_FOUND",
+    });
+  });
+
+  it("refuses AIRLOCK_APPROVAL_CALL_GONE to approve a call that was cancelled or timed out, or whose host closed", async () => {
+    const approvals = createApprovalRegistry();
+    const controller = new AbortController();
+    let cancelledId = "";
+    const cancelled = approvals.request(fields, controller.signal, (a) => {
+      cancelledId = a.id;
+    });
+    controller.abort(); // a caller's cancel and a call's wall timeout both abort its signal
+    expect(await cancelled).toEqual({ approved: false, cancelled: true });
+    await expect(approvals.decide(cancelledId, { approve: true })).rejects.toMatchObject({
+      code: "AIRLOCK_APPROVAL_CALL_GONE",
+      status: 410,
+      message: expect.stringContaining("cancelled or timed out"),
+    });
+    let closedId = "";
+    const closed = approvals.request(fields, undefined, (a) => {
+      closedId = a.id;
+    });
+    await approvals.denyAll("the host is closing");
+    expect(await closed).toEqual({ approved: false, reason: "the host is closing" });
+    await expect(approvals.decide(closedId, { approve: true })).rejects.toMatchObject({
+      code: "AIRLOCK_APPROVAL_CALL_GONE",
+    });
   });
 
   it("cancels a wait when the call's signal aborts", async () => {
@@ -59,7 +90,7 @@ describe("approval registry", () => {
     expect((await approvals.take(opened.id))?.decision).toEqual({ approved: false, reason: "no" });
     expect(await approvals.take(opened.id)).toBeNull();
     const again = await approvals.decide(opened.id, { approve: true }).catch((error: unknown) => error);
-    expect(hasCode(again, "AIRLOCK_APPROVAL_NOT_FOUND")).toBe(true);
+    expect(hasCode(again, "AIRLOCK_APPROVAL_ALREADY_DECIDED")).toBe(true);
   });
 
   it("an opened approval nobody decides expires", async () => {
@@ -70,6 +101,9 @@ describe("approval registry", () => {
     try {
       expect(await approvals.list()).toEqual([]);
       expect(await approvals.take(opened.id)).toBeNull();
+      await expect(approvals.decide(opened.id, { approve: true })).rejects.toMatchObject({
+        code: "AIRLOCK_APPROVAL_CALL_GONE",
+      });
     } finally {
       vi.restoreAllMocks();
     }

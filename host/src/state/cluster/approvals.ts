@@ -1,21 +1,34 @@
 // Approvals shared by every replica of a PostgreSQL store: the row is the approval. Requested
 // on the replica whose call waits; listed and decided on any replica; the decision reaches the
 // waiting replica by a wake-up (kind "approval"), which re-reads the row.
-// Invariants: a decision is one conditional UPDATE (exactly one of racing deciders wins, the
-// others get AIRLOCK_APPROVAL_NOT_FOUND); a waiting call is settled only from its row's final
-// status; a call whose approval could not be recorded is denied with that reason, never left
-// waiting; every live replica abandons (with a reason naming the replica) the pending approvals
-// of a replica that stopped or stopped beating, so nothing stays pending forever; after the
-// listener reconnects, and on every heartbeat while calls wait, the waiting rows are re-read.
+// Invariants: a decision is one conditional UPDATE from "pending" (exactly one of racing
+// deciders wins; the others are refused AIRLOCK_APPROVAL_ALREADY_DECIDED, naming the decision
+// that stands); a waiting call is settled only from its row's final status; a call whose
+// approval could not be recorded is denied with that reason, never left waiting; every live
+// replica abandons (with a reason naming the replica) the pending approvals of a replica that
+// stopped or stopped beating, so nothing stays pending forever; after the listener reconnects,
+// and on every heartbeat while calls wait, the waiting rows are re-read.
+// An approval is a hand-over: a decision for a call that no longer waits (cancelled, timed out,
+// its replica stopped or dead) is refused AIRLOCK_APPROVAL_CALL_GONE, never "approved" for a
+// call that will not run. The decider refuses outright when the waiting replica is stopped or
+// silent for staleMs; otherwise it writes "approving" and the waiting call itself moves the row
+// to "approved" when it takes the decision (one conditional UPDATE). Only then is the approval
+// answered as done; if the waiting replica goes silent (or does not take it within
+// HANDOVER_STALE_FACTOR × staleMs), the decider marks the row "abandoned" (one conditional
+// UPDATE from "approving": either the call took it or it is abandoned, never both) and refuses.
 // An opened approval (no call waits; a 2026-07-28 retry reads it on any replica) is a row of
-// replica OPENED_REPLICA, which no replica's sweep abandons: it expires by its age instead, and
-// `take` deletes it once decided (one conditional DELETE: one taker wins).
+// replica OPENED_REPLICA, which no replica's sweep abandons: it expires by its age instead (a
+// decision of an expired one is refused CALL_GONE), and `take` deletes it once decided (one
+// conditional DELETE: one taker wins).
 import type { PendingApproval } from "../../contracts/host.ts";
 import type { ApprovalRow, ClusterStore } from "../store/cluster-types.ts";
 import {
   type ApprovalDecision,
   type ApprovalRegistry,
+  alreadyDecided,
   approvalNotFound,
+  CANCELLED_REASON,
+  callGone,
   DEFAULT_DENIAL,
   EXPIRED_REASON,
   newApproval,
@@ -36,11 +49,19 @@ export interface SharedApprovalOptions {
   replica: string;
   /** Wakes the replica holding the call. */
   publish(id: string): void;
+  /** A replica silent this long is gone (its waiting calls with it). */
+  staleMs: number;
   report(what: string, error: unknown): void;
 }
 
 /** The replica column of an opened approval: no replica has this id, so none abandons it. */
 export const OPENED_REPLICA = "(opened)";
+
+/** How long (× staleMs) an approving decider waits for a live replica's call to take it. */
+const HANDOVER_STALE_FACTOR = 3;
+const HANDOVER_POLL_MAX_MS = 200;
+/** Reads of a row before a decision gives up (each lost race or abandonment makes the row final). */
+const DECIDE_ATTEMPTS = 4;
 
 const toPending = (row: ApprovalRow): PendingApproval => ({
   id: row.id,
@@ -54,6 +75,7 @@ const toPending = (row: ApprovalRow): PendingApproval => ({
 function decisionOf(row: ApprovalRow): ApprovalDecision | null {
   switch (row.status) {
     case "pending":
+    case "approving":
       return null;
     case "approved":
       return { approved: true };
@@ -64,12 +86,95 @@ function decisionOf(row: ApprovalRow): ApprovalDecision | null {
   }
 }
 
+/** Refuses a decision of an approval that is no longer pending, saying what became of it. */
+function refuseRow(row: ApprovalRow): never {
+  switch (row.status) {
+    case "approving":
+    case "approved":
+      throw alreadyDecided(row.id, true);
+    case "denied":
+      throw alreadyDecided(row.id, false);
+    default:
+      throw callGone(row.id, row.reason ?? CANCELLED_REASON);
+  }
+}
+
+const goneReplica = (replica: string) =>
+  `replica ${replica} stopped or stopped answering while the call waited`;
+
+/**
+ * The decision half of the registry: one conditional UPDATE from "pending", refusals that say
+ * what became of the approval, and the hand-over of an approval to its waiting call.
+ */
+function createDecide(
+  options: SharedApprovalOptions,
+  wake: (row: ApprovalRow) => void,
+): ApprovalRegistry["decide"] {
+  const { cluster } = options;
+  /** After "approving": resolves once the call took it ("approved"); refuses once it is gone. */
+  const handOver = async (row: ApprovalRow): Promise<ApprovalRow> => {
+    wake(row);
+    const giveUp = Date.now() + HANDOVER_STALE_FACTOR * options.staleMs;
+    for (let delay = 5; ; delay = Math.min(delay * 2, HANDOVER_POLL_MAX_MS)) {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      const found = await cluster.getApprovalLiveness(row.id, options.staleMs);
+      if (found === null) throw approvalNotFound(row.id);
+      if (found.row.status === "approved") return found.row;
+      if (found.row.status !== "approving") refuseRow(found.row);
+      if (!found.alive || Date.now() > giveUp) {
+        const why = found.alive ? "the waiting call did not take the approval" : goneReplica(row.replica);
+        // Either the call took it meanwhile (the next read answers "approved") or it is gone.
+        await cluster.settleApproval(row.id, "abandoned", why, ["approving"]);
+      }
+    }
+  };
+  const decideOnce = async (
+    id: string,
+    approve: boolean,
+    reason: string | undefined,
+  ): Promise<ApprovalRow | null> => {
+    const found = await cluster.getApprovalLiveness(id, options.staleMs);
+    if (found === null) throw approvalNotFound(id);
+    const { row, alive } = found;
+    if (row.status !== "pending") refuseRow(row);
+    const opened = row.replica === OPENED_REPLICA;
+    if (opened ? openedExpired(toPending(row)) : !alive) {
+      await cluster.settleApproval(id, "abandoned", opened ? EXPIRED_REASON : goneReplica(row.replica), [
+        "pending",
+      ]);
+      return null; // the next read refuses it (or names whoever settled it first)
+    }
+    const status = !approve ? "denied" : opened ? "approved" : "approving";
+    const settled = await cluster.settleApproval(id, status, approve ? null : (reason ?? DEFAULT_DENIAL), [
+      "pending",
+    ]);
+    if (settled === null) return null; // lost a race: the next read names the winner
+    if (status === "approving") return handOver(settled);
+    wake(settled);
+    return settled;
+  };
+
+  return async (id, decision) => {
+    for (let attempt = 0; attempt < DECIDE_ATTEMPTS; attempt++) {
+      const row = await decideOnce(id, decision.approve === true, decision.reason);
+      if (row !== null) return toPending(row);
+    }
+    const row = await cluster.getApproval(id);
+    if (row === null) throw approvalNotFound(id);
+    refuseRow(row.status === "pending" ? { ...row, status: "abandoned", reason: "it kept changing" } : row);
+  };
+}
+
 export function createSharedApprovalRegistry(options: SharedApprovalOptions): SharedApprovalRegistry {
   const { cluster, replica, report } = options;
   const waiting = new Map<string, (decision: ApprovalDecision) => void>();
 
   const settleFromRow = (row: ApprovalRow | null) => {
     if (row === null) return;
+    if (row.status === "approving") {
+      if (waiting.has(row.id)) claim(row.id);
+      return;
+    }
     const decision = decisionOf(row);
     if (decision !== null) waiting.get(row.id)?.(decision);
   };
@@ -77,7 +182,19 @@ export function createSharedApprovalRegistry(options: SharedApprovalOptions): Sh
     if (!waiting.has(id)) return;
     settleFromRow(await cluster.getApproval(id));
   };
-
+  /** The waiting call takes an approval: "approving" → "approved", or whatever it became instead. */
+  const claim = (id: string) => {
+    cluster.settleApproval(id, "approved", null, ["approving"]).then(
+      (row) => (row === null ? reread(id) : waiting.get(id)?.({ approved: true })),
+      // Still "approving": the next heartbeat's resync tries again.
+      (error: unknown) => report("approval claim", error),
+    );
+  };
+  /** Wakes the call waiting for `row` (here, or on its replica). */
+  const wake = (row: ApprovalRow) => {
+    if (row.replica === replica) settleFromRow(row);
+    else options.publish(row.id);
+  };
   return {
     request(fields, signal, onPending) {
       return new Promise<ApprovalDecision>((resolve) => {
@@ -87,7 +204,7 @@ export function createSharedApprovalRegistry(options: SharedApprovalOptions): Sh
         }
         const approval = newApproval(fields);
         const onAbort = () => {
-          cluster.settleApproval(approval.id, "cancelled", "the call was cancelled").then(
+          cluster.settleApproval(approval.id, "cancelled", CANCELLED_REASON).then(
             (row) =>
               settle(
                 row === null
@@ -119,24 +236,13 @@ export function createSharedApprovalRegistry(options: SharedApprovalOptions): Sh
         );
       });
     },
-    async decide(id, decision) {
-      const approve = decision.approve === true;
-      const row = await cluster.settleApproval(
-        id,
-        approve ? "approved" : "denied",
-        approve ? null : (decision.reason ?? DEFAULT_DENIAL),
-      );
-      if (row === null) throw approvalNotFound(id);
-      if (row.replica === replica) settleFromRow(row);
-      else options.publish(id);
-      return toPending(row);
-    },
+    decide: createDecide(options, wake),
     async list(agent) {
       const rows = await cluster.listPendingApprovals(agent);
       const expired = rows.filter((r) => r.replica === OPENED_REPLICA && openedExpired(toPending(r)));
       for (const row of expired) {
         cluster
-          .settleApproval(row.id, "abandoned", EXPIRED_REASON)
+          .settleApproval(row.id, "abandoned", EXPIRED_REASON, ["pending"])
           .catch((error: unknown) => report("opened approval expiry", error));
       }
       return rows.filter((r) => !expired.includes(r)).map(toPending);
@@ -156,7 +262,7 @@ export function createSharedApprovalRegistry(options: SharedApprovalOptions): Sh
       if (row === null || row.replica !== OPENED_REPLICA) return null;
       if (row.status === "pending") {
         if (!openedExpired(toPending(row))) return { approval: toPending(row), decision: null };
-        await cluster.settleApproval(id, "abandoned", EXPIRED_REASON);
+        await cluster.settleApproval(id, "abandoned", EXPIRED_REASON, ["pending"]);
         await cluster.deleteSettledApproval(id);
         return null;
       }
@@ -166,13 +272,16 @@ export function createSharedApprovalRegistry(options: SharedApprovalOptions): Sh
     async denyAll(reason) {
       await Promise.all(
         [...waiting.keys()].map(async (id) => {
-          const row = await cluster.settleApproval(id, "denied", reason).catch((error: unknown) => {
-            report("approval denial on shutdown", error);
-            return null;
-          });
-          waiting.get(id)?.(
-            row === null ? { approved: false, reason } : (decisionOf(row) ?? { approved: false, reason }),
-          );
+          // "abandoned": a later decision is told the call is gone. A row the call took meanwhile
+          // (approved) keeps its decision.
+          const row = await cluster
+            .settleApproval(id, "abandoned", reason)
+            .then((settled) => settled ?? cluster.getApproval(id))
+            .catch((error: unknown) => {
+              report("approval denial on shutdown", error);
+              return null;
+            });
+          waiting.get(id)?.((row === null ? null : decisionOf(row)) ?? { approved: false, reason });
         }),
       );
     },

@@ -143,9 +143,10 @@ describePg("replicas coordinating through PostgreSQL", () => {
     await a.decideApproval(approval?.id ?? "", { approve: true });
     expect((await pending).errorCode).toBeUndefined();
     expect(await b.listApprovals()).toEqual([]);
-    // A second decision of the same id, on either replica, is refused.
+    // A second decision of the same id, on either replica, is refused, naming the one that stands.
     await expect(b.decideApproval(approval?.id ?? "", { approve: false })).rejects.toMatchObject({
-      code: "AIRLOCK_APPROVAL_NOT_FOUND",
+      code: "AIRLOCK_APPROVAL_ALREADY_DECIDED",
+      message: expect.stringContaining("already approved"),
     });
   });
 

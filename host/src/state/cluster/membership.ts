@@ -72,6 +72,7 @@ export async function joinCluster(options: {
   const approvals = createSharedApprovalRegistry({
     cluster,
     replica,
+    staleMs: settings.staleMs,
     publish: (id) => coordinator?.publish({ kind: "approval", id }),
     report,
   });

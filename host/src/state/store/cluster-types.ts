@@ -25,7 +25,11 @@ export interface ClusterListenHandlers {
   onError(error: unknown): void;
 }
 
-export type ApprovalStatus = "pending" | "approved" | "denied" | "cancelled" | "abandoned";
+/**
+ * "approving": an operator approved, and the waiting call has not yet taken the decision (it
+ * moves the row to "approved" when it does; a row whose call is gone ends "abandoned" instead).
+ */
+export type ApprovalStatus = "pending" | "approving" | "approved" | "denied" | "cancelled" | "abandoned";
 
 /** A pending approval as the cluster's shared table keeps it (contracts/people.ts), and its fate. */
 export interface ApprovalRow extends PendingApproval {
@@ -63,19 +67,29 @@ export interface ClusterStore {
   /** Marks a replica stopped (graceful shutdown). */
   stopReplica(replica: string): Promise<void>;
   /**
-   * Marks `abandoned`, with a reason naming the replica, every pending approval whose replica
-   * has stopped or sent no heartbeat for `staleMs`; returns the ids.
+   * Marks `abandoned`, with a reason naming the replica, every pending (or approving) approval
+   * whose replica has stopped or sent no heartbeat for `staleMs`; returns the ids.
    */
   abandonOrphanedApprovals(staleMs: number): Promise<string[]>;
 
   insertApproval(row: Omit<ApprovalRow, "status" | "reason">): Promise<void>;
-  /** Settles a pending approval; null when it is unknown or no longer pending. */
+  /**
+   * Settles an approval whose status is one of `from` (default: pending or approving, i.e. not
+   * final); one conditional UPDATE, so of racing settlers exactly one wins. Null when unknown
+   * or in another status.
+   */
   settleApproval(
     id: string,
     status: Exclude<ApprovalStatus, "pending">,
     reason: string | null,
+    from?: ReadonlyArray<ApprovalStatus>,
   ): Promise<ApprovalRow | null>;
   getApproval(id: string): Promise<ApprovalRow | null>;
+  /**
+   * The approval and whether the replica whose call waits for it is alive (not stopped, a
+   * heartbeat within `staleMs`); null when unknown.
+   */
+  getApprovalLiveness(id: string, staleMs: number): Promise<{ row: ApprovalRow; alive: boolean } | null>;
   /** Deletes an approval that is no longer pending and answers it; null when unknown, pending or gone. */
   deleteSettledApproval(id: string): Promise<ApprovalRow | null>;
   /** Pending approvals, oldest first. */

@@ -27,6 +27,7 @@ export interface ServerSettings {
   allowedHosts?: string[];
   logFormat?: "text" | "json";
   verbose?: boolean;
+  drainMs?: number;
 }
 
 type Kind =
@@ -131,6 +132,15 @@ export const SETTINGS: readonly Setting[] = [
     help: "Also print the stack of an unexpected failure.",
     apply: (t, v) => {
       t.server.verbose = v as boolean;
+    },
+  },
+  {
+    key: "drainMs",
+    flag: "drain-ms",
+    kind: "positive",
+    help: "On SIGTERM, how long calls in flight may finish (ms); those still running then end with AIRLOCK_HOST_CLOSED. Default: 10000",
+    apply: (t, v) => {
+      t.server.drainMs = v as number;
     },
   },
   {

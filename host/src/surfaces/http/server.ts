@@ -2,9 +2,12 @@
 // (@hono/node-server). Resolves once listening, with the bound URL (port 0 picks a free one).
 // Invariants: DNS-rebinding protection is on by default (allowed Host/Origin = the address it
 // listens on, plus `localhost`/`127.0.0.1`/`[::1]` aliases for a loopback bind, plus any
-// `extraAllowedHosts`); close() drains (api/drain.ts: stops accepting, /readyz answers 503,
-// requests in flight finish within `drainMs`), ends MCP sessions, then cuts what is left. It
-// does not close the host (the caller owns it).
+// `extraAllowedHosts`); close() drains (drain.ts: stops accepting, /readyz answers 503,
+// requests in flight finish within `drainMs`; the calls still running then are ended by the
+// host with AIRLOCK_HOST_CLOSED and answered), then ends MCP sessions and cuts what is left
+// (event streams). MCP sessions end only after the drain: a session's call in flight is
+// answered, never ended with its session. It does not close the host (the caller owns it), but
+// stops its calls (host.stopCalls) when the grace is over.
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { hostname as machineName } from "node:os";
@@ -104,9 +107,8 @@ export async function startAdminServer(
     close() {
       closing ??= (async () => {
         // Graceful: stop accepting (readyz 503), let calls in flight finish, then cut the rest.
-        const drained = inFlight.drain(server, drainMs ?? 10_000);
+        await inFlight.drain(server, drainMs ?? 10_000, () => host.stopCalls());
         await endpoint?.close();
-        await drained;
       })();
       return closing;
     },

@@ -69,6 +69,11 @@ export async function executeInSandbox(
   const onCallerAbort = () => controller.abort(callerSignal?.reason);
   if (callerSignal?.aborted === true) onCallerAbort();
   else callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
+  // The host stopping its calls (a drain's grace is over): the call ends with AIRLOCK_HOST_CLOSED.
+  const stopping = deps.stopping;
+  const onStop = () => controller.abort(stopping?.reason);
+  if (stopping?.aborted === true) onStop();
+  else stopping?.addEventListener("abort", onStop, { once: true });
   const notify = (n: CallNotification) => {
     if (signal.aborted) return;
     try {
@@ -145,10 +150,12 @@ export async function executeInSandbox(
     // The bridge ended the call at the capability-call cap: that code, whatever the tool did after.
     if (hasCode(signal.reason, "AIRLOCK_BRIDGE_CALL_LIMIT")) return toStop(signal.reason, "");
     if (hasCode(signal.reason, "AIRLOCK_INPUT_REQUIRED")) return toStop(signal.reason, "");
+    if (hasCode(signal.reason, "AIRLOCK_HOST_CLOSED")) return toStop(signal.reason, "");
     return { result };
   } catch (error) {
     if (hasCode(signal.reason, "AIRLOCK_BRIDGE_CALL_LIMIT")) return toStop(signal.reason, "");
     if (hasCode(signal.reason, "AIRLOCK_INPUT_REQUIRED")) return toStop(signal.reason, "");
+    if (hasCode(signal.reason, "AIRLOCK_HOST_CLOSED")) return toStop(signal.reason, "");
     // Ended by the caller: say so in the caller's terms, whatever the sandbox answered.
     if (callerSignal?.aborted === true) {
       return { code: "AIRLOCK_TOOL_CANCELLED", message: "The call was cancelled by the caller." };
@@ -166,6 +173,7 @@ export async function executeInSandbox(
     return toStop(error, `tool ${entry.id} failed`);
   } finally {
     callerSignal?.removeEventListener("abort", onCallerAbort);
+    stopping?.removeEventListener("abort", onStop);
     controller.abort(CALL_ENDED);
     deps.grants.revoke(grant.token);
   }

@@ -2,7 +2,7 @@
 // as rows; NOTIFY on one channel per schema as the wake-up (store/cluster-types.ts).
 // Invariants: a signal is a small JSON object and never the only copy of a state change (the
 // row is written first, in its own statement, then the NOTIFY is sent); settling an approval is
-// one `UPDATE … WHERE status = 'pending'`, so of two racing decisions exactly one wins.
+// one `UPDATE … WHERE status = ANY(from)`, so of two racing decisions exactly one wins.
 import type {
   ApprovalRow,
   ClusterSignal,
@@ -62,7 +62,7 @@ export function postgresCluster(db: Db, connection: ListenConfig, schema: string
                   THEN ' stopped while the call waited' ELSE ' stopped answering (no heartbeat for '
                   || $1::text || ' ms) while the call waited' END
            FROM replicas r
-          WHERE a.status = 'pending' AND r.id = a.replica
+          WHERE a.status IN ('pending', 'approving') AND r.id = a.replica
             AND (r.stopped_at IS NOT NULL OR r.heartbeat_at < now() - make_interval(secs => $1::double precision / 1000))
         RETURNING a.id`,
         [staleMs],
@@ -77,11 +77,11 @@ export function postgresCluster(db: Db, connection: ListenConfig, schema: string
         [row.id, row.runId, row.agent, row.toolName, JSON.stringify(row.input), row.requestedAt, row.replica],
       );
     },
-    async settleApproval(id, status, reason) {
+    async settleApproval(id, status, reason, from = ["pending", "approving"]) {
       const rows = await db.query(
         `UPDATE approvals SET status = $2, reason = $3, decided_at = now()
-          WHERE id = $1 AND status = 'pending' RETURNING *`,
-        [id, status, reason],
+          WHERE id = $1 AND status = ANY($4::text[]) RETURNING *`,
+        [id, status, reason, [...from]],
       );
       return rows[0] === undefined ? null : approvalOf(rows[0]);
     },
@@ -89,10 +89,20 @@ export function postgresCluster(db: Db, connection: ListenConfig, schema: string
       const rows = await db.query("SELECT * FROM approvals WHERE id = $1", [id]);
       return rows[0] === undefined ? null : approvalOf(rows[0]);
     },
+    async getApprovalLiveness(id, staleMs) {
+      const rows = await db.query(
+        `SELECT a.*, coalesce(r.stopped_at IS NULL AND r.heartbeat_at > now() - make_interval(secs =>
+                $2::double precision / 1000), false) AS alive
+           FROM approvals a LEFT JOIN replicas r ON r.id = a.replica WHERE a.id = $1`,
+        [id, staleMs],
+      );
+      return rows[0] === undefined ? null : { row: approvalOf(rows[0]), alive: rows[0].alive === true };
+    },
     async deleteSettledApproval(id) {
-      const rows = await db.query("DELETE FROM approvals WHERE id = $1 AND status <> 'pending' RETURNING *", [
-        id,
-      ]);
+      const rows = await db.query(
+        "DELETE FROM approvals WHERE id = $1 AND status NOT IN ('pending', 'approving') RETURNING *",
+        [id],
+      );
       return rows[0] === undefined ? null : approvalOf(rows[0]);
     },
     async listPendingApprovals(agent) {

@@ -63,8 +63,10 @@ function decideCommand(approve: boolean): CliCommand {
     help: `Usage: airlock approvals ${verb} <id> [--reason TEXT] [options]
 
 ${approve ? "Approves the pending call: it runs and its result goes to the client." : "Denies the pending call: the model receives the denial (with the reason) as the tool's result."}
-The id is the one \`airlock approvals list\` prints. An id that is not pending (unknown,
-decided already, or cancelled) is an error, exit 1.
+The id is the one \`airlock approvals list\` prints. An id that is not pending is an error,
+exit 1: AIRLOCK_APPROVAL_ALREADY_DECIDED (someone decided first; the message says how),
+AIRLOCK_APPROVAL_CALL_GONE (its call no longer waits: cancelled, timed out, or its replica
+stopped; nothing runs), or an unknown id.
 
 Options:
   --reason TEXT      Why; recorded in the audit log${approve ? "" : " and shown to the model"}.
@@ -84,7 +86,7 @@ Example:
           throw error;
         throw new AirlockError(
           error.code,
-          `no pending approval has id ${JSON.stringify(id)} (decided already, cancelled, or mistyped) — \`airlock approvals list\` shows the pending ones`,
+          `no pending approval has id ${JSON.stringify(id)} (mistyped, or ended long ago) — \`airlock approvals list\` shows the pending ones`,
           { status: 404, cause: error },
         );
       });

@@ -133,6 +133,7 @@ export async function runServer(
       extraAllowedHosts: settings.allowedHosts ?? [],
       onFailure: requests.onFailure,
       log: requests.log,
+      ...(settings.drainMs === undefined ? {} : { drainMs: settings.drainMs }),
     });
     if (!["127.0.0.1", "localhost", "::1"].includes(hostname)) {
       io.stderr(

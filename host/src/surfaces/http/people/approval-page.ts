@@ -122,11 +122,14 @@ async function decide(
       via: "approval page",
     });
   } catch (error) {
-    if (!(hasCode(error) && error.code === "AIRLOCK_APPROVAL_NOT_FOUND")) throw error;
+    if (!hasCode(error)) throw error;
+    const details = { approvalId: approval.id };
+    // Its call no longer waits (cancelled, timed out, its replica gone), or someone decided first.
+    if (error.code === "AIRLOCK_APPROVAL_CALL_GONE" || error.code === "AIRLOCK_APPROVAL_ALREADY_DECIDED")
+      return refuse(host, c, approval.agent, "approve", error.code, error.message, details);
+    if (error.code !== "AIRLOCK_APPROVAL_NOT_FOUND") throw error;
     const why = "This approval was decided or withdrawn meanwhile.";
-    return refuse(host, c, approval.agent, "approve", "AIRLOCK_PAGE_NOT_FOUND", why, {
-      approvalId: approval.id,
-    });
+    return refuse(host, c, approval.agent, "approve", "AIRLOCK_PAGE_NOT_FOUND", why, details);
   }
   const outcome = approve ? "approved; it runs now" : "denied";
   return html(

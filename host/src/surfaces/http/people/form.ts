@@ -13,19 +13,25 @@ import { openFormToken } from "./tickets.ts";
 
 const MAX_FORM_BYTES = 16 * 1024;
 
+/** The page's own codes, and the two refusals of a decision the approval page passes on. */
 export type PageCode =
   | "AIRLOCK_PAGE_NOT_FOUND"
   | "AIRLOCK_PAGE_FORM_INVALID"
   | "AIRLOCK_PAGE_FORBIDDEN"
-  | "AIRLOCK_PAGE_SECRET_NOT_ALLOWED";
-const STATUS: Record<PageCode, 403 | 404> = {
+  | "AIRLOCK_PAGE_SECRET_NOT_ALLOWED"
+  | "AIRLOCK_APPROVAL_CALL_GONE"
+  | "AIRLOCK_APPROVAL_ALREADY_DECIDED";
+type PageStatus = 200 | 403 | 404 | 409 | 410;
+const STATUS: Record<PageCode, PageStatus> = {
   AIRLOCK_PAGE_NOT_FOUND: 404,
   AIRLOCK_PAGE_FORM_INVALID: 403,
   AIRLOCK_PAGE_FORBIDDEN: 403,
   AIRLOCK_PAGE_SECRET_NOT_ALLOWED: 403,
+  AIRLOCK_APPROVAL_CALL_GONE: 410,
+  AIRLOCK_APPROVAL_ALREADY_DECIDED: 409,
 };
 
-export function html(c: Context, body: string, status: 200 | 403 | 404 = 200, code?: string): Response {
+export function html(c: Context, body: string, status: PageStatus = 200, code?: string): Response {
   return c.body(body, status, {
     ...PAGE_HEADERS,
     ...(code === undefined ? {} : { "x-airlock-error": code }),

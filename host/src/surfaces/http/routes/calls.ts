@@ -94,7 +94,8 @@ export const callRoutes: RouteSpec[] = [
         body.reason === undefined
           ? { approve: body.approve }
           : { approve: body.approve, reason: body.reason };
-      // Any replica decides any replica's approval (the row is shared); unknown or settled: 404.
+      // Any replica decides any replica's approval (the row is shared); unknown: 404; decided
+      // first elsewhere: 409 ALREADY_DECIDED; its call gone: 410 CALL_GONE (both pass through).
       await host.decideApproval(params.id, decision).catch((error: unknown) => {
         if (!hasCode(error, "AIRLOCK_APPROVAL_NOT_FOUND")) throw error;
         throw apiError(
