@@ -231,15 +231,15 @@ export async function api(
 ): Promise<{ status: number; body: Json }> {
   const headers: Record<string, string> = {};
   if (token !== null) headers.authorization = `Bearer ${token}`;
-  let payload: BodyInit | undefined;
+  const init: RequestInit = { method, headers };
   if (body instanceof Uint8Array) {
     headers["content-type"] = "application/octet-stream";
-    payload = body;
+    init.body = new Uint8Array(body);
   } else if (body !== undefined) {
     headers["content-type"] = "application/json";
-    payload = JSON.stringify(body);
+    init.body = JSON.stringify(body);
   }
-  const res = await fetch(`${host.url}${path}`, { method, headers, body: payload });
+  const res = await fetch(`${host.url}${path}`, init);
   const text = await res.text();
   const parsed = text === "" ? {} : (JSON.parse(text) as Json);
   const ok = expect === undefined ? res.status >= 200 && res.status < 300 : res.status === expect;

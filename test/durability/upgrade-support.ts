@@ -14,11 +14,13 @@ import pg from "pg";
 
 export const FIXTURES = join(import.meta.dirname, "..", "fixtures", "upgrade");
 
+// biome-ignore lint/suspicious/noExplicitAny: facts.json is data the checks walk
+export type Facts = any;
+
 export interface FixtureDir {
   version: string;
   dir: string;
-  // biome-ignore lint/suspicious/noExplicitAny: facts.json is data the checks walk
-  facts: any;
+  facts: Facts;
 }
 
 /** Every fixture folder that holds a facts.json, oldest version first. */
@@ -127,7 +129,12 @@ const PRUNABLE: Record<string, (row: Row, now: number) => boolean> = {
 };
 
 function expired(at: unknown, now: number): boolean {
-  const ms = typeof at === "number" ? at : typeof at === "string" && /^\d+$/.test(at) ? Number(at) : Date.parse(String(at));
+  const ms =
+    typeof at === "number"
+      ? at
+      : typeof at === "string" && /^\d+$/.test(at)
+        ? Number(at)
+        : Date.parse(String(at));
   return Number.isFinite(ms) && ms <= now;
 }
 
@@ -159,7 +166,8 @@ export function lostRows(before: Snapshot, after: Snapshot, now = Date.now()): s
         }),
       );
       if (at >= 0) left.splice(at, 1);
-      else if (PRUNABLE[table]?.(row, now) !== true) problems.push(`${key}: lost or changed ${JSON.stringify(row)}`);
+      else if (PRUNABLE[table]?.(row, now) !== true)
+        problems.push(`${key}: lost or changed ${JSON.stringify(row)}`);
     }
   }
   return problems;
@@ -175,7 +183,8 @@ export function missingFacts(actual: unknown, fact: unknown, path = "$"): string
     if (!Array.isArray(actual)) return [`${path}: expected a list, got ${JSON.stringify(actual)}`];
     const id = identityOf(fact);
     if (id === undefined) {
-      if (actual.length !== fact.length) return [`${path}: ${JSON.stringify(actual)} is not ${JSON.stringify(fact)}`];
+      if (actual.length !== fact.length)
+        return [`${path}: ${JSON.stringify(actual)} is not ${JSON.stringify(fact)}`];
       return fact.flatMap((f, i) => missingFacts(actual[i], f, `${path}[${i}]`));
     }
     return fact.flatMap((f: Row) => {
@@ -186,7 +195,8 @@ export function missingFacts(actual: unknown, fact: unknown, path = "$"): string
     });
   }
   if (fact !== null && typeof fact === "object") {
-    if (actual === null || typeof actual !== "object") return [`${path}: expected an object, got ${JSON.stringify(actual)}`];
+    if (actual === null || typeof actual !== "object")
+      return [`${path}: expected an object, got ${JSON.stringify(actual)}`];
     return Object.entries(fact).flatMap(([k, v]) => missingFacts((actual as Row)[k], v, `${path}.${k}`));
   }
   return JSON.stringify(actual) === JSON.stringify(fact)
@@ -198,6 +208,8 @@ function identityOf(list: unknown[]): string | undefined {
   const first = list[0];
   if (first === null || typeof first !== "object" || Array.isArray(first)) return undefined;
   return ["id", "namespace", "key", "slug", "name"].find((k) =>
-    list.every((e) => e !== null && typeof e === "object" && ["string", "number"].includes(typeof (e as Row)[k])),
+    list.every(
+      (e) => e !== null && typeof e === "object" && ["string", "number"].includes(typeof (e as Row)[k]),
+    ),
   );
 }

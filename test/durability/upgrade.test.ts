@@ -15,6 +15,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dropSchemas, freshSchemaName } from "../../host/src/state/store/postgres/test-schema.ts";
 import {
   api,
   call,
@@ -23,10 +24,10 @@ import {
   serve,
   textOf,
 } from "../../scripts/make-upgrade-fixture.ts";
-import { dropSchemas, freshSchemaName } from "../../host/src/state/store/postgres/test-schema.ts";
 import { describePg, PG_URL } from "../support/postgres.ts";
 import {
   copyDataDir,
+  type Facts,
   type FixtureDir,
   fixtureDirs,
   lostRows,
@@ -37,9 +38,6 @@ import {
   sqliteSnapshot,
 } from "./upgrade-support.ts";
 
-// biome-ignore lint/suspicious/noExplicitAny: facts.json is data the checks walk
-type Facts = any;
-
 interface OpenedStore {
   dataDir: string;
   store?: string;
@@ -47,18 +45,31 @@ interface OpenedStore {
 }
 
 /** A tool call's first text and error code, as `token` (an agent's own token, or the operator's). */
-async function tool(host: RunningHost, token: string, agent: string, name: string, input: object, extra = {}) {
+async function tool(
+  host: RunningHost,
+  token: string,
+  agent: string,
+  name: string,
+  input: object,
+  extra = {},
+) {
   const out = await call(host, token, agent, name, input as Record<string, unknown>, extra);
   return { text: textOf(out), code: out.errorCode ?? null };
 }
 
-function upgradeSuite(title: string, facts: Facts, open: () => Promise<OpenedStore>, close: () => Promise<void>) {
+function upgradeSuite(
+  title: string,
+  facts: Facts,
+  open: () => Promise<OpenedStore>,
+  close: () => Promise<void>,
+) {
   describe(title, () => {
     let store: OpenedStore;
     let before: Snapshot;
     let after: Snapshot;
     let host: RunningHost;
-    const run = (dataDir: string, url?: string) => serve(url === undefined ? { dataDir } : { dataDir, store: url });
+    const run = (dataDir: string, url?: string) =>
+      serve(url === undefined ? { dataDir } : { dataDir, store: url });
     beforeAll(async () => {
       store = await open();
       before = await store.snapshot();
@@ -135,7 +146,9 @@ function upgradeSuite(title: string, facts: Facts, open: () => Promise<OpenedSto
         const own = await api(host, agentToken(slug), "GET", `/api/instances/${slug}/tools`);
         expect(own.status).toBe(200);
       }
-      expect((await api(host, facts.extraTokens.adaDesk, "GET", "/api/instances/ada/tools")).status).toBe(200);
+      expect((await api(host, facts.extraTokens.adaDesk, "GET", "/api/instances/ada/tools")).status).toBe(
+        200,
+      );
       expect((await api(host, facts.extraTokens.secondOperator, "GET", "/api/instances")).status).toBe(200);
       expect((await api(host, op(), "GET", "/api/tokens")).status).toBe(200);
       await api(host, facts.revokedToken, "GET", "/api/instances/bo/tools", undefined, 401);
@@ -157,18 +170,30 @@ function upgradeSuite(title: string, facts: Facts, open: () => Promise<OpenedSto
     it("reads back the knowledge documents and the conversation state", async () => {
       for (const doc of facts.documents) {
         const read = await tool(host, agentToken(doc.agent), doc.agent, "fx:readDoc", { id: doc.id });
-        expect(JSON.parse(read.text)).toEqual({ id: doc.id, filename: doc.filename, content: doc.content, writer: doc.writer });
+        expect(JSON.parse(read.text)).toEqual({
+          id: doc.id,
+          filename: doc.filename,
+          content: doc.content,
+          writer: doc.writer,
+        });
       }
       for (const s of facts.state) {
-        const read = await tool(host, agentToken(s.agent), s.agent, "fx:getState", { key: s.key }, {
-          conversationId: s.conversationId,
-        });
+        const read = await tool(
+          host,
+          agentToken(s.agent),
+          s.agent,
+          "fx:getState",
+          { key: s.key },
+          {
+            conversationId: s.conversationId,
+          },
+        );
         expect(JSON.parse(read.text)).toBe(s.value);
       }
     });
 
     it("keeps the audit history: calls, refusals and both approval decisions", async () => {
-      const entries = (await api(host, op(), "GET", "/api/audit?limit=1000")).body.entries as Record<string, any>[];
+      const entries = (await api(host, op(), "GET", "/api/audit?limit=1000")).body.entries as Facts[];
       const byCall = (callId: string) =>
         entries.find((e) => e.kind === "tool" && e.action === "call" && e.details?.callId === callId);
       for (const a of facts.approvals) expect(byCall(a.outcome.callId)?.success).toBe(a.approve);
@@ -187,19 +212,29 @@ function upgradeSuite(title: string, facts: Facts, open: () => Promise<OpenedSto
       const pending = tool(host, agentToken("ada"), "ada", "fx:change", { text: "needs an operator" });
       let approval: Record<string, unknown> | undefined;
       for (let i = 0; i < 600 && approval === undefined; i++) {
-        const list = (await api(host, op(), "GET", "/api/approvals?agent=ada")).body.approvals as Record<string, any>[];
+        const list = (await api(host, op(), "GET", "/api/approvals?agent=ada")).body.approvals as Facts[];
         approval = list.find((a) => a.input?.text === "needs an operator");
         if (approval === undefined) await new Promise((r) => setTimeout(r, 50));
       }
       expect(approval).toBeDefined();
-      await api(host, op(), "POST", `/api/approvals/${approval?.id}`, { approve: false, reason: "upgrade test" });
+      await api(host, op(), "POST", `/api/approvals/${approval?.id}`, {
+        approve: false,
+        reason: "upgrade test",
+      });
       expect((await pending).code).toBe("AIRLOCK_APPROVAL_DENIED");
     });
 
     it("runs the code-mode snippet the release saved, over the calls route and MCP", async () => {
       const snippet = (await api(host, op(), "GET", "/api/instances/ada/snippets/fixture-version")).body;
       expect(snippet.code).toBe(facts.snippetCode);
-      const run = await tool(host, op(), "ada", "airlock:run_code", { code: snippet.code }, { conversationId: "conv-up" });
+      const run = await tool(
+        host,
+        op(),
+        "ada",
+        "airlock:run_code",
+        { code: snippet.code },
+        { conversationId: "conv-up" },
+      );
       expect(run).toEqual({ text: facts.runCodeResult, code: null });
       const mcp = await mcpSession(host, agentToken("ada"), "ada");
       expect(mcp.init.status).toBe(200);
@@ -211,12 +246,21 @@ function upgradeSuite(title: string, facts: Facts, open: () => Promise<OpenedSto
     });
 
     it("runs the active plugin version and rolls back to the target the release recorded", async () => {
-      const fx = (facts.views.plugins.plugins as Record<string, any>[]).find((p) => p.namespace === "fx");
-      expect(await tool(host, agentToken("ada"), "ada", "fx:version", {})).toEqual({ text: fx?.active, code: null });
-      expect(await tool(host, agentToken("ada"), "ada", "sx:version", {})).toEqual({ text: "1.0.0", code: null });
+      const fx = (facts.views.plugins.plugins as Facts[]).find((p) => p.namespace === "fx");
+      expect(await tool(host, agentToken("ada"), "ada", "fx:version", {})).toEqual({
+        text: fx?.active,
+        code: null,
+      });
+      expect(await tool(host, agentToken("ada"), "ada", "sx:version", {})).toEqual({
+        text: "1.0.0",
+        code: null,
+      });
       const rolled = (await api(host, op(), "POST", "/api/plugins/fx/rollback")).body;
       expect(rolled).toMatchObject({ namespace: "fx", version: fx?.previous });
-      expect(await tool(host, agentToken("ada"), "ada", "fx:version", {})).toEqual({ text: fx?.previous, code: null });
+      expect(await tool(host, agentToken("ada"), "ada", "fx:version", {})).toEqual({
+        text: fx?.previous,
+        code: null,
+      });
     });
   });
 }
