@@ -255,6 +255,9 @@ function upgradeSuite(
         text: "1.0.0",
         code: null,
       });
+      // the publisher key the release trusted for `sx` (a file in its data dir) is kept, in the store
+      const keys = (await api(host, op(), "GET", "/api/plugins/sx/keys")).body.keys as Facts[];
+      expect(keys.map((k) => k.keyId)).toEqual([facts.signed.keyId]);
       const rolled = (await api(host, op(), "POST", "/api/plugins/fx/rollback")).body;
       expect(rolled).toMatchObject({ namespace: "fx", version: fx?.previous });
       expect(await tool(host, agentToken("ada"), "ada", "fx:version", {})).toEqual({
