@@ -2,7 +2,9 @@
 // filled with real data in every table through the public surfaces of a real host (`airlock serve`
 // as a child process, its admin API, its MCP endpoint, its OAuth authorization server), plus
 // facts.json, what an upgraded host must still show. test/durability/upgrade.test.ts opens every
-// fixture directory with the current code on both stores and checks every fact.
+// fixture directory with the current code on both stores and checks every fact. Every table holds
+// rows but `oauth_tokens`: a served host refuses a loopback OAuth provider's token endpoint as a
+// private address, so no connection can be completed against a test provider (fillBroker).
 //
 //   node --no-node-snapshot scripts/make-upgrade-fixture.ts --out test/fixtures/upgrade/<version>
 //     [--pg postgres://postgres@127.0.0.1:5432/test]
@@ -33,6 +35,7 @@ import { MANIFEST_VERSION, PLUGIN_GLOBAL, SDK_VERSION } from "@airlock/sdk/manif
 import { sha512Integrity, writePluginTarball } from "@airlock/sdk/package";
 import { keyIdOf, signIntegrity } from "@airlock/sdk/signing";
 import pg from "pg";
+import { CLIENT_ID, CLIENT_SECRET, startModelStub, startOAuthServer } from "../test/support/oauth-server.ts";
 import { startRemoteFixture } from "../test/support/remote-mcp-fixture.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -128,6 +131,55 @@ export function fixturePlugin(version: string, namespace = NS): Uint8Array {
   };
   return writePluginTarball({
     packageJson: JSON.stringify({ name: namespace, version, private: true }),
+    manifest: JSON.stringify(manifest),
+    bundle,
+  });
+}
+
+/**
+ * The plugin `ox`: declares the OAuth provider `github` of a loopback OAuth server and model use;
+ * `connected` asks the broker for a token, `ask` calls the granted model.
+ */
+export function brokerPlugin(provider: { authorizationUrl: string; tokenUrl: string }): Uint8Array {
+  const bundle = `const text = (t) => ({ content: [{ type: "text", text: t }] });
+globalThis[${JSON.stringify(PLUGIN_GLOBAL)}] = { namespace: "ox", version: "1.0.0", tools: {
+  connected: async (input, ctx) => text((await ctx.oauth.requireToken("github")).ok ? "connected" : "not connected"),
+  ask: async (input, ctx) => text((await ctx.models.complete({ messages: [{ role: "user", content: input.q }], maxTokens: 20 })).text),
+} };
+`;
+  const bytes = new TextEncoder().encode(bundle);
+  const tool = (name: string, props: Record<string, unknown>) => ({
+    name,
+    description: `The broker fixture's ${name} tool.`,
+    category: "utility",
+    inputSchema: {
+      type: "object",
+      properties: props,
+      required: Object.keys(props),
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true },
+    requiredSecrets: [],
+    inputExamples: [],
+    harness: null,
+  });
+  const manifest = {
+    manifestVersion: MANIFEST_VERSION,
+    namespace: "ox",
+    version: "1.0.0",
+    description: "upgrade fixture plugin: OAuth and models",
+    engine: ">=0.1.0",
+    sdk: SDK_VERSION,
+    bundle: { file: "index.js", integrity: sha512Integrity(bytes), size: bytes.length },
+    tools: [tool("connected", {}), tool("ask", { q: { type: "string" } })],
+    knowledge: null,
+    egress: [{ host: "api.test" }],
+    limits: {},
+    oauth: [{ name: "github", ...provider, scopes: ["repo"], apiHosts: ["api.test"] }],
+    models: { reason: "answers with the fixture's model" },
+  };
+  return writePluginTarball({
+    packageJson: JSON.stringify({ name: "ox", version: "1.0.0", private: true }),
     manifest: JSON.stringify(manifest),
     bundle,
   });
@@ -502,16 +554,6 @@ async function fillSettings(host: RunningHost, facts: Json) {
   } finally {
     await remote.close();
   }
-  await api(host, op, "PUT", "/api/models/fixture-model", {
-    baseUrl: "https://models.example/v1",
-    model: "fixture-1",
-    apiKey: "sk-fixture-test-only",
-  });
-  await api(host, op, "PUT", `/api/instances/ada/models/${NS}`, {
-    connection: "fixture-model",
-    maxCalls: 7,
-    period: "month",
-  });
   await api(host, op, "PUT", `/api/plugins/${NS}/worker`, { tier: "own" });
   const session = await mcpSession(host, (facts.agentTokens as Json).ada as string, "ada");
   const task = await session.request("tools/call", {
@@ -522,6 +564,64 @@ async function fillSettings(host: RunningHost, facts: Json) {
   const taskId = ((task.body.result as Json | undefined)?.task as Json | undefined)?.taskId;
   if (taskId === undefined) throw new Error(`no task: ${JSON.stringify(task.body)}`);
   Object.assign(facts, { snippetCode: code, runCodeResult: textOf(run), oauthClientId: clientId, taskId });
+}
+
+/** Follows a connect link's redirects (host → provider → host callback), as a browser would. */
+async function follow(url: string, hops: number): Promise<void> {
+  let next = url;
+  for (let hop = 0; hop < hops; hop++) {
+    const res = await fetch(next, { redirect: "manual" });
+    await res.text();
+    const location = res.headers.get("location");
+    if (location === null) return;
+    next = new URL(location, next).href;
+  }
+}
+
+/**
+ * The broker's tables: a connect link left pending (oauth_flows), model grants, a model call
+ * counted (model_usage). No OAuth connection (oauth_tokens): `airlock serve` refuses the loopback
+ * provider's token endpoint as a private address, as it refuses the loopback model stub (the
+ * call fails, and is counted).
+ */
+async function fillBroker(host: RunningHost) {
+  const op = host.operatorToken;
+  const oauth = await startOAuthServer();
+  const model = await startModelStub("sk-fixture-test-only");
+  try {
+    const plugin = brokerPlugin({
+      authorizationUrl: oauth.server.url("/authorize"),
+      tokenUrl: oauth.server.url("/token"),
+    });
+    await api(host, op, "POST", "/api/plugins?allowUnsigned=true", plugin);
+    await api(host, op, "PATCH", "/api/instances/ada/tools", {
+      enabled: { "ox:connected": true, "ox:ask": true },
+    });
+    await api(host, op, "PUT", "/api/instances/ada/secrets", {
+      values: { github_oauth_client_id: CLIENT_ID, github_oauth_client_secret: CLIENT_SECRET },
+    });
+    const link = async () =>
+      String(
+        (await api(host, op, "POST", "/api/instances/ada/oauth/github/link", { plugin: "ox" })).body.url,
+      );
+    // opened, never finished: a pending flow
+    await follow(await link(), 1);
+    await api(host, op, "PUT", "/api/models/fixture-model", {
+      baseUrl: model.server.url("/v1"),
+      model: "fixture-1",
+      apiKey: "sk-fixture-test-only",
+    });
+    for (const ns of [NS, "ox"])
+      await api(host, op, "PUT", `/api/instances/ada/models/${ns}`, {
+        connection: "fixture-model",
+        maxCalls: 7,
+        period: "month",
+      });
+    await call(host, op, "ada", "ox:ask", { q: "hello" });
+  } finally {
+    await oauth.close();
+    await model.close();
+  }
 }
 
 /** What the host shows after filling it: the views the upgraded host must show unchanged. */
@@ -544,7 +644,11 @@ async function views(host: RunningHost): Promise<Json> {
       codeMode: await get(`/api/instances/${slug}/code-mode`),
       snippets: await get(`/api/instances/${slug}/snippets`),
       oauthGrants: await get(`/api/instances/${slug}/oauth-grants`),
-      models: await get(`/api/instances/${slug}/models`),
+      // without `used`: that is the current period's count, which a later month shows as 0
+      models: {
+        grants: ((await get(`/api/instances/${slug}/models`)).grants as Json[]).map(({ used: _, ...g }) => g),
+      },
+      oauth: await get(`/api/instances/${slug}/oauth`),
     };
   }
   return {
@@ -565,6 +669,7 @@ async function fill(host: RunningHost, work: string): Promise<Json> {
   await fillAccounts(host, facts, work);
   await fillData(host, facts);
   await fillSettings(host, facts);
+  await fillBroker(host);
   const version = (await api(host, null, "GET", "/healthz")).body.version;
   return { hostVersion: version, ...facts, views: await views(host) };
 }

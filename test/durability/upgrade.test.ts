@@ -123,6 +123,7 @@ function upgradeSuite(
           snippets: "snippets",
           oauthGrants: "oauth-grants",
           models: "models",
+          oauth: "oauth",
         })) {
           const shown = await get(`/api/instances/${slug}/${path}`);
           expect(missingFacts(shown, agent[name], `${slug}.${name}`)).toEqual([]);
