@@ -242,8 +242,10 @@ export function serve(options: {
   let out = "";
   const closed = new Promise<number | null>((done) => child.once("close", (code) => done(code)));
   return new Promise((ok, fail) => {
-    const onClose = (code: number | null) =>
+    const onClose = (code: number | null) => {
+      rmSync(state, { recursive: true, force: true });
       fail(new Error(`airlock serve exited ${code} before serving\n${out}`));
+    };
     child.once("close", onClose);
     const onData = (chunk: Buffer) => {
       out += chunk.toString("utf8");
