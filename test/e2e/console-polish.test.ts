@@ -128,13 +128,33 @@ async function wordsCut(target: Page, selector: string): Promise<string[]> {
   })()`)) as string[];
 }
 
+/** Node 24, as the project needs it (its `node` dependency); this machine's own node may be older. */
+const NODE_24_BIN = join(import.meta.dirname, "..", "..", "node_modules", "node", "bin");
+
 /**
- * The PATH a desktop app has: this run's without the node_modules/.bin folders the test runner
- * put first (whose `node` is the checkout's own, under which npx was seen to hang).
+ * The environment a user's client starts a command in: a PATH with Node 24 and without the
+ * node_modules/.bin folders the test runner put first, HOME, and the machine's CA and proxy
+ * settings (npm cannot reach its registry without them here); nothing of the test runner's npm.
  */
-function userPath(): string {
-  const dirs = (process.env.PATH ?? "/usr/bin:/bin").split(":");
-  return dirs.filter((d) => !d.includes("node_modules")).join(":");
+function userEnv(): Record<string, string> {
+  const dirs = (process.env.PATH ?? "/usr/bin:/bin").split(":").filter((d) => !d.includes("node_modules"));
+  const env: Record<string, string> = {
+    PATH: [NODE_24_BIN, ...dirs].join(":"),
+    HOME: process.env.HOME ?? tmpdir(),
+  };
+  for (const key of [
+    "NODE_EXTRA_CA_CERTS",
+    "HTTPS_PROXY",
+    "HTTP_PROXY",
+    "NO_PROXY",
+    "https_proxy",
+    "http_proxy",
+    "no_proxy",
+  ]) {
+    const value = process.env[key];
+    if (value !== undefined) env[key] = value;
+  }
+  return env;
 }
 
 async function listToolsOver(transport: StdioClientTransport | StreamableHTTPClientTransport) {
@@ -250,7 +270,7 @@ describe.skipIf(!hasChromium && !required)("console polish in chromium (needs /u
       .filter({ has: narrow.getByRole("img", { name: /Slowest tools/ }) });
     expect(await wordsCut(narrow, "ul.bar-rows .bar-label")).toEqual([]);
     await fig.scrollIntoViewIfNeeded();
-    await shot(narrow, "04-audit-narrow-400");
+    await shot(narrow, "04-audit-narrow-400", false);
     await narrow.close();
   });
 
@@ -390,7 +410,7 @@ describe.skipIf(!hasChromium && !required)("console polish in chromium (needs /u
         command: desktop.command,
         args: desktop.args,
         cwd: tmpdir(),
-        env: { PATH: userPath(), HOME: process.env.HOME ?? tmpdir(), ...desktop.env },
+        env: { ...userEnv(), ...desktop.env },
         stderr: "pipe",
       });
       const bridgeLog: string[] = [];
@@ -404,7 +424,7 @@ describe.skipIf(!hasChromium && !required)("console polish in chromium (needs /u
       expect(inspector).toMatch(/^npx -y @modelcontextprotocol\/inspector --cli /);
       const { stdout } = await run("sh", ["-c", inspector], {
         cwd: tmpdir(),
-        env: { PATH: userPath(), HOME: process.env.HOME ?? tmpdir() },
+        env: userEnv(),
         timeout: 240_000,
       });
       expect(stdout).toContain('"kit__echo"');

@@ -37,7 +37,7 @@ export function clientConfigs(slug, url, token) {
     {
       id: "cursor",
       label: "Cursor",
-      where: "~/.cursor/mcp.json (or .cursor/mcp.json in a project); other `mcpServers` clients take it too",
+      where: "~/.cursor/mcp.json (or .cursor/mcp.json in a project); other mcpServers clients take it too",
       text: JSON.stringify({ mcpServers: { [name]: { url, headers } } }, null, 2),
     },
     {
@@ -75,7 +75,7 @@ function Config({ config }) {
   return html`<div class="client-config">
     <label for=${id}>${config.label}</label>
     <p class="hint">${config.where}</p>
-    <textarea id=${id} class="config-text" readonly rows=${config.text.split("\n").length} spellcheck="false"
+    <textarea id=${id} class="config-text" readonly rows=${config.text.includes("\n") ? config.text.split("\n").length : 3} spellcheck="false"
       value=${config.text} onFocus=${(e) => e.currentTarget.select()}></textarea>
     <button type="button" onClick=${copy} aria-label=${`Copy the ${config.label} config`}>${copied ? "Copied" : "Copy"}</button>
   </div>`;
