@@ -219,6 +219,10 @@ describe.skipIf(!hasChromium && !required)("console polish in chromium (needs /u
     expect(waited).toBeGreaterThanOrEqual(WAIT_MS - 50);
     const executed = (row?.durationMs as number) - waited;
     expect(executed).toBeLessThan(waited);
+    // A call nobody was asked about (a read-only tool) records no wait.
+    const [readOnly] = await f.host.queryAudit({ tool: LONG_TOOL, kind: "tool", limit: 1 });
+    expect(readOnly?.details).toBeDefined();
+    expect(readOnly?.details?.waitedForApprovalMs).toBeUndefined();
 
     await page.getByRole("link", { name: "Audit" }).click();
     const slowest = page
@@ -329,8 +333,13 @@ describe.skipIf(!hasChromium && !required)("console polish in chromium (needs /u
     const disabled = (await f.host.listAgentTools("alpha")).filter((t) => t.namespace === "maps");
     expect(disabled.map((t) => t.enabled)).toEqual([false, false]);
     await page.getByLabel("Plugin").selectOption("");
-    await long.getByText("Parameters").scrollIntoViewIfNeeded();
-    await shot(page, "10-tools-nullable-type");
+    await long.getByText("Parameters").click();
+    await long.getByRole("cell", { name: "boolean | null" }).waitFor();
+    await long.screenshot({ path: join(SHOTS_DIR, "10-tools-nullable-type.png") });
+    copyFileSync(
+      join(SHOTS_DIR, "10-tools-nullable-type.png"),
+      join(SHOTS_COPY, "10-tools-nullable-type.png"),
+    );
   });
 
   test("secrets: a select secret kept after its plugin was uninstalled is shown as such, and cleared", async () => {

@@ -27,8 +27,8 @@ export function clientConfigs(slug, url, token) {
   const plainHttp = url.startsWith("http://") && !isLoopback(url) ? ["--allow-http"] : [];
   const desktop = {
     command: "npx",
-    args: ["-y", "mcp-remote", url, "--header", "Authorization:${AIRLOCK_AUTHORIZATION}", ...plainHttp],
-    env: { AIRLOCK_AUTHORIZATION: `Bearer ${token}` },
+    args: ["-y", "mcp-remote", url, "--header", "Authorization:${AUTH_HEADER}", ...plainHttp],
+    env: { AUTH_HEADER: `Bearer ${token}` },
   };
   // -y: npx installs it without asking, so the line also runs where no one can answer (a script)
   const inspector = ["npx", "-y", "@modelcontextprotocol/inspector", "--cli", url, "--transport", "http"];
