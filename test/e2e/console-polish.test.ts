@@ -217,8 +217,7 @@ describe.skipIf(!hasChromium && !required)("console polish in chromium (needs /u
     const [row] = await f.host.queryAudit({ tool: CHANGE_TOOL, kind: "tool", limit: 1 });
     const waited = row?.details?.waitedForApprovalMs as number;
     expect(waited).toBeGreaterThanOrEqual(WAIT_MS - 50);
-    const executed = (row?.durationMs as number) - waited;
-    expect(executed).toBeLessThan(waited);
+    expect(row?.durationMs as number).toBeGreaterThanOrEqual(waited);
     // A call nobody was asked about (a read-only tool) records no wait.
     const [readOnly] = await f.host.queryAudit({ tool: LONG_TOOL, kind: "tool", limit: 1 });
     expect(readOnly?.details).toBeDefined();
@@ -244,7 +243,13 @@ describe.skipIf(!hasChromium && !required)("console polish in chromium (needs /u
     const shown = new RegExp(`${CHANGE_TOOL} (\\d+(?:\\.\\d+)?) (ms|s)\\b`).exec(name);
     expect(shown, name).not.toBeNull();
     const shownMs = Number(shown?.[1]) * (shown?.[2] === "s" ? 1000 : 1);
-    expect(shownMs, name).toBeLessThan(waited);
+    // the largest execution time of its calls (as printed: ms, or seconds to 2 decimals)
+    const rows = await f.host.queryAudit({ tool: CHANGE_TOOL, kind: "tool", limit: 10 });
+    const executions = rows.map(
+      (r) => (r.durationMs as number) - ((r.details?.waitedForApprovalMs as number) ?? 0),
+    );
+    const slowestRun = Math.max(...executions);
+    expect(Math.abs(shownMs - slowestRun), name).toBeLessThanOrEqual(slowestRun < 1000 ? 0 : 5);
     const waits = page.getByRole("img", { name: /Waits for approval/ });
     await waits.waitFor();
     expect(await waits.getAttribute("aria-label")).toMatch(new RegExp(`${NS}:${CHANGE_TOOL} \\d+\\.\\d+ s`));

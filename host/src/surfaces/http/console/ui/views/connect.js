@@ -27,6 +27,7 @@ export function clientConfigs(slug, url, token) {
   const plainHttp = url.startsWith("http://") && !isLoopback(url) ? ["--allow-http"] : [];
   const desktop = {
     command: "npx",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: mcp-remote itself puts the env var in
     args: ["-y", "mcp-remote", url, "--header", "Authorization:${AUTH_HEADER}", ...plainHttp],
     env: { AUTH_HEADER: `Bearer ${token}` },
   };
