@@ -265,6 +265,12 @@ describe.skipIf(!hasChromium && !required)("console polish in chromium (needs /u
     const cells = "table.audit tbody td";
     await page.locator(cells).first().waitFor();
     expect(await wordsCut(page, cells)).toEqual([]);
+    // Short ones (the action, the agent) keep to one line at 1280 px.
+    const split = (await page.evaluate(
+      `[...document.querySelectorAll('table.audit td[data-label="What"] code, table.audit td[data-label="Agent"] code')]
+        .filter((el) => el.getClientRects().length > 1).map((el) => el.textContent)`,
+    )) as string[];
+    expect(split).toEqual([]);
     await shot(page, "03-audit-table-1280");
     const narrow = await context.newPage();
     await narrow.setViewportSize({ width: 400, height: 800 });

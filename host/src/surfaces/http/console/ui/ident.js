@@ -7,7 +7,9 @@ export function identPieces(text) {
   return String(text).split(/(?<=[:._\-/])/);
 }
 
-export function Ident({ text, class: cls = "" }) {
+/** `whole`: a short identifier kept on one line (no break opportunity at all). */
+export function Ident({ text, class: cls = "", whole = false }) {
+  if (whole) return html`<code class=${`ident whole ${cls}`.trim()}>${text}</code>`;
   const pieces = identPieces(text);
   return html`<code class=${`ident ${cls}`.trim()}>${pieces.map((p, i) => html`${i > 0 ? html`<wbr />` : ""}${p}`)}</code>`;
 }

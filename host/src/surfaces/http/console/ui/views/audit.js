@@ -121,8 +121,8 @@ export function AuditScreen() {
           ) => html`<tr key=${e.id} class=${e.kind === "capability" && e.allowed === false ? "denied" : outcomeOf(e) === "failed" ? "failed" : ""}>
             <td data-label="When">${when(e.at)}</td>
             <td data-label="Kind">${e.kind}</td>
-            <td data-label="What"><${Ident} class="whole" text=${e.action} /></td>
-            <td data-label="Agent">${e.agent === null ? "" : html`<${Ident} class="whole" text=${e.agent} />`}</td>
+            <td data-label="What"><${Ident} whole text=${e.action} /></td>
+            <td data-label="Agent">${e.agent === null ? "" : html`<${Ident} whole text=${e.agent} />`}</td>
             <td data-label="Tool">${toolOf(e) === "" ? "" : html`<${Ident} text=${toolOf(e)} />`}</td>
             <td data-label="Outcome">${outcomeOf(e) === "denied" ? html`<strong>denied</strong>` : outcomeOf(e)}${e.error ? html` <${Ident} text=${e.error} />` : ""}</td>
             <td data-label="Duration">${durationCell(e)}</td>
