@@ -68,7 +68,7 @@ export type {
   RunOptions,
   ToolCallOutcome,
 } from "./runs.ts";
-export type { AgentToolView, CatalogueTool, SecretView } from "./tools.ts";
+export type { AgentToolView, CatalogueTool, SecretSpecView, SecretView } from "./tools.ts";
 
 export interface PluginLifecycle {
   /** The registry `name@range` specs resolve against (`--registry`, AIRLOCK_REGISTRY_URL), or null. */

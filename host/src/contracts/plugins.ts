@@ -89,9 +89,14 @@ export interface SandboxStats {
   restarts: number;
 }
 
-/** Which registry a read goes to: the configured one, or with `upgrade` the one `name`'s active version came from. */
+/**
+ * Which registry a read goes to: `registry` when named (an http(s) URL, as an install spec
+ * `<registry URL>/name@range` names one), else with `upgrade` the one `name`'s active version came
+ * from, else the configured one.
+ */
 export interface RegistryReadOptions {
   upgrade?: boolean;
+  registry?: string;
 }
 
 export interface RegistrySearchResult {
@@ -124,8 +129,12 @@ export interface RegistryVersion {
  * installed, or installed from a file; the registry client's and the integrity checks' codes).
  */
 export interface RegistryBrowser {
-  /** The configured registry's packages whose name (or description) contains `text`. */
-  search(text: string, limit: number): Promise<RegistrySearchResult>;
+  /** The packages of the registry named (else the configured one) whose name (or description) contains `text`. */
+  search(
+    text: string,
+    limit: number,
+    options?: Pick<RegistryReadOptions, "registry">,
+  ): Promise<RegistrySearchResult>;
   versions(name: string, options?: RegistryReadOptions): Promise<RegistryVersions>;
   /** Picks `range` (empty: latest), fetches its tarball and checks its integrity and name@version. */
   fetchVersion(name: string, range: string, options?: RegistryReadOptions): Promise<RegistryVersion>;

@@ -36,6 +36,21 @@ export interface SecretView {
   value: string | null;
   /** Tools (ids) that declare this key. */
   tools: string[];
+  /**
+   * How the active tools declare it (the first declaration; its label, description, choices), or
+   * null when no active tool declares it: a value kept after its plugin was uninstalled, which
+   * can be cleared but not set.
+   */
+  spec: SecretSpecView | null;
+}
+
+/** What a console needs of a key's SecretSpec to ask for it. */
+export interface SecretSpecView {
+  type: "text" | "select";
+  label?: string;
+  description?: string;
+  choices?: string[];
+  optional: boolean;
 }
 
 /** A skill of an active plugin, with whether the agent has it enabled (engine/skills/). */

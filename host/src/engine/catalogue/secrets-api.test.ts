@@ -62,8 +62,14 @@ describe("secrets API", () => {
       sensitive: true,
       value: "••••ef",
       tools: ["mail:send"],
+      spec: { type: "text", optional: false },
     });
-    expect(byKey.get("region")).toMatchObject({ set: true, sensitive: false, value: "eu" });
+    expect(byKey.get("region")).toMatchObject({
+      set: true,
+      sensitive: false,
+      value: "eu",
+      spec: { type: "select", choices: ["eu", "us"], optional: false },
+    });
     expect(byKey.get("signature")).toMatchObject({ set: false, value: null });
     expect(JSON.stringify(views)).not.toContain(TOKEN);
   });
@@ -92,6 +98,27 @@ describe("secrets API", () => {
     expect(await deleteSecret(store, "ada", "smtp_password")).toBe(true);
     expect(await deleteSecret(store, "ada", "smtp_password")).toBe(false);
     expect((await listSecrets(store, catalogue, vault, "ada")).every((v) => !v.set)).toBe(true);
+  });
+
+  it("lists a value no active tool declares (its plugin uninstalled) with no spec and no tool, masked", async () => {
+    await store.putSecret({
+      agent: "ada",
+      key: "left_behind",
+      ciphertext: vault.encrypt("kept-value-42"),
+      updatedAt: new Date().toISOString(),
+    });
+    const view = (await listSecrets(store, catalogue, vault, "ada")).find((v) => v.key === "left_behind");
+    expect(view).toEqual({
+      key: "left_behind",
+      set: true,
+      sensitive: true,
+      value: "••••42",
+      tools: [],
+      spec: null,
+    });
+    expect(await codeOf(setSecrets(store, catalogue, vault, "ada", { left_behind: "x" }))).toBe(
+      "AIRLOCK_SECRET_UNKNOWN_KEY",
+    );
   });
 
   it("refuses an unknown agent", async () => {

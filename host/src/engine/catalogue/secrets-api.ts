@@ -12,6 +12,7 @@ import {
   MAX_SECRET_BYTES,
   maskSecret,
   secretSensitivity,
+  specView,
   type Vault,
 } from "../../state/secrets/index.ts";
 import type { Store } from "../../state/store/types.ts";
@@ -88,7 +89,14 @@ export async function listSecrets(
       const plain = readable(codec, record.ciphertext);
       value = plain === null ? null : sensitive ? maskSecret(plain) : plain;
     }
-    views.push({ key, set: record !== undefined, sensitive, value, tools: d?.tools ?? [] });
+    views.push({
+      key,
+      set: record !== undefined,
+      sensitive,
+      value,
+      tools: d?.tools ?? [],
+      spec: d?.specs[0] === undefined ? null : specView(d.specs[0]),
+    });
   }
   return views;
 }

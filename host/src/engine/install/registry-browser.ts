@@ -1,5 +1,6 @@
 // The registry read-only, as the console browses it (RegistryBrowser of contracts/plugins.ts):
-// search the configured registry, list a package's versions, and read one version's manifest
+// search the configured registry (or one the operator names by URL, as an install spec
+// `<registry URL>/name@range` may), list a package's versions, and read one version's manifest
 // from the tarball an install would fetch. A read for an upgrade goes to the registry the
 // active version came from, as `upgrade` itself does (lifecycle.ts).
 // Invariants: nothing is installed, written or audited here (the console audits its refusals);
@@ -51,12 +52,28 @@ export function createRegistryBrowser(options: RegistryBrowserOptions): Registry
     return originOfSource(active.source);
   };
 
-  const registryFor = async (name: string, opts: RegistryReadOptions | undefined): Promise<string> =>
-    opts?.upgrade === true ? upgradeRegistry(name) : configured();
+  /** A registry the operator names instead of the configured one: an http(s) URL, no trailing slash. */
+  const named = (url: string): string => {
+    if (!/^https?:\/\/[^/\s]+/.test(url)) {
+      throw installError(
+        "AIRLOCK_INSTALL_SPEC_INVALID",
+        `"${url}" is not a registry URL (http:// or https://)`,
+        {
+          registry: url,
+        },
+      );
+    }
+    return url.replace(/\/+$/, "");
+  };
+
+  const registryFor = async (name: string, opts: RegistryReadOptions | undefined): Promise<string> => {
+    if (opts?.registry !== undefined) return named(opts.registry);
+    return opts?.upgrade === true ? upgradeRegistry(name) : configured();
+  };
 
   return {
-    async search(text, limit) {
-      const registry = configured();
+    async search(text, limit, opts) {
+      const registry = opts?.registry === undefined ? configured() : named(opts.registry);
       const { hits, total } = await searchRegistry(registry, text, limit);
       return { registry, total, hits };
     },

@@ -18,8 +18,11 @@ import { operatorRoundStep } from "./operator-round.ts";
 import { approvalModeOf, readPolicy } from "./policy.ts";
 import type { PeopleDeps, StepCall, StepStop as Stop } from "./step-types.ts";
 
-/** `operator`: the registry decides (today's path); `done`: approved or nothing to approve. */
-export type ApprovalStep = "operator" | "done" | Stop;
+/**
+ * `operator`: the registry decides (today's path); `done`: a person approved (the client, or
+ * the operator in a round trip); `unasked`: nothing to approve, or the policy approves it.
+ */
+export type ApprovalStep = "operator" | "done" | "unasked" | Stop;
 
 function audit(
   deps: PeopleDeps,
@@ -48,7 +51,7 @@ export async function approvalStep(
   options: CallOptions,
 ): Promise<ApprovalStep> {
   const { entry, run } = call;
-  if (entry.tool.annotations.readOnlyHint === true || run.autoApprove || deps.autoApprove) return "done";
+  if (entry.tool.annotations.readOnlyHint === true || run.autoApprove || deps.autoApprove) return "unasked";
   const mode = approvalModeOf(await readPolicy(deps.store, run.agent), entry.id);
   if (mode === "auto") {
     await audit(deps, call, "approval", {
@@ -56,7 +59,7 @@ export async function approvalStep(
       error: null,
       details: { mode, by: "policy", path: "policy", approved: true },
     });
-    return "done";
+    return "unasked";
   }
   const ask = options.people?.approve;
   if (mode === "operator" || ask === undefined) {

@@ -9,5 +9,6 @@ export {
   readSecretViews,
   type SecretSource,
   type SecretWriter,
+  specView,
 } from "./source.ts";
 export { createVault, keyIdOf, MAX_SECRET_BYTES, openVault, type Vault } from "./vault.ts";

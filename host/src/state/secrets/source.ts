@@ -3,8 +3,8 @@
 // `createSecretWriter` is what the admin surfaces use (put/delete), and `readSecretViews`
 // builds the masked read-back of an agent's secrets.
 // Invariants: the store only ever sees vault ciphertext; views never carry a sensitive value.
-import type { PluginManifest } from "@airlock/sdk/manifest";
-import type { SecretView } from "../../contracts/host.ts";
+import type { PluginManifest, SecretSpec } from "@airlock/sdk/manifest";
+import type { SecretSpecView, SecretView } from "../../contracts/host.ts";
 import type { Store } from "../store/types.ts";
 import { isSensitive, maskSecret, secretSensitivity } from "./mask.ts";
 import type { Vault } from "./vault.ts";
@@ -40,6 +40,15 @@ export function createSecretWriter(deps: { store: Store; vault: Vault }): Secret
   };
 }
 
+/** A declaration as a console asks for it (no `sensitive`: the view says that itself). */
+export function specView(spec: SecretSpec): SecretSpecView {
+  const view: SecretSpecView = { type: spec.type, optional: spec.optional };
+  if (spec.label !== undefined) view.label = spec.label;
+  if (spec.description !== undefined) view.description = spec.description;
+  if (spec.choices !== undefined) view.choices = [...spec.choices];
+  return view;
+}
+
 /**
  * Every key any installed tool declares, plus any key the agent has set, as read back through
  * an API: readable values in clear, sensitive ones masked, unset ones null.
@@ -52,10 +61,13 @@ export async function readSecretViews(deps: {
 }): Promise<SecretView[]> {
   const sensitivity = secretSensitivity(deps.manifests);
   const tools = new Map<string, string[]>();
+  const specs = new Map<string, SecretSpecView>();
   for (const m of deps.manifests) {
     for (const t of m.tools) {
-      for (const s of t.requiredSecrets)
+      for (const s of t.requiredSecrets) {
         tools.set(s.key, [...(tools.get(s.key) ?? []), `${m.namespace}:${t.name}`]);
+        if (!specs.has(s.key)) specs.set(s.key, specView(s));
+      }
     }
   }
   const stored = new Map((await deps.store.listSecrets(deps.agent)).map((r) => [r.key, r.ciphertext]));
@@ -70,6 +82,7 @@ export async function readSecretViews(deps: {
       sensitive,
       value: plain === null ? null : sensitive ? maskSecret(plain) : plain,
       tools: tools.get(key) ?? [],
+      spec: specs.get(key) ?? null,
     };
   });
 }

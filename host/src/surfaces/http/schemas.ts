@@ -161,6 +161,15 @@ export const secretsResponse = z.object({
       sensitive: z.boolean(),
       value: z.string().nullable(),
       tools: z.array(z.string()),
+      spec: z
+        .object({
+          type: z.enum(["text", "select"]),
+          label: z.string().optional(),
+          description: z.string().optional(),
+          choices: z.array(z.string()).optional(),
+          optional: z.boolean(),
+        })
+        .nullable(),
     }),
   ),
 });

@@ -1,6 +1,7 @@
 // Stage "audit": the call's one audit row (kind "tool", action "call"), written once the call
 // ended, after the afterToolCall hooks. The row names the plugin and its bare tool, the run,
-// the call, the version, blocked, the parent call (code mode) and the end user named (a refused
+// the call, the version, blocked, the parent call (code mode), the time it waited for an approval
+// (waitedForApprovalMs, when someone was asked) and the end user named (a refused
 // subject is not repeated: it may be anything). A call that one of its own limits ended (a code
 // in TERMINATIONS: CPU, wall, memory, capability calls, timers, result copy, output) gets one
 // termination row first (action "call.terminated", details {name, limit}): every call passes
@@ -78,6 +79,7 @@ export const auditStage: CallStage = {
       ...call.auditDetails,
     };
     if (options.parentCallId !== undefined) details.parentCallId = options.parentCallId;
+    if (call.waitedForApprovalMs !== undefined) details.waitedForApprovalMs = call.waitedForApprovalMs;
     if (options.subject !== undefined && options.subject !== "" && call.subjectProblem === null)
       details.subject = options.subject;
     const base = {

@@ -49,6 +49,8 @@ export interface Call {
   readonly auditTool: string;
   /** Extra details for the call's audit row (a host tool's answer). */
   auditDetails?: Record<string, unknown>;
+  /** How long the approval stage waited for someone's decision (ms), when it asked someone. */
+  waitedForApprovalMs?: number;
   readonly presentation: Presentation | undefined;
   /** The fields every tool.* event carries. */
   readonly base: { runId: string; callId: string; agent: string; toolName: string };

@@ -6,7 +6,7 @@
 // is never framed (frame-ancestors 'none', X-Frame-Options DENY) nor cached, and sends no Referer to
 // another origin (the client's redirect URI never sees the authorization request).
 import type { AgentToolView } from "../../../contracts/host.ts";
-import { escapeHtml } from "../people/html.ts";
+import { escapeHtml, layout as peopleLayout } from "../people/html.ts";
 
 export function pageHeaders(formTarget?: string): Record<string, string> {
   const formAction = formTarget === undefined ? "'self'" : `'self' ${formTarget}`;
@@ -21,16 +21,7 @@ export function pageHeaders(formTarget?: string): Record<string, string> {
   };
 }
 
-function layout(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(title)} · Airlock</title><link rel="stylesheet" href="/admin/app.css"></head>
-<body><header class="top"><span class="brand">Airlock</span></header>
-<main id="main" class="consent">
-${body}
-</main></body></html>
-`;
-}
+const layout = (title: string, body: string): string => peopleLayout(title, body, "consent");
 
 /** A page that only says something went wrong (no redirect to an untrusted URI). */
 export function errorPage(title: string, message: string, code: string): string {

@@ -1,8 +1,10 @@
 // The console's view of the plugin registry: search it by name, list a package's versions, and
 // see what installing or upgrading to one version would change before confirming (the same diff
 // an uploaded .tgz gets, plugin-diff.ts). The registry is the one `airlock install name@range`
-// resolves against (host.plugins.registryUrl: --registry / AIRLOCK_REGISTRY_URL); an upgrade
-// preview reads the registry the active version came from, as `upgrade` itself does.
+// resolves against (host.plugins.registryUrl: --registry / AIRLOCK_REGISTRY_URL), or another the
+// operator names with `registry` (an http(s) URL; the install then names it in its spec,
+// `<URL>/name@version`); an upgrade preview reads the registry the active version came from, as
+// `upgrade` itself does.
 // The reads themselves are the host's (host.plugins.registry, engine/install/registry-browser.ts).
 // Invariants: operator access only; nothing is installed or written but the audit entry of a
 // refusal; the preview reads the tarball the installer would fetch, checked against the
@@ -25,6 +27,14 @@ async function audited<T>(host: AirlockHost, action: string, details: object, ru
   }
 }
 
+/** Another registry than the host's, named by the operator (the one a `<URL>/name@range` spec names). */
+const registryUrl = z
+  .string()
+  .max(2048)
+  .regex(/^https?:\/\/[^/\s]+\S*$/, "an http(s) registry URL")
+  .optional();
+const named = (registry: string | undefined) => (registry === undefined ? {} : { registry });
+
 const versionView = z.object({ version: z.string(), signatures: z.number(), latest: z.boolean() });
 const diffSchema = z.record(z.string(), z.unknown());
 
@@ -36,7 +46,7 @@ export const consoleRegistryRoutes: RouteSpec[] = [
     summary: "Searches the host's registry by name (and description); each hit says what is installed.",
     tag: "plugins",
     access: "operator",
-    query: z.strictObject({ q: z.string().max(64).optional() }),
+    query: z.strictObject({ q: z.string().max(64).optional(), registry: registryUrl }),
     responses: {
       200: {
         description: "The packages found.",
@@ -56,8 +66,8 @@ export const consoleRegistryRoutes: RouteSpec[] = [
     },
     async handler({ host, query }) {
       const text = query.q ?? "";
-      return audited(host, "registry.search", { q: text }, async () => {
-        const { registry, hits, total } = await host.plugins.registry.search(text, 20);
+      return audited(host, "registry.search", { q: text, ...named(query.registry) }, async () => {
+        const { registry, hits, total } = await host.plugins.registry.search(text, 20, named(query.registry));
         const packages = [];
         for (const hit of hits) {
           const active = await host.getInstalledVersion(hit.name);
@@ -80,7 +90,7 @@ export const consoleRegistryRoutes: RouteSpec[] = [
     tag: "plugins",
     access: "operator",
     params: z.strictObject({ name: namespace }),
-    query: z.strictObject({ upgrade: z.enum(["true", "false"]).optional() }),
+    query: z.strictObject({ upgrade: z.enum(["true", "false"]).optional(), registry: registryUrl }),
     responses: {
       200: {
         description: "The versions.",
@@ -93,9 +103,10 @@ export const consoleRegistryRoutes: RouteSpec[] = [
       },
     },
     async handler({ host, params, query }) {
-      return audited(host, "registry.versions", { name: params.name }, async () => {
+      return audited(host, "registry.versions", { name: params.name, ...named(query.registry) }, async () => {
         const { registry, versions } = await host.plugins.registry.versions(params.name, {
           upgrade: query.upgrade === "true",
+          ...named(query.registry),
         });
         const installed = (await host.getInstalledVersion(params.name))?.version ?? null;
         return { json: { registry, name: params.name, installed, versions } };
@@ -114,6 +125,7 @@ export const consoleRegistryRoutes: RouteSpec[] = [
       name: namespace,
       range: z.string().max(256).optional(),
       upgrade: z.boolean().optional(),
+      registry: registryUrl,
     }),
     responses: {
       200: {
@@ -124,23 +136,28 @@ export const consoleRegistryRoutes: RouteSpec[] = [
     },
     async handler({ host, body }) {
       const range = (body.range ?? "").trim();
-      return audited(host, "registry.preview", { name: body.name, range }, async () => {
-        const { registry, manifest, signatures } = await host.plugins.registry.fetchVersion(
-          body.name,
-          range,
-          { upgrade: body.upgrade === true },
-        );
-        const active = await host.getInstalledVersion(body.name);
-        return {
-          json: {
-            ...diffManifests(active?.manifest ?? null, manifest),
-            description: manifest.description,
-            installed: active !== null,
-            registry,
-            signatures,
-          },
-        };
-      });
+      return audited(
+        host,
+        "registry.preview",
+        { name: body.name, range, ...named(body.registry) },
+        async () => {
+          const { registry, manifest, signatures } = await host.plugins.registry.fetchVersion(
+            body.name,
+            range,
+            { upgrade: body.upgrade === true, ...named(body.registry) },
+          );
+          const active = await host.getInstalledVersion(body.name);
+          return {
+            json: {
+              ...diffManifests(active?.manifest ?? null, manifest),
+              description: manifest.description,
+              installed: active !== null,
+              registry,
+              signatures,
+            },
+          };
+        },
+      );
     },
   }),
 ];

@@ -12,14 +12,14 @@ import type { Context } from "hono";
 import type { AirlockHost, PendingApproval } from "../../../contracts/host.ts";
 import type { TokenRecord } from "../../../contracts/records.ts";
 import { html, type PageForm, pageForm, refuse } from "./form.ts";
-import { escapeHtml, notice, page } from "./html.ts";
+import { escapeHtml, humanTime, notice, page } from "./html.ts";
 import { mintFormToken } from "./tickets.ts";
 
 const binding = (approval: PendingApproval): string => `approve:${approval.id}`;
 
 function summary(approval: PendingApproval): string {
-  return `<dl><dt>Agent</dt><dd>${escapeHtml(approval.agent)}</dd><dt>Tool</dt><dd>${escapeHtml(approval.toolName)}</dd>
-<dt>Requested</dt><dd>${escapeHtml(approval.requestedAt)}</dd></dl>`;
+  return `<dl class="consent-facts"><dt>Agent</dt><dd><strong>${escapeHtml(approval.agent)}</strong></dd><dt>Tool</dt><dd><code>${escapeHtml(approval.toolName)}</code></dd>
+<dt>Asked</dt><dd>${humanTime(approval.requestedAt)}</dd></dl>`;
 }
 
 /** The pending approval the path names, or the audited AIRLOCK_PAGE_NOT_FOUND page. */
@@ -37,11 +37,11 @@ export async function approvalPage(host: AirlockHost, c: Context): Promise<Respo
   if (approval instanceof Response) return approval;
   const body = `<p>A call waits for an operator's decision.</p>
 ${summary(approval)}
-<p class="note">Sign in with an operator token of this host to see the call's input and decide.</p>
+<p class="hint">Sign in with an operator token of this host to see the call's input and decide.</p>
 <form method="post" autocomplete="off">
 <input type="hidden" name="form_token" value="${escapeHtml(mintFormToken(host, binding(approval)))}">
 <label for="operator_token">Operator token</label><input id="operator_token" name="operator_token" type="password" required>
-<button type="submit" name="step" value="sign-in">Sign in</button>
+<div class="actions"><button type="submit" name="step" value="sign-in" class="primary">Sign in</button></div>
 </form>`;
   return html(c, page(`Approve ${approval.toolName}?`, body));
 }
@@ -65,11 +65,11 @@ function decisionPage(host: AirlockHost, approval: PendingApproval, operator: To
     `Approve ${approval.toolName}?`,
     `<p>A call waits for your decision.</p>
 ${summary(approval)}
-<p>Input:</p><pre>${escapeHtml(JSON.stringify(approval.input, null, 2))}</pre>
+<h2>Input</h2><pre>${escapeHtml(JSON.stringify(approval.input, null, 2))}</pre>
 <form method="post" autocomplete="off">
 <input type="hidden" name="form_token" value="${escapeHtml(token)}">
 <label for="reason">Reason (given to the model when you deny)</label><input id="reason" name="reason" type="text" maxlength="500">
-<button type="submit" name="decision" value="approve">Approve</button><button type="submit" name="decision" value="deny">Deny</button>
+<div class="actions"><button type="submit" name="decision" value="approve" class="primary">Approve</button><button type="submit" name="decision" value="deny" class="danger">Deny</button></div>
 </form>`,
   );
 }

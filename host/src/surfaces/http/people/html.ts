@@ -1,10 +1,9 @@
-// Plain server-rendered HTML for the host's people pages: one layout, escaping, and the headers
-// every page carries. No script at all; one inline style block allowed by its hash.
+// Server-rendered HTML for the host's people pages, in the console's look (its stylesheet,
+// /admin/app.css, and top bar): one layout, escaping, times in words, and the headers every page
+// carries. No script and no inline style at all.
 // Invariants: every value placed in a page is escaped; no page is cached or framed, nor sends a
 // Referer to another site (its URL carries a ticket; same-origin keeps the form's Origin, which
 // the host's guard checks); nothing a person typed is ever rendered back.
-import { createHash } from "node:crypto";
-
 export function escapeHtml(value: string): string {
   return value
     .replaceAll("&", "&amp;")
@@ -14,33 +13,63 @@ export function escapeHtml(value: string): string {
     .replaceAll("'", "&#39;");
 }
 
-const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:42rem;margin:2rem auto;padding:0 1rem;color:#1b1b1b}
-h1{font-size:1.4rem}pre{background:#f4f4f4;padding:.75rem;overflow:auto;white-space:pre-wrap;word-break:break-word}
-label{display:block;margin:.75rem 0 .25rem;font-weight:600}input[type=text],input[type=password]{width:100%;padding:.5rem;font:inherit;box-sizing:border-box}
-button{margin:1rem .5rem 0 0;padding:.5rem 1.25rem;font:inherit;cursor:pointer}.note{color:#555}.error{color:#a00;font-weight:600}
-dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dt{font-weight:600}`;
-const STYLE_HASH = createHash("sha256").update(STYLE).digest("base64");
-
 export const PAGE_HEADERS: Record<string, string> = {
   "content-type": "text/html; charset=utf-8",
   "cache-control": "no-store",
   "referrer-policy": "same-origin",
   "x-frame-options": "DENY",
-  "content-security-policy": `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+  // the console's own stylesheet (/admin/app.css), from this origin; no inline style, no script
+  "content-security-policy":
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 };
 
-export function page(title: string, body: string): string {
+/**
+ * The console's look for a page without script: its stylesheet, its top bar (the brand and what
+ * the page is), one main column (`mainClass`: `people`, or `consent` for the consent page).
+ */
+export function layout(title: string, body: string, mainClass = "people"): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="same-origin"><title>${escapeHtml(title)} · Airlock</title><style>${STYLE}</style></head>
-<body><main>
-<h1>${escapeHtml(title)}</h1>
+<meta name="referrer" content="same-origin"><title>${escapeHtml(title)} · Airlock</title><link rel="stylesheet" href="/admin/app.css"></head>
+<body><header class="top"><span class="brand">Airlock</span></header>
+<main id="main" class="${escapeHtml(mainClass)}">
 ${body}
 </main></body></html>
 `;
 }
 
+/** A people page: its title as the heading, its body in one card. */
+export function page(title: string, body: string): string {
+  return layout(title, `<h1>${escapeHtml(title)}</h1>\n<div class="card">\n${body}\n</div>`);
+}
+
 /** A page that only says something (done, gone, refused). */
 export function notice(title: string, message: string, kind: "note" | "error" = "note"): string {
-  return page(title, `<p class="${kind}">${escapeHtml(message)}</p>`);
+  const role = kind === "error" ? ' role="alert"' : "";
+  return page(title, `<p class="${kind === "error" ? "error" : "notice"}"${role}>${escapeHtml(message)}</p>`);
+}
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** How long ago `then` was, in words: "just now", "1 minute ago", "3 hours ago", "2 days ago". */
+export function ago(then: Date, now: Date): string {
+  const s = Math.max(0, Math.round((now.getTime() - then.getTime()) / 1000));
+  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"} ago`;
+  if (s < 45) return "just now";
+  if (s < 3600) return unit(Math.max(1, Math.round(s / 60)), "minute");
+  if (s < 86_400) return unit(Math.round(s / 3600), "hour");
+  return unit(Math.round(s / 86_400), "day");
+}
+
+/**
+ * A time for a person, as the server can say it without knowing the reader's time zone (a page
+ * has no script): "3 minutes ago (7 Dec 2026, 06:12 UTC)", in a <time> that carries the ISO form.
+ */
+export function humanTime(iso: string, now = new Date()): string {
+  const t = new Date(iso);
+  if (Number.isNaN(t.getTime())) return escapeHtml(iso);
+  const hh = String(t.getUTCHours()).padStart(2, "0");
+  const mm = String(t.getUTCMinutes()).padStart(2, "0");
+  const day = `${t.getUTCDate()} ${MONTHS[t.getUTCMonth()]} ${t.getUTCFullYear()}, ${hh}:${mm} UTC`;
+  return `<time datetime="${escapeHtml(t.toISOString())}">${ago(t, now)} (${day})</time>`;
 }

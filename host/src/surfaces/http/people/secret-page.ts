@@ -36,11 +36,11 @@ export async function secretPage(host: AirlockHost, c: Context): Promise<Respons
     )
     .join("\n");
   const body = `<p>The tool <strong>${escapeHtml(ticket.tool)}</strong> of agent <strong>${escapeHtml(ticket.agent)}</strong> needs ${keys.length === 1 ? "a secret" : "secrets"} to run.</p>
-<p class="note">What you enter goes to this host only (never to the AI client or its model) and is stored encrypted.</p>
+<p class="hint">What you enter goes to this host only (never to the AI client or its model) and is stored encrypted.</p>
 <form method="post" autocomplete="off">
 <input type="hidden" name="form_token" value="${escapeHtml(mintFormToken(host, binding(ticket)))}">
 ${fields}
-<button type="submit">Save</button>
+<div class="actions"><button type="submit" class="primary">Save</button></div>
 </form>`;
   return html(c, page("Enter a secret", body));
 }

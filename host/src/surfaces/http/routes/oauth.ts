@@ -7,29 +7,22 @@
 // views that carry no token, client secret or provider key.
 import { hasCode } from "@airlock/sdk/errors";
 import { z } from "zod";
+import { escapeHtml, layout } from "../people/html.ts";
 import { defineRoute, type RouteSpec } from "../route-table.ts";
 import { namespace, slug } from "../schemas.ts";
 
 const PAGE_HEADERS = {
   "content-type": "text/html; charset=utf-8",
-  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+  // the console's stylesheet (people/html.ts's layout), from this origin; no inline style
+  "content-security-policy": "default-src 'none'; style-src 'self'; frame-ancestors 'none'",
   "x-frame-options": "DENY",
   "referrer-policy": "no-referrer",
   "cache-control": "no-store",
 };
 
-const escapeHtml = (s: string) =>
-  s.replace(
-    /[&<>"']/g,
-    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string,
-  );
-
 function page(status: number, title: string, lines: string[]): Response {
-  const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>${escapeHtml(title)} · Airlock</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a}h1{font-size:1.4rem}code{background:#f1f1f1;padding:0 .25rem}</style>
-</head><body><main><h1>${escapeHtml(title)}</h1>${lines.map((l) => `<p>${l}</p>`).join("")}</main></body></html>`;
-  return new Response(body, { status, headers: PAGE_HEADERS });
+  const body = `<h1>${escapeHtml(title)}</h1><div class="card">${lines.map((l) => `<p>${l}</p>`).join("")}</div>`;
+  return new Response(layout(title, body), { status, headers: PAGE_HEADERS });
 }
 
 function failurePage(error: unknown): Response {

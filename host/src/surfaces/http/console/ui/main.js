@@ -34,7 +34,7 @@ function nextPage() {
   return next?.startsWith("/oauth/authorize?") ? next : null;
 }
 
-function SignIn({ onSignedIn, reason }) {
+function SignIn({ onSignedIn, reason, notice }) {
   const [token, setToken] = useState("");
   const [error, setError] = useState(reason ?? null);
   const [busy, setBusy] = useState(false);
@@ -54,6 +54,7 @@ function SignIn({ onSignedIn, reason }) {
   };
   return html`<main class="signin">
     <h1>Airlock console</h1>
+    ${notice && html`<p class="notice" role="status">${notice}</p>`}
     ${nextPage() !== null && html`<p class="hint">An MCP client asks to connect to an agent: sign in to review its request.</p>`}
     <form onSubmit=${submit} class="card">
       <label for="token">Operator token</label>
@@ -79,8 +80,34 @@ const NAV = [
   ["events", "Live events"],
 ];
 
+/** How many calls wait for an approval, polled (null until the first answer). */
+function usePendingApprovals() {
+  const [count, setCount] = useState(null);
+  useEffect(() => {
+    let live = true;
+    const load = () =>
+      api("GET", "/api/approvals").then(
+        (r) => live && setCount(r.approvals.length),
+        () => undefined, // the Approvals screen says why it cannot load; the badge keeps its last count
+      );
+    load();
+    const timer = setInterval(load, 3000);
+    return () => {
+      live = false;
+      clearInterval(timer);
+    };
+  }, []);
+  return count;
+}
+
+function NavLabel({ id, label, pending }) {
+  if (id !== "approvals" || !pending) return label;
+  return html`${label} <span class="pending" aria-label=${`${pending} pending`}>${pending}</span>`;
+}
+
 function Shell({ session, onSignOut }) {
   const route = useHashRoute();
+  const pending = usePendingApprovals();
   const feedback = useFeedbackState();
   const [section, ...rest] = route;
   // A new screen starts with a clean status line: an old error does not apply there.
@@ -106,7 +133,7 @@ function Shell({ session, onSignOut }) {
         <ul class="nav-list">
           ${NAV.map(
             ([id, label]) =>
-              html`<li><a href="#/${id}" aria-current=${section === id ? "page" : undefined}>${label}</a></li>`,
+              html`<li><a href="#/${id}" aria-current=${section === id ? "page" : undefined}><${NavLabel} id=${id} label=${label} pending=${pending} /></a></li>`,
           )}
         </ul>
       </nav>
@@ -119,7 +146,9 @@ function Shell({ session, onSignOut }) {
 
 function App() {
   const [session, setSessionState] = useState(undefined);
+  // Why the sign-in form shows: an error (a session refused) in red, or a notice (signed out).
   const [reason, setReason] = useState(null);
+  const [notice, setNotice] = useState(null);
   const signedIn = (s) => {
     const next = nextPage();
     if (next !== null) {
@@ -131,6 +160,7 @@ function App() {
       setSessionState(null);
     });
     setReason(null);
+    setNotice(null);
     setSessionState(s);
   };
   useEffect(() => {
@@ -139,7 +169,7 @@ function App() {
   const signOut = async () => {
     try {
       await api("DELETE", "/admin/session");
-      setReason("Signed out.");
+      setNotice("Signed out.");
     } catch (error) {
       setReason(`${error.message} (${error.code})`);
     }
@@ -147,7 +177,7 @@ function App() {
     setSessionState(null);
   };
   if (session === undefined) return html`<p class="loading">Loading…</p>`;
-  if (session === null) return html`<${SignIn} onSignedIn=${signedIn} reason=${reason} />`;
+  if (session === null) return html`<${SignIn} onSignedIn=${signedIn} reason=${reason} notice=${notice} />`;
   return html`<${Shell} session=${session} onSignOut=${signOut} />`;
 }
 

@@ -1,8 +1,9 @@
-// One agent: tabs for its tools, its secrets and knowledge level, its tokens, its OAuth
+// One agent: its MCP URL with client configs to copy (connect.js), then tabs for its tools, its secrets and knowledge level, its tokens, its OAuth
 // connections and model grants, the OAuth grants of MCP clients, who approves its calls (people
 // in the loop), and code mode.
 import { html } from "../html.js";
 import { CodeModeTab } from "./code-mode.js";
+import { ConnectClient } from "./connect.js";
 import { ConnectionsTab } from "./connections.js";
 import { GrantsTab } from "./grants.js";
 import { PeopleTab } from "./people.js";
@@ -33,6 +34,7 @@ export function AgentScreen({ slug, tab }) {
   return html`<p class="crumbs"><a href="#/agents">Agents</a> › </p>
     <h1>Agent <code>${slug}</code></h1>
     <p class="hint">MCP URL: <code>${location.origin}/mcp/${slug}</code></p>
+    <${ConnectClient} slug=${slug} />
     <nav aria-label="Agent" class="tabs">
       ${TABS.map(
         ([id, label]) =>

@@ -5,7 +5,8 @@ import { api } from "../api.js";
 import { LoadError, useResource, when } from "../common.js";
 import { useFeedback } from "../feedback.js";
 import { html } from "../html.js";
-import { CallsChart, SlowestChart } from "./chart.js";
+import { Ident } from "../ident.js";
+import { approvalWaitOf, CallsChart, duration, executionOf, SlowestChart, WaitsChart } from "./chart.js";
 
 const OUTCOMES = [
   ["", "Any outcome"],
@@ -38,6 +39,14 @@ function queryOf(f) {
   if (f.since) p.set("since", new Date(f.since).toISOString());
   if (f.until) p.set("until", new Date(f.until).toISOString());
   return p.toString();
+}
+
+/** A call's execution time, and apart from it any time it waited for an approval. */
+function durationCell(e) {
+  if (typeof e.durationMs !== "number") return "";
+  const wait = approvalWaitOf(e);
+  if (wait === 0) return duration(e.durationMs);
+  return html`${duration(executionOf(e))}<span class="meta wait"> + ${duration(wait)} waiting for approval</span>`;
 }
 
 export function AuditScreen() {
@@ -99,8 +108,10 @@ export function AuditScreen() {
       html`<section aria-label="Charts" class="charts">
         <${CallsChart} entries=${entries} />
         <${SlowestChart} entries=${entries} />
+        <${WaitsChart} entries=${entries} />
       </section>
       <p class="count">${entries.length} entries${page.nextBefore !== null ? " (the newest 500)" : ""}${denied > 0 ? html` · <span class="bad">${denied} denied capability call(s)</span>` : ""}</p>
+      <div class="table-scroll">
       <table class="list audit">
         <caption class="sr">Audit entries, newest first</caption>
         <thead><tr><th scope="col">When</th><th scope="col">Kind</th><th scope="col">What</th><th scope="col">Agent</th><th scope="col">Tool / plugin</th><th scope="col">Outcome</th><th scope="col">Duration</th></tr></thead>
@@ -110,13 +121,14 @@ export function AuditScreen() {
           ) => html`<tr key=${e.id} class=${e.kind === "capability" && e.allowed === false ? "denied" : outcomeOf(e) === "failed" ? "failed" : ""}>
             <td data-label="When">${when(e.at)}</td>
             <td data-label="Kind">${e.kind}</td>
-            <td data-label="What"><code>${e.action}</code></td>
-            <td data-label="Agent">${e.agent ?? ""}</td>
-            <td data-label="Tool">${toolOf(e)}</td>
-            <td data-label="Outcome">${outcomeOf(e) === "denied" ? html`<strong>denied</strong>` : outcomeOf(e)}${e.error ? html` <code>${e.error}</code>` : ""}</td>
-            <td data-label="Duration">${typeof e.durationMs === "number" ? `${e.durationMs} ms` : ""}</td>
+            <td data-label="What"><${Ident} whole text=${e.action} /></td>
+            <td data-label="Agent">${e.agent === null ? "" : html`<${Ident} whole text=${e.agent} />`}</td>
+            <td data-label="Tool">${toolOf(e) === "" ? "" : html`<${Ident} text=${toolOf(e)} />`}</td>
+            <td data-label="Outcome">${outcomeOf(e) === "denied" ? html`<strong>denied</strong>` : outcomeOf(e)}${e.error ? html` <${Ident} text=${e.error} />` : ""}</td>
+            <td data-label="Duration">${durationCell(e)}</td>
           </tr>`,
         )}</tbody>
-      </table>`
+      </table>
+      </div>`
     }`;
 }

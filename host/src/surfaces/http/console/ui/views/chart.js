@@ -1,6 +1,7 @@
 // Inline SVG charts (no chart service, nothing fetched): tool calls and failures over time, and
 // the slowest tools. Each chart has a text title and description for screen readers.
 import { html } from "../html.js";
+import { Ident } from "../ident.js";
 
 const W = 720;
 const H = 180;
@@ -55,15 +56,29 @@ export function CallsChart({ entries }) {
   </figure>`;
 }
 
-/** Tools by their slowest call (ms), with the median, slowest first. */
-export function slowestTools(entries, limit = 8) {
+/** The time a tool call spent waiting for someone's approval (its audit row's details), in ms. */
+export function approvalWaitOf(e) {
+  const w = e.details?.waitedForApprovalMs;
+  return typeof w === "number" && w > 0 ? w : 0;
+}
+
+/** The time a tool call ran: its duration less any wait for approval, in ms. */
+export function executionOf(e) {
+  return Math.max(0, e.durationMs - approvalWaitOf(e));
+}
+
+const toolId = (e) => (e.plugin === null ? e.tool : `${e.plugin}:${e.tool}`);
+
+/** Per tool, the largest and the median of `measure` over its calls (those it answers a number for). */
+function byTool(entries, measure, limit) {
   const by = new Map();
   for (const e of entries) {
     if (e.kind !== "tool" || e.tool === null || typeof e.durationMs !== "number") continue;
-    const id = e.plugin === null ? e.tool : `${e.plugin}:${e.tool}`;
-    const list = by.get(id) ?? [];
-    list.push(e.durationMs);
-    by.set(id, list);
+    const value = measure(e);
+    if (value === null) continue;
+    const list = by.get(toolId(e)) ?? [];
+    list.push(value);
+    by.set(toolId(e), list);
   }
   return [...by.entries()]
     .map(([tool, ds]) => {
@@ -74,27 +89,60 @@ export function slowestTools(entries, limit = 8) {
     .slice(0, limit);
 }
 
+/** Tools by their slowest call's execution time (ms, approval waits left out), with the median. */
+export function slowestTools(entries, limit = 8) {
+  return byTool(entries, executionOf, limit);
+}
+
+/** Tools by their longest wait for an approval (ms), over the calls that waited. */
+export function longestWaits(entries, limit = 8) {
+  return byTool(entries, (e) => (approvalWaitOf(e) > 0 ? approvalWaitOf(e) : null), limit);
+}
+
+/** "850 ms", "12.4 s", "3 min 5 s". */
+export function duration(ms) {
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/**
+ * Horizontal bars, one row per tool: the tool's full name on a line of its own (HTML, so it wraps
+ * at its separators instead of being clipped, however long), then its bar with the median darker
+ * (a small SVG stretched to the row) and the figures.
+ */
+function BarRows({ id, title, rows, unit, caption }) {
+  const top = Math.max(1, ...rows.map((r) => r.max));
+  const label = `${title}: ${rows.map((r) => `${r.tool} ${duration(r.max)}`).join(", ")}`;
+  return html`<figure class="chart bars">
+    <ul class="bar-rows" role="img" aria-label=${label} id=${id}>
+      ${rows.map(
+        (r) => html`<li key=${r.tool}>
+          <${Ident} class="bar-label" text=${r.tool} />
+          <span class="bar-line">
+            <svg class="bar-track" viewBox="0 0 100 10" preserveAspectRatio="none" aria-hidden="true">
+              <rect x="0" y="0" height="10" width=${Math.max(0.5, (100 * r.max) / top)} class="bar-${unit}" />
+              <rect x="0" y="0" height="10" width=${Math.max(0.5, (100 * r.median) / top)} class="bar-${unit}-median" />
+            </svg>
+            <span class="bar-figures">${duration(r.max)} (median ${duration(r.median)}, ${r.calls} ${r.calls === 1 ? "call" : "calls"})</span>
+          </span>
+        </li>`,
+      )}
+    </ul>
+    <figcaption>${caption}</figcaption>
+  </figure>`;
+}
+
 export function SlowestChart({ entries }) {
   const rows = slowestTools(entries);
   if (rows.length === 0) return null;
-  const top = Math.max(1, ...rows.map((r) => r.max));
-  const rowH = 26;
-  const labelW = 150;
-  const h = rows.length * rowH + 8;
-  return html`<figure class="chart">
-    <svg viewBox="0 0 ${W} ${h}" role="img" aria-labelledby="slow-title">
-      <title id="slow-title">Slowest tools: ${rows.map((r) => `${r.tool} ${r.max} ms`).join(", ")}</title>
-      ${rows.map((r, i) => {
-        const w = ((W - labelW - 230) * r.max) / top;
-        const m = ((W - labelW - 230) * r.median) / top;
-        return html`<g>
-          <text x=${labelW - 6} y=${i * rowH + 17} text-anchor="end" class="label">${r.tool}</text>
-          <rect x=${labelW} y=${i * rowH + 4} width=${Math.max(1, w)} height=${rowH - 8} class="bar-slow" />
-          <rect x=${labelW} y=${i * rowH + 4} width=${Math.max(1, m)} height=${rowH - 8} class="bar-median" />
-          <text x=${labelW + w + 6} y=${i * rowH + 17} class="tick">${r.max} ms (median ${r.median}, ${r.calls} calls)</text>
-        </g>`;
-      })}
-    </svg>
-    <figcaption>Slowest call per tool; the darker part is the median.</figcaption>
-  </figure>`;
+  return html`<${BarRows} id="slow-title" title="Slowest tools" rows=${rows} unit="slow"
+    caption="Slowest call per tool, in execution time (waits for approval left out); the darker part is the median." />`;
+}
+
+export function WaitsChart({ entries }) {
+  const rows = longestWaits(entries);
+  if (rows.length === 0) return null;
+  return html`<${BarRows} id="wait-title" title="Waits for approval" rows=${rows} unit="wait"
+    caption="Longest wait for an approval per tool, over the calls that waited; the darker part is the median." />`;
 }

@@ -1,5 +1,5 @@
-// Installing and upgrading from the host's registry: search by name, list the versions of the
-// package picked, choose one, and see what it would change (the same diff an upload shows, read
+// Installing and upgrading from the host's registry, or from another one named by URL: search by
+// name, list the versions of the package picked, choose one, and see what it would change (the same diff an upload shows, read
 // from the tarball the installer would fetch) before confirming. The install then asks for that
 // exact version, so what is installed is what was shown.
 import { useEffect, useState } from "preact/hooks";
@@ -28,9 +28,15 @@ function signedNote(preview) {
     : html`<p class="warn">This version carries no signature: installing it needs your permission.</p>`;
 }
 
+/** The query string naming the registry picked (none: the host's own). */
+const from = (registry) => (registry === "" ? "" : `registry=${encodeURIComponent(registry)}`);
+
 export function RegistryInstall({ onInstalled }) {
   const { run } = useFeedback();
   const [query, setQuery] = useState("");
+  // Another registry than the host's (--registry), named by URL; empty: the host's.
+  const [registryField, setRegistryField] = useState("");
+  const [registry, setRegistry] = useState("");
   const [found, setFound] = useState(null);
   const [pkg, setPkg] = useState(null);
   const [version, setVersion] = useState("");
@@ -39,7 +45,12 @@ export function RegistryInstall({ onInstalled }) {
   const search = (e) => {
     e.preventDefault();
     run(`Search the registry for "${query.trim()}"`, async () => {
-      const r = await api("GET", `/api/registry/search?q=${encodeURIComponent(query.trim())}`);
+      const named = registryField.trim();
+      const r = await api(
+        "GET",
+        `/api/registry/search?q=${encodeURIComponent(query.trim())}${named === "" ? "" : `&${from(named)}`}`,
+      );
+      setRegistry(named);
       setFound(r);
       setPkg(null);
       return `${r.total} package(s) found in ${r.registry}.`;
@@ -47,7 +58,10 @@ export function RegistryInstall({ onInstalled }) {
   };
   const pick = (name) =>
     run(`List the versions of ${name}`, async () => {
-      const r = await api("GET", `/api/registry/packages/${encodeURIComponent(name)}`);
+      const r = await api(
+        "GET",
+        `/api/registry/packages/${encodeURIComponent(name)}${registry === "" ? "" : `?${from(registry)}`}`,
+      );
       setPkg(r);
       setVersion(r.versions[0]?.version ?? "");
       return `${name}: ${r.versions.length} version(s). Pick one, then preview it.`;
@@ -55,14 +69,22 @@ export function RegistryInstall({ onInstalled }) {
   const askInstall = (e) => {
     e.preventDefault();
     run(`Read ${pkg.name} ${version}`, async () => {
-      setPreview(await api("POST", "/api/registry/preview", { name: pkg.name, range: version }));
+      setPreview(
+        await api("POST", "/api/registry/preview", {
+          name: pkg.name,
+          range: version,
+          ...(registry === "" ? {} : { registry }),
+        }),
+      );
       return `${pkg.name} ${version} read: check what it changes, then confirm.`;
     });
   };
   const install = () =>
     run(`Install ${pkg.name}@${version}`, async () => {
+      // Another registry is named in the spec itself: `<registry URL>/name@version`.
+      const base = registry === "" ? "" : `${registry.replace(/\/+$/, "")}/`;
       const r = await api("POST", "/api/plugins", {
-        spec: `${pkg.name}@${version}`,
+        spec: `${base}${pkg.name}@${version}`,
         ...(older(preview) ? { allowDowngrade: true } : {}),
         ...(unsigned ? { allowUnsigned: true } : {}),
       });
@@ -75,6 +97,9 @@ export function RegistryInstall({ onInstalled }) {
   return html`<section class="card" aria-labelledby="from-registry">
     <h2 id="from-registry">Install from the registry</h2>
     <form role="search" onSubmit=${search}>
+      <label for="reg-url">Registry</label>
+      <p class="hint" id="reg-url-hint">Empty: this host's registry (<code>--registry</code>, <code>AIRLOCK_REGISTRY_URL</code>). Or the URL of another one to search and install from.</p>
+      <input id="reg-url" type="url" placeholder="https://registry.example.com" aria-describedby="reg-url-hint" value=${registryField} onInput=${(e) => setRegistryField(e.currentTarget.value)} />
       <label for="reg-q">Search by name</label>
       <div class="row">
         <input id="reg-q" type="search" maxlength="64" placeholder="e.g. weather (empty: every package)" value=${query} onInput=${(e) => setQuery(e.currentTarget.value)} />

@@ -1,6 +1,8 @@
 // The agent's secrets, one field per key however many tools share it (with every tool using it),
-// its label and description from the tools' manifests; select keys as dropdowns; sensitive values
-// are never shown (the field starts empty and says whether a value is set). Then the knowledge
+// its label and description as the active tools declare it (the view's `spec`); select keys as
+// dropdowns; sensitive values are never shown (the field starts empty and says whether a value is
+// set). A value kept after its plugin was uninstalled (no active tool declares it: spec null) is
+// shown as such, with Clear and no field (the host would refuse to set it). Then the knowledge
 // level, one line on what each grants.
 import { useState } from "preact/hooks";
 import { api } from "../api.js";
@@ -15,14 +17,30 @@ export const LEVELS = [
   ["manage", "Tools may also change and delete any of this agent's documents."],
 ];
 
-function specsByKey(tools) {
-  const specs = new Map();
-  for (const t of tools) for (const s of t.requiredSecrets) if (!specs.has(s.key)) specs.set(s.key, s);
-  return specs;
+/** A value no active tool declares: kept when its plugin was uninstalled without purging. */
+function OrphanSecret({ slug, secret, onChanged }) {
+  const { run } = useFeedback();
+  const clear = () =>
+    run(`Clear ${secret.key}`, async () => {
+      await api("DELETE", `/api/agents/${slug}/secrets/${secret.key}`);
+      await onChanged();
+      return `${secret.key} cleared for ${slug}.`;
+    });
+  return html`<div class="card secret orphan" role="group" aria-label=${`Secret ${secret.key}`}>
+    <p class="orphan-key"><code>${secret.key}</code></p>
+    <p class="meta">
+      <span class="warn">Used by no installed tool</span>: kept when its plugin was uninstalled. It is
+      used again if a plugin that declares it is installed; until then it cannot be changed, only cleared.
+    </p>
+    <div class="row">
+      <button type="button" onClick=${clear} aria-label=${`Clear ${secret.key}`}>Clear</button>
+    </div>
+  </div>`;
 }
 
-function SecretField({ slug, secret, spec, onChanged }) {
+function SecretField({ slug, secret, onChanged }) {
   const { run } = useFeedback();
+  const spec = secret.spec;
   const readable = !secret.sensitive && spec?.type !== "select";
   const [value, setValue] = useState(
     readable ? (secret.value ?? "") : spec?.type === "select" ? (secret.value ?? "") : "",
@@ -50,7 +68,11 @@ function SecretField({ slug, secret, spec, onChanged }) {
     ${spec?.description && html`<p class="hint" id=${`${id}-hint`}>${spec.description}</p>`}
     <p class="meta">
       ${secret.set ? html`<span class="ok">Set</span>` : html`<span class=${spec?.optional ? "muted" : "bad"}>Not set${spec?.optional ? " (optional)" : ""}</span>`}
-      ${secret.sensitive ? " · sensitive: never shown again" : ""} · used by ${secret.tools.map((t, i) => html`${i > 0 ? ", " : ""}<code>${t}</code>`)}
+      ${secret.sensitive ? " · sensitive: never shown again" : ""}${
+        secret.tools.length === 0
+          ? " · used by no tool yet"
+          : html` · used by ${secret.tools.map((t, i) => html`${i > 0 ? ", " : ""}<code>${t}</code>`)}`
+      }
     </p>
     <div class="row">
       ${
@@ -101,14 +123,13 @@ function Knowledge({ slug }) {
 
 export function SecretsTab({ slug }) {
   const [secrets, error, reload] = useResource(`/api/agents/${slug}/secrets`);
-  const [tools] = useResource(`/api/agents/${slug}/tools`);
-  const specs = specsByKey(tools?.tools ?? []);
   return html`<h2>Secrets</h2>
     ${error && html`<${LoadError} error=${error} />`}
     ${secrets && secrets.secrets.length === 0 && html`<p class="empty">No installed tool declares a secret.</p>`}
-    ${secrets?.secrets.map(
-      (s) =>
-        html`<${SecretField} key=${`${s.key}-${s.set}`} slug=${slug} secret=${s} spec=${specs.get(s.key)} onChanged=${reload} />`,
+    ${secrets?.secrets.map((s) =>
+      s.spec === null
+        ? html`<${OrphanSecret} key=${`${s.key}-orphan`} slug=${slug} secret=${s} onChanged=${reload} />`
+        : html`<${SecretField} key=${`${s.key}-${s.set}`} slug=${slug} secret=${s} onChanged=${reload} />`,
     )}
     <h2>Knowledge</h2>
     <${Knowledge} slug=${slug} />`;

@@ -1,6 +1,6 @@
 // The catalogue as one agent sees it: search and filter by plugin, category and state; each tool
-// with its title, description, annotations and parameters; enable or disable it; and what stops
-// it being served ("missing secret `api_key`").
+// with its title, description, annotations and parameters; enable or disable it, or every tool
+// the filters show at once; and what stops it being served ("missing secret `api_key`").
 import { useMemo, useState } from "preact/hooks";
 import { api } from "../api.js";
 import { LoadError, useResource } from "../common.js";
@@ -23,11 +23,22 @@ function Badges({ annotations }) {
   )}</ul>`;
 }
 
-function typeOf(schema) {
-  if (schema === undefined || schema === null) return "any";
+/** A JSON Schema's type in words: `string`, `boolean | null`, `list of number`, `one of "a", "b"`. */
+export function typeOf(schema) {
+  if (schema === undefined || schema === null || schema === true) return "any";
+  if (Object.hasOwn(schema, "const")) return JSON.stringify(schema.const);
   if (Array.isArray(schema.enum)) return `one of ${schema.enum.map((v) => JSON.stringify(v)).join(", ")}`;
-  if (schema.type === "array") return `list of ${typeOf(schema.items)}`;
-  return Array.isArray(schema.type) ? schema.type.join(" | ") : (schema.type ?? "any");
+  // A nullable or union type (`z.boolean().nullable()` is anyOf [boolean, null]): its branches.
+  const union = schema.anyOf ?? schema.oneOf;
+  if (Array.isArray(union) && union.length > 0) {
+    return [...new Set(union.map(typeOf))].join(" | ") + (schema.nullable === true ? " | null" : "");
+  }
+  let type;
+  if (schema.type === "array") type = `list of ${typeOf(schema.items)}`;
+  else if (Array.isArray(schema.type)) type = schema.type.join(" | ");
+  else type = schema.type ?? "any";
+  // OpenAPI's `nullable: true`
+  return schema.nullable === true && type !== "any" ? `${type} | null` : type;
 }
 
 function Parameters({ schema }) {
@@ -98,6 +109,28 @@ export function ToolsTab({ slug }) {
           };
     });
 
+  // Every tool the filters show at once (all of them when nothing is filtered): one PATCH.
+  const setAll = (list, enabled) =>
+    run(`${enabled ? "Enable" : "Disable"} ${list.length} tools`, async () => {
+      const ids = list.map((t) => t.id);
+      setPending((p) => ({ ...p, ...Object.fromEntries(ids.map((id) => [id, enabled])) }));
+      let res;
+      try {
+        res = await api("PATCH", `/api/agents/${slug}/tools`, {
+          enabled: Object.fromEntries(ids.map((id) => [id, enabled])),
+        });
+        await reload();
+      } finally {
+        setPending((p) => Object.fromEntries(Object.entries(p).filter(([id]) => !ids.includes(id))));
+      }
+      if (!enabled) return `${ids.length} tool(s) disabled for ${slug}.`;
+      const blocked = res.tools.filter((t) => ids.includes(t.id) && !t.served);
+      const line = `${ids.length} tool(s) enabled for ${slug}`;
+      return blocked.length === 0
+        ? `${line}, all served.`
+        : { warn: `${line}; not served yet for a missing secret: ${blocked.map((t) => t.id).join(", ")}.` };
+    });
+
   if (error) return html`<${LoadError} error=${error} />`;
   if (data === null) return html`<p class="loading">Loading tools…</p>`;
   if (tools.length === 0)
@@ -114,7 +147,23 @@ export function ToolsTab({ slug }) {
         <option value="">Any</option><option value="served">Served</option><option value="blocked">Enabled, not served</option><option value="disabled">Disabled</option>
       </select></div>
     </form>
-    <p class="count" aria-live="polite">${shown.length} of ${tools.length} tools</p>
+    <div class="bulk">
+      <p class="count" aria-live="polite">${shown.length} of ${tools.length} tools</p>
+      <button type="button" disabled=${shown.every((t) => t.enabled)} onClick=${() =>
+        setAll(
+          shown.filter((t) => !t.enabled),
+          true,
+        )}>
+        ${shown.length === tools.length ? "Enable all" : `Enable all ${shown.length} shown`}
+      </button>
+      <button type="button" disabled=${shown.every((t) => !t.enabled)} onClick=${() =>
+        setAll(
+          shown.filter((t) => t.enabled),
+          false,
+        )}>
+        ${shown.length === tools.length ? "Disable all" : `Disable all ${shown.length} shown`}
+      </button>
+    </div>
     <ul class="tools">
       ${shown.map(
         (t) => html`<li key=${t.id} class="tool card ${t.served ? "served" : t.enabled ? "blocked" : ""}">
