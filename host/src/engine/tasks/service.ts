@@ -150,6 +150,7 @@ export function createTaskService(options: TaskServiceOptions): HostTasks {
     concurrency: settings.concurrency,
     resumeLimit: settings.resumeLimit,
     resumable: options.resumable,
+    progress: new Map(),
     resumed: new Set(),
     audit: options.audit,
   };

@@ -68,6 +68,8 @@ export interface TaskWorkerContext {
   resumeLimit: number;
   /** Whether a task of this tool may be run again now (./resumable.ts on the catalogue). */
   resumable: (toolName: string) => boolean;
+  /** The latest progress of the calls running here not yet written to their rows (by the beat). */
+  progress: Map<string, string>;
   /** The resumed calls running here (close() waits for them). */
   resumed: Set<Promise<void>>;
   audit: (entry: AuditInput) => Promise<void>;
@@ -89,6 +91,13 @@ function callOptionsOf(claimed: TaskRow, signal: AbortSignal, wallMs: number): C
     ...(stored.trace === undefined ? {} : { trace: stored.trace }),
     ...(typeof stored.subject === "string" ? { subject: stored.subject } : {}),
   };
+}
+
+/** A progress notification as a task's status message (`crunching: 3/10`, and the resumes). */
+function progressText(n: { progress: number; total?: number; message?: string }, attempts: number): string {
+  const text = `${n.message ?? "progress"}: ${n.progress}${n.total === undefined ? "" : `/${n.total}`}`;
+  const resumed = attempts === 0 ? "" : ` (resumed ${attempts} time${attempts === 1 ? "" : "s"})`;
+  return `${text}${resumed}`.slice(0, 500);
 }
 
 /** The queue's runner: claims task `id`, runs its call here, settles its row. */
@@ -113,16 +122,22 @@ async function runClaimed(ctx: TaskWorkerContext, claimed: TaskRow): Promise<voi
   }, wallMs + WALL_BACKSTOP_MS);
   let settlement: TaskSettlement;
   try {
-    const outcome = await ctx.call(
-      claimed.agent,
-      claimed.toolName,
-      claimed.input,
-      callOptionsOf(claimed, controller.signal, wallMs),
-    );
+    const outcome = await ctx.call(claimed.agent, claimed.toolName, claimed.input, {
+      ...callOptionsOf(claimed, controller.signal, wallMs),
+      // The tool's progress becomes the row's status message at the next beat (any replica reads it).
+      onNotification: (n) => {
+        if (n.type === "progress") ctx.progress.set(id, progressText(n, claimed.attempts));
+      },
+    });
+    const resumedNote =
+      claimed.attempts > 0
+        ? `completed after ${claimed.attempts} resume${claimed.attempts === 1 ? "" : "s"} on another replica`
+        : undefined;
+    const note = pastWall ? `the task passed its ${wallMs} ms wall limit` : resumedNote;
     settlement = {
       status: "completed",
       outcome: outcome as unknown as Record<string, unknown>,
-      ...(pastWall ? { statusMessage: `the task passed its ${wallMs} ms wall limit` } : {}),
+      ...(note === undefined ? {} : { statusMessage: note }),
     };
   } catch (error) {
     const code = (error as { code?: unknown }).code;
@@ -135,6 +150,7 @@ async function runClaimed(ctx: TaskWorkerContext, claimed: TaskRow): Promise<voi
   } finally {
     clearTimeout(timer);
     running.delete(id);
+    ctx.progress.delete(id);
   }
   if (ctx.closing() && controller.signal.aborted && !pastWall) {
     settlement = {
@@ -228,6 +244,15 @@ async function sweepStale(ctx: TaskWorkerContext, now: number): Promise<string[]
   return lost.map((row) => row.id);
 }
 
+/** Writes the latest progress of the calls running here to their rows (one write per changed task). */
+async function writeProgress(ctx: TaskWorkerContext): Promise<void> {
+  const pending = [...ctx.progress];
+  ctx.progress.clear();
+  for (const [id, message] of pending) {
+    if (ctx.running.has(id)) await ctx.store.noteTaskProgress(id, ctx.replica, message, ctx.clock());
+  }
+}
+
 /** Starts this replica's heartbeat and sweep; returns what stops them. */
 export function startTaskLiveness(ctx: TaskWorkerContext): () => void {
   const { store, report, clock, running } = ctx;
@@ -240,6 +265,7 @@ export function startTaskLiveness(ctx: TaskWorkerContext): () => void {
         const held = new Map(rows.map((r) => [r.id, r.status]));
         // Cancelled, failed as lost, or no longer ours (resumed by another replica): stop the call.
         for (const id of ids) if (held.get(id) !== "working") running.get(id)?.abort();
+        return writeProgress(ctx);
       })
       .catch((error: unknown) => report("task heartbeat", error));
   }, BEAT_MS);

@@ -93,6 +93,11 @@ export interface TaskStore {
    */
   settleTask(id: string, settlement: TaskSettlement, now: number, owner?: string): Promise<TaskRow | null>;
   /**
+   * Sets the status message of a working task `replica` holds (its latest progress); false when
+   * the task ended or another replica holds it.
+   */
+  noteTaskProgress(id: string, replica: string, message: string, now: number): Promise<boolean>;
+  /**
    * Resumable working tasks whose replica gave no sign of life since `staleBefore` and that were
    * resumed fewer than `maxAttempts` times, oldest first, at most `limit`.
    */

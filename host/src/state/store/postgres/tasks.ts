@@ -83,6 +83,13 @@ export function postgresTasks(db: Db): { tasks: TaskStore } {
           owner ?? null,
         ],
       ),
+    async noteTaskProgress(id, replica, message, now) {
+      const n = await db.exec(
+        "UPDATE tasks SET status_message = $1, updated_at = $2 WHERE id = $3 AND replica = $4 AND status = 'working'",
+        [message, now, id, replica],
+      );
+      return n > 0;
+    },
     async staleResumableTasks(staleBefore, maxAttempts, limit, now) {
       const rows = await db.query(
         `SELECT id, replica, attempts FROM tasks

@@ -94,6 +94,14 @@ export function sqliteTasks(db: DatabaseSync): { tasks: TaskStore } {
         owner ?? null,
       );
     },
+    async noteTaskProgress(id, replica, message, now) {
+      const { changes } = db
+        .prepare(
+          "UPDATE tasks SET status_message = ?, updated_at = ? WHERE id = ? AND replica = ? AND status = 'working'",
+        )
+        .run(message, now, id, replica);
+      return Number(changes) > 0;
+    },
     async staleResumableTasks(staleBefore, maxAttempts, limit, now) {
       const rows = db
         .prepare(
