@@ -66,7 +66,9 @@ suite(`tasks that survive their replica${missing === null ? "" : ` [skipped: ${m
     if (found === undefined) throw new Error(`task ${id} is held by an unknown replica ${held}`);
     return found;
   };
-  const auditOf = async (id: string): Promise<Array<{ action: string; details: Record<string, unknown> }>> => {
+  const auditOf = async (
+    id: string,
+  ): Promise<Array<{ action: string; details: Record<string, unknown> }>> => {
     const res = await fetch(`${nginx.url}/api/audit?agent=alpha&kind=tool&limit=200`, {
       headers: { authorization: `Bearer ${operator}` },
     });
@@ -157,7 +159,9 @@ suite(`tasks that survive their replica${missing === null ? "" : ` [skipped: ${m
     const first = await holder(id);
     // Its progress reaches the client through whichever replica nginx picks.
     await expect
-      .poll(async () => (await client.experimental.tasks.getTask(id)).statusMessage ?? "", { timeout: 30_000 })
+      .poll(async () => (await client.experimental.tasks.getTask(id)).statusMessage ?? "", {
+        timeout: 30_000,
+      })
       .toMatch(/^crunching: \d+$/);
     await first.stop("SIGKILL");
 
@@ -198,7 +202,10 @@ suite(`tasks that survive their replica${missing === null ? "" : ` [skipped: ${m
 
   test("a task of a tool that is not read-only is never run again: it fails with AIRLOCK_TASK_REPLICA_LOST", async () => {
     const url = `${nginx.url}/mcp/alpha`;
-    const created = await modern(url, agent, "tools/call", { name: "jobs__stamp", arguments: { ms: CALL_MS } });
+    const created = await modern(url, agent, "tools/call", {
+      name: "jobs__stamp",
+      arguments: { ms: CALL_MS },
+    });
     expect(created).toMatchObject({ resultType: "task", status: "working" });
     const id = created.taskId as string;
     const first = await holder(id);

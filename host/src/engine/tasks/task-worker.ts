@@ -217,7 +217,9 @@ async function resumeOne(ctx: TaskWorkerContext, stale: StaleTask, staleBefore: 
     return;
   }
   await auditTask(ctx, claimed, "resumed", facts);
-  const run = runClaimed(ctx, claimed).catch((error: unknown) => ctx.report(`resumed task ${claimed.id}`, error));
+  const run = runClaimed(ctx, claimed).catch((error: unknown) =>
+    ctx.report(`resumed task ${claimed.id}`, error),
+  );
   ctx.resumed.add(run);
   void run.finally(() => ctx.resumed.delete(run));
 }
@@ -240,7 +242,10 @@ async function sweepStale(ctx: TaskWorkerContext, now: number): Promise<string[]
     `the replica running the task gave no sign of life for ${ctx.staleMs} ms`,
     now,
   );
-  for (const row of lost) await auditTask(ctx, row, "lost", { attempts: row.attempts });
+  for (const row of lost) {
+    await auditTask(ctx, row, "lost", { attempts: row.attempts });
+    ctx.onStatus?.(row.agent, row.id);
+  }
   return lost.map((row) => row.id);
 }
 

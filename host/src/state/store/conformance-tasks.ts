@@ -80,7 +80,13 @@ export function taskConformance(s: () => Store): void {
     await tasks.claimTask("t4", "dead", NOW);
     await tasks.claimTask("t5", "alive", NOW);
     await tasks.beatTasks(["t5"], "alive", NOW + 10_000);
-    const failed = await tasks.failStaleTasks(NOW + 5_000, 2, "AIRLOCK_TASK_REPLICA_LOST", "gone", NOW + 10_001);
+    const failed = await tasks.failStaleTasks(
+      NOW + 5_000,
+      2,
+      "AIRLOCK_TASK_REPLICA_LOST",
+      "gone",
+      NOW + 10_001,
+    );
     expect(failed).toEqual([{ id: "t4", agent: "a", toolName: "kit:slow", attempts: 0 }]);
     expect(await tasks.getTask("a", "t4", NOW + 10_002)).toMatchObject({
       status: "failed",
@@ -92,6 +98,22 @@ export function taskConformance(s: () => Store): void {
     expect((await tasks.getTask("a", "t6", NOW + 10_002))?.status).toBe("working");
   });
 
+  taskResumeConformance(s);
+
+  it("lists an agent's tasks newest first, page by page", async () => {
+    const { tasks } = s();
+    for (let i = 0; i < 5; i++) await tasks.insertTask(newTask(`p${i}`, { createdAt: NOW + i }));
+    await tasks.insertTask(newTask("other", { agent: "b" }));
+    const first = await tasks.listTasks("a", NOW + 10, null, 3);
+    expect(first.map((t) => t.id)).toEqual(["p4", "p3", "p2"]);
+    const last = first.at(-1)!;
+    const second = await tasks.listTasks("a", NOW + 10, { createdAt: last.createdAt, id: last.id }, 3);
+    expect(second.map((t) => t.id)).toEqual(["p1", "p0"]);
+  });
+}
+
+/** The moves of a task between replicas: resume of a dead replica's task, its limit, its fences. */
+function taskResumeConformance(s: () => Store): void {
   it("resumes a dead replica's resumable task on exactly one replica, counting the attempt, up to the limit", async () => {
     const { tasks } = s();
     await tasks.insertTask(newTask("r1", { resumable: true }));
@@ -102,7 +124,13 @@ export function taskConformance(s: () => Store): void {
     // Only the resumable one is a candidate; the other is failed by the sweep, never resumed.
     const stale = await tasks.staleResumableTasks(staleBefore, 2, 10, NOW + 6_000);
     expect(stale).toEqual([{ id: "r1", replica: "dead", attempts: 0 }]);
-    const failed = await tasks.failStaleTasks(staleBefore, 2, "AIRLOCK_TASK_REPLICA_LOST", "gone", NOW + 6_000);
+    const failed = await tasks.failStaleTasks(
+      staleBefore,
+      2,
+      "AIRLOCK_TASK_REPLICA_LOST",
+      "gone",
+      NOW + 6_000,
+    );
     expect(failed.map((f) => f.id)).toEqual(["r2"]);
     expect((await tasks.getTask("a", "r1", NOW + 6_000))?.status).toBe("working");
     // Two replicas race for it: exactly one gets the row.
@@ -120,14 +148,22 @@ export function taskConformance(s: () => Store): void {
     expect(await tasks.resumeTask(first, staleBefore, "d", "late", NOW + 6_001)).toBeNull();
     // The dead replica's beats and settlement no longer reach the row; the winner's do.
     expect(await tasks.beatTasks(["r1"], "dead", NOW + 6_002)).toEqual([]);
-    expect(await tasks.settleTask("r1", { status: "completed", outcome: {} }, NOW + 6_003, "dead")).toBeNull();
+    expect(
+      await tasks.settleTask("r1", { status: "completed", outcome: {} }, NOW + 6_003, "dead"),
+    ).toBeNull();
     expect(await tasks.beatTasks(["r1"], winner, NOW + 6_004)).toEqual([{ id: "r1", status: "working" }]);
     // Dead again: resumed a second time, then (limit 2) failed with the code.
     const again = await tasks.staleResumableTasks(NOW + 20_000, 2, 10, NOW + 20_000);
     expect(again).toEqual([{ id: "r1", replica: winner, attempts: 1 }]);
     expect((await tasks.resumeTask(again[0]!, NOW + 20_000, "e", "again", NOW + 20_000))?.attempts).toBe(2);
     expect(await tasks.staleResumableTasks(NOW + 40_000, 2, 10, NOW + 40_000)).toEqual([]);
-    const lost = await tasks.failStaleTasks(NOW + 40_000, 2, "AIRLOCK_TASK_REPLICA_LOST", "gone", NOW + 40_000);
+    const lost = await tasks.failStaleTasks(
+      NOW + 40_000,
+      2,
+      "AIRLOCK_TASK_REPLICA_LOST",
+      "gone",
+      NOW + 40_000,
+    );
     expect(lost).toEqual([{ id: "r1", agent: "a", toolName: "kit:slow", attempts: 2 }]);
     expect(await tasks.getTask("a", "r1", NOW + 40_001)).toMatchObject({
       status: "failed",
@@ -153,16 +189,5 @@ export function taskConformance(s: () => Store): void {
     const stale = { id: "x1", replica: "r", attempts: 0 };
     expect(await tasks.resumeTask(stale, NOW + 5_000, "b", "late", NOW + 60_000)).toBeNull();
     expect(await tasks.resumeTask({ ...stale, id: "x3" }, NOW + 5_000, "b", "alive", NOW + 9_001)).toBeNull();
-  });
-
-  it("lists an agent's tasks newest first, page by page", async () => {
-    const { tasks } = s();
-    for (let i = 0; i < 5; i++) await tasks.insertTask(newTask(`p${i}`, { createdAt: NOW + i }));
-    await tasks.insertTask(newTask("other", { agent: "b" }));
-    const first = await tasks.listTasks("a", NOW + 10, null, 3);
-    expect(first.map((t) => t.id)).toEqual(["p4", "p3", "p2"]);
-    const last = first.at(-1)!;
-    const second = await tasks.listTasks("a", NOW + 10, { createdAt: last.createdAt, id: last.id }, 3);
-    expect(second.map((t) => t.id)).toEqual(["p1", "p0"]);
   });
 }

@@ -101,7 +101,12 @@ export interface TaskStore {
    * Resumable working tasks whose replica gave no sign of life since `staleBefore` and that were
    * resumed fewer than `maxAttempts` times, oldest first, at most `limit`.
    */
-  staleResumableTasks(staleBefore: number, maxAttempts: number, limit: number, now: number): Promise<StaleTask[]>;
+  staleResumableTasks(
+    staleBefore: number,
+    maxAttempts: number,
+    limit: number,
+    now: number,
+  ): Promise<StaleTask[]>;
   /**
    * Claims stale task `stale.id` for `replica` to run again: one conditional update that holds
    * only while the row is still working, resumable, held by the silent `stale.replica`, silent

@@ -1,6 +1,6 @@
 // PostgreSQL: the task rows (store/task-types.ts), shared by every replica. Every state change
 // is one conditional UPDATE … RETURNING, so of two replicas racing (a cancel through one, the
-// result on another) exactly one changes the row.
+// result on another, two sweeps resuming a dead replica's task) exactly one changes the row.
 import { TASK_COLUMNS, taskFromRow } from "../task-rows.ts";
 import type { StaleTask, TaskStore } from "../task-types.ts";
 import type { Db } from "./db.ts";

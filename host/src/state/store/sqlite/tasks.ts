@@ -1,13 +1,60 @@
 // SQLite: the task rows (store/task-types.ts). Every state change is one conditional UPDATE …
-// RETURNING, so two processes sharing the file cannot both settle, claim or cancel a task.
+// RETURNING, so two processes sharing the file cannot both settle, claim, resume or cancel a task.
 import type { DatabaseSync } from "node:sqlite";
 import { TASK_COLUMNS, taskFromRow } from "../task-rows.ts";
-import type { StaleTask, TaskStore } from "../task-types.ts";
+import type { StaleTask, TaskRow, TaskStore } from "../task-types.ts";
 
 type Row = Record<string, unknown>;
 
+type One = (sql: string, ...params: Array<string | number | null>) => TaskRow | null;
+
+/** What moves a task between replicas: its progress, the stale candidates and their claim. */
+function sqliteTaskResume(
+  db: DatabaseSync,
+  one: One,
+): Pick<TaskStore, "noteTaskProgress" | "staleResumableTasks" | "resumeTask"> {
+  return {
+    async noteTaskProgress(id, replica, message, now) {
+      const { changes } = db
+        .prepare(
+          "UPDATE tasks SET status_message = ?, updated_at = ? WHERE id = ? AND replica = ? AND status = 'working'",
+        )
+        .run(message, now, id, replica);
+      return Number(changes) > 0;
+    },
+    async staleResumableTasks(staleBefore, maxAttempts, limit, now) {
+      const rows = db
+        .prepare(
+          `SELECT id, replica, attempts FROM tasks
+           WHERE status = 'working' AND resumable = 1 AND replica IS NOT NULL AND beat_at < ?
+             AND attempts < ? AND expires_at > ?
+           ORDER BY beat_at, id LIMIT ?`,
+        )
+        .all(staleBefore, maxAttempts, now, limit) as Row[];
+      return rows.map(
+        (r): StaleTask => ({ id: String(r.id), replica: String(r.replica), attempts: Number(r.attempts) }),
+      );
+    },
+    async resumeTask(stale, staleBefore, replica, message, now) {
+      return one(
+        `UPDATE tasks SET replica = ?1, beat_at = ?2, updated_at = ?2, attempts = attempts + 1, status_message = ?3
+         WHERE id = ?4 AND status = 'working' AND resumable = 1 AND replica = ?5 AND beat_at < ?6
+           AND attempts = ?7 AND expires_at > ?2
+         RETURNING ${TASK_COLUMNS}`,
+        replica,
+        now,
+        message,
+        stale.id,
+        stale.replica,
+        staleBefore,
+        stale.attempts,
+      );
+    },
+  };
+}
+
 export function sqliteTasks(db: DatabaseSync): { tasks: TaskStore } {
-  const one = (sql: string, ...params: Array<string | number | null>) => {
+  const one: One = (sql, ...params) => {
     const row = db.prepare(sql).get(...params) as Row | undefined;
     return row === undefined ? null : taskFromRow(row);
   };
@@ -94,42 +141,7 @@ export function sqliteTasks(db: DatabaseSync): { tasks: TaskStore } {
         owner ?? null,
       );
     },
-    async noteTaskProgress(id, replica, message, now) {
-      const { changes } = db
-        .prepare(
-          "UPDATE tasks SET status_message = ?, updated_at = ? WHERE id = ? AND replica = ? AND status = 'working'",
-        )
-        .run(message, now, id, replica);
-      return Number(changes) > 0;
-    },
-    async staleResumableTasks(staleBefore, maxAttempts, limit, now) {
-      const rows = db
-        .prepare(
-          `SELECT id, replica, attempts FROM tasks
-           WHERE status = 'working' AND resumable = 1 AND replica IS NOT NULL AND beat_at < ?
-             AND attempts < ? AND expires_at > ?
-           ORDER BY beat_at, id LIMIT ?`,
-        )
-        .all(staleBefore, maxAttempts, now, limit) as Row[];
-      return rows.map(
-        (r): StaleTask => ({ id: String(r.id), replica: String(r.replica), attempts: Number(r.attempts) }),
-      );
-    },
-    async resumeTask(stale, staleBefore, replica, message, now) {
-      return one(
-        `UPDATE tasks SET replica = ?1, beat_at = ?2, updated_at = ?2, attempts = attempts + 1, status_message = ?3
-         WHERE id = ?4 AND status = 'working' AND resumable = 1 AND replica = ?5 AND beat_at < ?6
-           AND attempts = ?7 AND expires_at > ?2
-         RETURNING ${TASK_COLUMNS}`,
-        replica,
-        now,
-        message,
-        stale.id,
-        stale.replica,
-        staleBefore,
-        stale.attempts,
-      );
-    },
+    ...sqliteTaskResume(db, one),
     async cancelTask(agent, id, message, now) {
       const cancelled = one(
         `UPDATE tasks SET status = 'cancelled', status_message = ?, input = '{}', updated_at = ?
