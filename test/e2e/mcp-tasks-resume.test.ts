@@ -4,7 +4,8 @@
 // client (SDK v1's task API, 2025-11-25) sees its progress and its completion and gets the
 // result; exactly one `task.resumed` audit row names the lost replica. A task of a tool that is
 // not read-only, in the same situation, is never run again: it fails with
-// AIRLOCK_TASK_REPLICA_LOST (raw JSON-RPC, 2026-07-28 tasks extension).
+// AIRLOCK_TASK_REPLICA_LOST (raw JSON-RPC, 2026-07-28 tasks extension). Each test waits on
+// conditions (polls), never on the clock; its own timeout is generous for a loaded machine.
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -198,7 +199,7 @@ suite(`tasks that survive their replica${missing === null ? "" : ` [skipped: ${m
     await client.close();
     // Back to three replicas for the next test.
     await first.start();
-  });
+  }, 180_000);
 
   test("a task of a tool that is not read-only is never run again: it fails with AIRLOCK_TASK_REPLICA_LOST", async () => {
     const url = `${nginx.url}/mcp/alpha`;
@@ -228,5 +229,5 @@ suite(`tasks that survive their replica${missing === null ? "" : ` [skipped: ${m
       .toContain("task.lost");
     expect((await auditOf(id)).some((e) => e.action === "task.resumed")).toBe(false);
     await first.start();
-  });
+  }, 180_000);
 });
