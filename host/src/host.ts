@@ -42,6 +42,7 @@ import { createAuditWriter, withAuditWriter } from "./engine/pipeline/audit-writ
 import { PIPELINE_ERRORS } from "./engine/pipeline/errors.ts";
 import { bridgeGrantIssuer } from "./engine/pipeline/grants.ts";
 import { openHostTasks } from "./engine/tasks/open.ts";
+import { taskIsResumable } from "./engine/tasks/resumable.ts";
 import { createBridge } from "./isolation/bridge/bridge.ts";
 import { createArtifactsCapability, startArtifactSweeper } from "./isolation/capabilities/artifacts.ts";
 import { createAuditCapability } from "./isolation/capabilities/audit.ts";
@@ -290,6 +291,7 @@ async function wireHost(parts: HostParts): Promise<AirlockHost> {
     store,
     replica: membership.replica,
     call: runs.callTool,
+    resumable: (toolName) => taskIsResumable(catalogue.get(toolName)?.tool),
     report,
     // A task that ended here is told to this replica's MCP streams and announced to the others'.
     onStatus: (agent, taskId) => {

@@ -2,8 +2,10 @@
 // another replica's pg-boss worker, read, its result fetched and cancelled through another host,
 // in both eras (SDK v1 client for 2025-11-25; raw JSON-RPC for the 2026-07-28 extension, which
 // SDK v2 2.4.0's client cannot read); and a replica SIGKILLed in the middle of a task leaves it
-// `failed` with AIRLOCK_TASK_REPLICA_LOST, read through the surviving host. The slow tool
-// busy-waits in slices (host/src/engine/tasks/test-support.ts).
+// `failed` with AIRLOCK_TASK_REPLICA_LOST when its tool is not read-only (the front replica
+// runs no tasks, so nothing could resume it anyway), read through the surviving host. The slow
+// tools wait in slices (host/src/engine/tasks/test-support.ts). Resuming a read-only tool's task
+// on another replica is test/e2e/mcp-tasks-resume.test.ts.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -50,9 +52,9 @@ async function v1(r: Replica, token: string): Promise<V1Client> {
   return client;
 }
 
-async function startTask(client: V1Client, ms: number): Promise<string> {
+async function startTask(client: V1Client, ms: number, tool = "jobs__crunch"): Promise<string> {
   const created = await client.request(
-    { method: "tools/call", params: { name: "jobs__crunch", arguments: { ms }, task: {} } },
+    { method: "tools/call", params: { name: tool, arguments: { ms }, task: {} } },
     CreateTaskResultSchema,
   );
   return created.task.taskId;
@@ -76,7 +78,7 @@ async function claimedBy(schema: string, id: string): Promise<string | null> {
 async function setUp(front: Replica): Promise<string> {
   await front.host.plugins.installTarball(kitTarball(JOBS), "jobs.tgz", { allowUnsigned: true });
   await front.host.createAgent("alpha");
-  await front.host.setToolsEnabled("alpha", { "jobs:crunch": true });
+  await front.host.setToolsEnabled("alpha", { "jobs:crunch": true, "jobs:stamp": true });
   return (await front.host.issueToken("agent", "alpha", "tasks")).token;
 }
 
@@ -257,7 +259,7 @@ describePg("a replica killed in the middle of a task", () => {
 
   it("marks the task failed with AIRLOCK_TASK_REPLICA_LOST, read through the surviving replica", async () => {
     const client = await v1(front, token);
-    const id = await startTask(client, 1800);
+    const id = await startTask(client, 1800, "jobs__stamp");
     await expect.poll(() => claimedBy(schema, id), { timeout: 15_000 }).toBe("child");
     const exited = new Promise((resolve) => child?.once("exit", resolve));
     child?.kill("SIGKILL");

@@ -21,6 +21,12 @@ export interface TaskSettings {
   pollIntervalMs: number;
   /** Task calls this replica runs at once; 0: it runs none (it still starts, reads and cancels). Default 4. */
   concurrency: number;
+  /**
+   * How many times a task of a tool safe to run again (engine/tasks/resumable.ts) is resumed by
+   * another replica after the replica running it died; past that, or 0, it fails with
+   * AIRLOCK_TASK_REPLICA_LOST like any other task. Give every replica the same value. Default 2.
+   */
+  resumeLimit: number;
 }
 
 export interface TaskView {

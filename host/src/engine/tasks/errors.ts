@@ -13,7 +13,7 @@ export const TASK_ERRORS = defineErrorCodes({
   AIRLOCK_TASK_REPLICA_LOST: {
     status: 502,
     description:
-      "The replica running the task stopped giving signs of life (killed, or cut off from the store) before the call finished; the call may or may not have had effects: look its tool up in the audit before retrying.",
+      "The replica running the task stopped giving signs of life (killed, or cut off from the store) before the call finished, and the task could not be resumed elsewhere (its tool is not read-only, or it was already resumed tasks.resumeLimit times); the call may or may not have had effects: look its tool up in the audit before retrying.",
   },
   AIRLOCK_TASK_HOST_STOPPED: {
     status: 503,
@@ -40,7 +40,7 @@ export const TASK_ERRORS = defineErrorCodes({
   AIRLOCK_TASK_SETTINGS_INVALID: {
     status: 500,
     description:
-      "A task setting of the host options (ttlMs, wallMs, toolWallMs, pollIntervalMs, concurrency) is not a positive integer (concurrency may be 0).",
+      "A task setting of the host options (ttlMs, wallMs, toolWallMs, pollIntervalMs, concurrency, resumeLimit) is not a positive integer (concurrency and resumeLimit may be 0).",
   },
   AIRLOCK_TASK_NOT_SUPPORTED: {
     status: 400,

@@ -23,6 +23,8 @@ export function openHostTasks(parts: {
   store: Store;
   replica: string;
   call: AirlockHost["callTool"];
+  /** Whether a task of this tool may be run again by another replica (./resumable.ts). */
+  resumable: (toolName: string) => boolean;
   report: (what: string, error: unknown) => void;
   onStatus?: (agent: string, id: string) => void;
 }): HostTasks {
@@ -36,6 +38,7 @@ export function openHostTasks(parts: {
     staleMs: options.replica.staleMs,
     sweepMs: options.replica.heartbeatMs,
     call: parts.call,
+    resumable: parts.resumable,
     audit: (entry) => parts.store.appendAudit(entry),
     report,
     ...(parts.onStatus === undefined ? {} : { onStatus: parts.onStatus }),

@@ -4,7 +4,8 @@
 // queue, so a task queued through one replica runs on whichever has room, and a task whose
 // replica died before running it is still delivered.
 // Invariants: a job is never retried (retryLimit 0): a call may have had effects, and a task
-// whose replica dies mid-call is failed by the others (service.ts), not replayed; a job expires
+// whose replica dies mid-call is failed by the others, or resumed from its row by one of them
+// when its tool is safe to run again (task-worker.ts), never replayed by the queue; a job expires
 // after the task's wall ceiling plus a margin, so a worker never holds it forever; pg-boss starts
 // in the background (createHost does not wait for its migrations), and enqueue waits for it.
 import type { PgBoss } from "pg-boss";

@@ -4,7 +4,9 @@
 // its outcome written back to the row. Any replica answers get / wait / list / cancel from rows.
 // Liveness: while a replica runs tasks it refreshes their rows every BEAT_MS, and reads back
 // their statuses (a cancel made through another replica aborts the call here within one beat);
-// every replica fails, with AIRLOCK_TASK_REPLICA_LOST, a claimed task silent for `staleMs`.
+// a claimed task silent for `staleMs` is resumed by a replica with room when its tool is safe to
+// run again (./resumable.ts, at most `resumeLimit` times), else failed by every replica with
+// AIRLOCK_TASK_REPLICA_LOST.
 // Invariants: start() answers only once the row is committed (a tasks/get anywhere finds it);
 // a task call runs under the tool's task wall ceiling (settings), which the sandbox enforces in
 // place of the plugin's wallMs (CallOptions.wallMs), with this service's own timer a backstop
@@ -38,6 +40,7 @@ export const DEFAULT_TASK_SETTINGS: Readonly<TaskSettings> = Object.freeze({
   toolWallMs: {},
   pollIntervalMs: 500,
   concurrency: 4,
+  resumeLimit: 2,
 });
 
 export interface TaskServiceOptions {
@@ -50,6 +53,8 @@ export interface TaskServiceOptions {
   sweepMs: number;
   queue: (run: TaskRunner) => TaskQueue;
   call: Call;
+  /** Whether a task of this tool may be run again by another replica (./resumable.ts on the catalogue). */
+  resumable: (toolName: string) => boolean;
   /** Where refusals (a task unknown to the agent) and cancellations are audited. */
   audit: (entry: AuditInput) => Promise<void>;
   report: (what: string, error: unknown) => void;
@@ -142,6 +147,12 @@ export function createTaskService(options: TaskServiceOptions): HostTasks {
     wake,
     wallFor,
     closing: () => closing,
+    concurrency: settings.concurrency,
+    resumeLimit: settings.resumeLimit,
+    resumable: options.resumable,
+    progress: new Map(),
+    resumed: new Set(),
+    audit: options.audit,
   };
   const queue = options.queue((id) => runTask(worker, id));
   const stopLiveness = startTaskLiveness(worker);
@@ -161,6 +172,7 @@ export function createTaskService(options: TaskServiceOptions): HostTasks {
         options: stored as Record<string, unknown>,
         createdAt: now,
         ttlMs,
+        resumable: options.resumable(toolName),
       });
       try {
         await queue.enqueue(id, Math.ceil(wallFor(toolName) / 1000) + 60);
@@ -242,6 +254,7 @@ export function createTaskService(options: TaskServiceOptions): HostTasks {
       stopLiveness();
       for (const controller of running.values()) controller.abort();
       await queue.close().catch((error: unknown) => report("closing the task queue", error));
+      await Promise.allSettled([...worker.resumed]);
     },
   };
   return service;

@@ -1,5 +1,5 @@
 // TaskSettings from the host options: defaults filled, each value checked (a positive integer;
-// concurrency may be 0), so a malformed setting fails createHost, not the first task.
+// concurrency and resumeLimit may be 0), so a malformed setting fails createHost, not the first task.
 import { taskError } from "./errors.ts";
 import { DEFAULT_TASK_SETTINGS } from "./service.ts";
 import type { TaskSettings } from "./types.ts";
@@ -28,5 +28,6 @@ export function resolveTaskSettings(options: Partial<TaskSettings> = {}): TaskSe
     toolWallMs,
     pollIntervalMs: positive("pollIntervalMs", merged.pollIntervalMs),
     concurrency: positive("concurrency", merged.concurrency, true),
+    resumeLimit: positive("resumeLimit", merged.resumeLimit, true),
   };
 }

@@ -31,9 +31,11 @@ export function taskFromRow(r: Row): TaskRow {
     beatAt: num(r.beat_at),
     ttlMs: Number(r.ttl_ms),
     expiresAt: Number(r.expires_at),
+    resumable: r.resumable === true || Number(r.resumable) === 1,
+    attempts: Number(r.attempts ?? 0),
   };
 }
 
 /** The columns every task query selects. */
 export const TASK_COLUMNS =
-  "id, agent, tool_name, conversation_id, input, options, status, status_message, replica, outcome, error_code, error_message, created_at, updated_at, beat_at, ttl_ms, expires_at";
+  "id, agent, tool_name, conversation_id, input, options, status, status_message, replica, outcome, error_code, error_message, created_at, updated_at, beat_at, ttl_ms, expires_at, resumable, attempts";

@@ -271,6 +271,13 @@ export const SETTINGS: readonly Setting[] = [
     apply: task("concurrency"),
   },
   {
+    key: "tasks.resumeLimit",
+    flag: "task-resume-limit",
+    kind: "count",
+    help: "Times a read-only tool's task is resumed after its replica died (0: never). Default: 2",
+    apply: task("resumeLimit"),
+  },
+  {
     key: "remote.sessionIdleMs",
     flag: "remote-session-idle-ms",
     kind: "count",

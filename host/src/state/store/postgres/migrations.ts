@@ -316,6 +316,16 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 11,
+    // as SQLite's migration 10 (11 here): whether a task may be resumed by another replica, and
+    // how many times it was
+    name: "tasks: resumable flag and resume count",
+    sql: `
+      ALTER TABLE tasks ADD COLUMN resumable boolean NOT NULL DEFAULT false;
+      ALTER TABLE tasks ADD COLUMN attempts integer NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /** Applies pending migrations in `schema` (created if missing) under an advisory lock. */

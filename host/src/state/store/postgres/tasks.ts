@@ -1,8 +1,8 @@
 // PostgreSQL: the task rows (store/task-types.ts), shared by every replica. Every state change
 // is one conditional UPDATE … RETURNING, so of two replicas racing (a cancel through one, the
-// result on another) exactly one changes the row.
+// result on another, two sweeps resuming a dead replica's task) exactly one changes the row.
 import { TASK_COLUMNS, taskFromRow } from "../task-rows.ts";
-import type { TaskStore } from "../task-types.ts";
+import type { StaleTask, TaskStore } from "../task-types.ts";
 import type { Db } from "./db.ts";
 
 export function postgresTasks(db: Db): { tasks: TaskStore } {
@@ -13,8 +13,8 @@ export function postgresTasks(db: Db): { tasks: TaskStore } {
   const tasks: TaskStore = {
     async insertTask(t) {
       await db.exec(
-        `INSERT INTO tasks (id, agent, tool_name, conversation_id, input, options, status, created_at, updated_at, ttl_ms, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, 'working', $7, $7, $8, $9)`,
+        `INSERT INTO tasks (id, agent, tool_name, conversation_id, input, options, status, created_at, updated_at, ttl_ms, expires_at, resumable)
+         VALUES ($1, $2, $3, $4, $5, $6, 'working', $7, $7, $8, $9, $10)`,
         [
           t.id,
           t.agent,
@@ -25,6 +25,7 @@ export function postgresTasks(db: Db): { tasks: TaskStore } {
           t.createdAt,
           t.ttlMs,
           t.createdAt + t.ttlMs,
+          t.resumable,
         ],
       );
     },
@@ -57,19 +58,20 @@ export function postgresTasks(db: Db): { tasks: TaskStore } {
          RETURNING ${TASK_COLUMNS}`,
         [replica, now, id],
       ),
-    async beatTasks(ids, now) {
+    async beatTasks(ids, replica, now) {
       if (ids.length === 0) return [];
-      const rows = await db.query("UPDATE tasks SET beat_at = $1 WHERE id = ANY($2) RETURNING id, status", [
-        now,
-        [...ids],
-      ]);
+      const rows = await db.query(
+        "UPDATE tasks SET beat_at = $1 WHERE id = ANY($2) AND replica = $3 RETURNING id, status",
+        [now, [...ids], replica],
+      );
       return rows.map((r) => ({ id: String(r.id), status: String(r.status) as "working" }));
     },
-    settleTask: (id, s, now) =>
+    settleTask: (id, s, now, owner) =>
       one(
         `UPDATE tasks SET status = $1, outcome = $2, error_code = $3, error_message = $4, status_message = $5,
            input = '{}', updated_at = $6
-         WHERE id = $7 AND status = 'working' RETURNING ${TASK_COLUMNS}`,
+         WHERE id = $7 AND status = 'working' AND ($8::text IS NULL OR replica = $8::text)
+         RETURNING ${TASK_COLUMNS}`,
         [
           s.status,
           s.outcome === undefined ? null : JSON.stringify(s.outcome),
@@ -78,7 +80,35 @@ export function postgresTasks(db: Db): { tasks: TaskStore } {
           s.statusMessage ?? null,
           now,
           id,
+          owner ?? null,
         ],
+      ),
+    async noteTaskProgress(id, replica, message, now) {
+      const n = await db.exec(
+        "UPDATE tasks SET status_message = $1, updated_at = $2 WHERE id = $3 AND replica = $4 AND status = 'working'",
+        [message, now, id, replica],
+      );
+      return n > 0;
+    },
+    async staleResumableTasks(staleBefore, maxAttempts, limit, now) {
+      const rows = await db.query(
+        `SELECT id, replica, attempts FROM tasks
+         WHERE status = 'working' AND resumable AND replica IS NOT NULL AND beat_at < $1
+           AND attempts < $2 AND expires_at > $3
+         ORDER BY beat_at, id LIMIT $4`,
+        [staleBefore, maxAttempts, now, limit],
+      );
+      return rows.map(
+        (r): StaleTask => ({ id: String(r.id), replica: String(r.replica), attempts: Number(r.attempts) }),
+      );
+    },
+    resumeTask: (stale, staleBefore, replica, message, now) =>
+      one(
+        `UPDATE tasks SET replica = $1, beat_at = $2, updated_at = $2, attempts = attempts + 1, status_message = $3
+         WHERE id = $4 AND status = 'working' AND resumable AND replica = $5 AND beat_at < $6
+           AND attempts = $7 AND expires_at > $2
+         RETURNING ${TASK_COLUMNS}`,
+        [replica, now, message, stale.id, stale.replica, staleBefore, stale.attempts],
       ),
     async cancelTask(agent, id, message, now) {
       const cancelled = await one(
@@ -90,14 +120,21 @@ export function postgresTasks(db: Db): { tasks: TaskStore } {
       const row = await tasks.getTask(agent, id, now);
       return row === null ? null : { row, cancelled: false };
     },
-    async failStaleTasks(staleBefore, code, message, now) {
+    async failStaleTasks(staleBefore, maxAttempts, code, message, now) {
       const rows = await db.query(
         `UPDATE tasks SET status = 'failed', error_code = $1, error_message = $2, status_message = $2,
            input = '{}', updated_at = $3
-         WHERE status = 'working' AND replica IS NOT NULL AND beat_at < $4 RETURNING id`,
-        [code, message, now, staleBefore],
+         WHERE status = 'working' AND replica IS NOT NULL AND beat_at < $4
+           AND (NOT resumable OR attempts >= $5)
+         RETURNING id, agent, tool_name, attempts`,
+        [code, message, now, staleBefore, maxAttempts],
       );
-      return rows.map((r) => String(r.id));
+      return rows.map((r) => ({
+        id: String(r.id),
+        agent: String(r.agent),
+        toolName: String(r.tool_name),
+        attempts: Number(r.attempts),
+      }));
     },
     async countQueuedTasks() {
       const rows = await db.query(

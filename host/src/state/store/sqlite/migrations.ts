@@ -281,6 +281,17 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 10,
+    // engine/tasks/resume.ts: a task of a tool safe to run again is resumed by another replica
+    // when its own dies; the row says whether it may be (decided when it started) and how many
+    // times it was.
+    name: "tasks: resumable flag and resume count",
+    sql: `
+      ALTER TABLE tasks ADD COLUMN resumable INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE tasks ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /** Applies every pending migration, each atomically; refuses a database newer than this build. */
