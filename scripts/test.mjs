@@ -1,21 +1,139 @@
 // `npm test`: lint and format check (biome), type check (tsc), the host bundle when stale
-// (host/src/surfaces/cli/bundle/build.ts), the test suites (vitest), then
-// the benchmark smoke run alone (vitest.bench.config.ts). Arguments go to the main vitest run;
-// with arguments (a subset of suites) the smoke run is left out.
+// (host/src/surfaces/cli/bundle/build.ts), the test suites (vitest), then test/e2e and
+// test/hostile a second time with the host fixtures on PostgreSQL (AIRLOCK_TEST_STORE=postgres,
+// host/src/state/store/test-store.ts), then the benchmark smoke run alone
+// (vitest.bench.config.ts). Arguments go to the main vitest run; with arguments (a subset of
+// suites) the PostgreSQL pass and the smoke run are left out.
+// Each vitest run writes its per-file durations to test-results/<pass>.json (vitest's JSON
+// reporter) and the run ends with the slowest files of each pass, so slow suites are visible.
+// The PostgreSQL pass runs when AIRLOCK_TEST_PG (default 127.0.0.1:5432/test) answers, and
+// always with AIRLOCK_REQUIRE_PG=1 (CI), where an unreachable server fails it.
 // Stops at the first failing step and exits with its status.
 import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { join, relative } from "node:path";
+import pg from "pg";
 
+const ROOT = join(import.meta.dirname, "..");
+const RESULTS = join(ROOT, "test-results");
+
+/**
+ * Files the PostgreSQL pass leaves out: their hosts are not the fixtures the switch moves.
+ * - already on PostgreSQL in the first pass (replicas sharing one store);
+ * - the embedded default as a user starts it (`airlock start`/`serve` on a SQLite data dir,
+ *   the README and quickstarts as printed, SQLite backup and a crash of its install).
+ */
+const NOT_IN_POSTGRES_PASS = [
+  // on PostgreSQL already
+  "test/e2e/backup-doc.test.ts",
+  "test/e2e/mcp-replicas.test.ts",
+  "test/e2e/mcp-tasks-replicas.test.ts",
+  "test/e2e/mcp-tasks-resume.test.ts",
+  "test/e2e/replica-races.test.ts",
+  "test/e2e/scale-out.test.ts",
+  "test/e2e/serve-drain.test.ts",
+  "test/e2e/people/operator-round-replicas.test.ts",
+  // the embedded default, started as a user starts it
+  "test/e2e/quickstart.test.ts",
+  "test/e2e/path-install.test.ts",
+  "test/e2e/start-bootstrap.test.ts",
+  "test/e2e/start-settings.test.ts",
+  "test/e2e/api-start.test.ts",
+  "test/e2e/journey.test.ts",
+  "test/e2e/host-terminal.test.ts",
+  "test/e2e/cli-voice.test.ts",
+  "test/e2e/backup-restore.test.ts",
+  "test/hostile/tarball-crash.test.ts",
+];
+
+async function postgresAnswers() {
+  const url = process.env.AIRLOCK_TEST_PG ?? "postgres://postgres@127.0.0.1:5432/test";
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  try {
+    await client.connect();
+    await client.query("select 1");
+    return true;
+  } catch (err) {
+    process.stdout.write(`\n[airlock] PostgreSQL pass left out: ${url} unreachable (${err.message})\n`);
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** vitest with a JSON report of its own next to the default one. */
+function vitest(pass, args) {
+  return [
+    "vitest",
+    [
+      "run",
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile.json=${join(RESULTS, `${pass}.json`)}`,
+      ...args,
+    ],
+  ];
+}
+
+const subset = process.argv.length > 2;
 const steps = [
   ["biome", ["ci", "."]],
   ["tsc", ["-p", "."]],
   // the host bundle the suites' `airlock` processes run, rebuilt here if a source changed since
   ["node", ["host/src/surfaces/cli/bundle/build.ts", "--if-stale"]],
-  ["vitest", ["run", ...process.argv.slice(2)]],
+  vitest("suites", process.argv.slice(2)),
 ];
-if (process.argv.length <= 2) steps.push(["vitest", ["run", "--config", "vitest.bench.config.ts"]]);
+const passes = ["suites"];
+if (!subset && (process.env.AIRLOCK_REQUIRE_PG === "1" || (await postgresAnswers()))) {
+  const exclude = NOT_IN_POSTGRES_PASS.flatMap((file) => ["--exclude", file]);
+  steps.push([
+    ...vitest("postgres", ["test/e2e", "test/hostile", ...exclude]),
+    { AIRLOCK_TEST_STORE: "postgres" },
+  ]);
+  passes.push("postgres");
+}
+if (!subset) {
+  steps.push(vitest("bench-smoke", ["--config", "vitest.bench.config.ts"]));
+  passes.push("bench-smoke");
+}
 
-for (const [cmd, args] of steps) {
-  process.stdout.write(`\n> ${cmd} ${args.join(" ")}\n`);
-  const r = spawnSync(cmd, args, { stdio: "inherit" });
-  if (r.status !== 0) process.exit(r.status ?? 1);
+rmSync(RESULTS, { recursive: true, force: true }); // never a report of an earlier run
+mkdirSync(RESULTS, { recursive: true });
+for (const [cmd, args, env] of steps) {
+  process.stdout.write(
+    `\n> ${
+      env === undefined
+        ? ""
+        : `${Object.entries(env)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(" ")} `
+    }${cmd} ${args.join(" ")}\n`,
+  );
+  const r = spawnSync(cmd, args, { stdio: "inherit", env: { ...process.env, ...env } });
+  if (r.status !== 0) {
+    slowest();
+    process.exit(r.status ?? 1);
+  }
+}
+slowest();
+
+/** The ten slowest files of each pass that wrote its report, in seconds. */
+function slowest() {
+  for (const pass of passes) {
+    let report;
+    try {
+      report = JSON.parse(readFileSync(join(RESULTS, `${pass}.json`), "utf8"));
+    } catch {
+      continue;
+    }
+    const files = report.testResults
+      .map((f) => ({ file: relative(ROOT, f.name), seconds: (f.endTime - f.startTime) / 1000 }))
+      .sort((a, b) => b.seconds - a.seconds);
+    const total = files.reduce((sum, f) => sum + f.seconds, 0);
+    process.stdout.write(
+      `\n[airlock] ${pass}: ${files.length} files, ${total.toFixed(0)} s of file time; slowest:\n`,
+    );
+    for (const f of files.slice(0, 10))
+      process.stdout.write(`  ${f.seconds.toFixed(1).padStart(7)} s  ${f.file}\n`);
+  }
 }

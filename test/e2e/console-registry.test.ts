@@ -11,6 +11,7 @@ import type { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { AirlockHost } from "../../host/src/contracts/host.ts";
 import { createHost } from "../../host/src/host.ts";
+import { testStore } from "../../host/src/state/store/test-store.ts";
 import { createAdminApi } from "../../host/src/surfaces/http/app.ts";
 import {
   startTestRegistry,
@@ -33,6 +34,7 @@ async function openHost(registryUrl: string | undefined, trustKeys: string[]) {
   dirs.push(dataDir);
   return createHost({
     dataDir,
+    store: testStore(dataDir),
     sandbox: { mode: "in-process" },
     onInternalError: () => undefined,
     trust: { keys: trustKeys },

@@ -9,6 +9,7 @@ import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/t
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { AirlockHost } from "../../host/src/contracts/host.ts";
 import { createHost } from "../../host/src/host.ts";
+import { testStore, testStoreEnv } from "../../host/src/state/store/test-store.ts";
 import { createSurfaceFixture, type SurfaceFixture } from "../../host/src/surfaces/http/test-support.ts";
 
 const BIN = fileURLToPath(new URL("../../host/bin/airlock.ts", import.meta.url));
@@ -37,7 +38,7 @@ function transport(agent: string, extra: string[] = [], sandbox = "in-process"):
       sandbox,
       ...extra,
     ],
-    env: { PATH: process.env.PATH ?? "" },
+    env: { PATH: process.env.PATH ?? "", ...testStoreEnv(f.dataDir) },
     stderr: "pipe",
   });
 }
@@ -138,7 +139,7 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("sdk v2 client, %s, over st
         "--sandbox",
         sandbox,
       ],
-      env: { PATH: process.env.PATH ?? "" },
+      env: { PATH: process.env.PATH ?? "", ...testStoreEnv(f.dataDir) },
       stderr: "pipe",
     });
     let changed: (() => void) | undefined;
@@ -178,7 +179,11 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("sdk v2 client, %s, over st
 
   test("tells the client when an operator in another process changes the agent's tools", async () => {
     const { client, nextListChange } = await connectV2();
-    const operator = await createHost({ dataDir: f.dataDir, sandbox: { mode: "in-process" } });
+    const operator = await createHost({
+      dataDir: f.dataDir,
+      store: testStore(f.dataDir),
+      sandbox: { mode: "in-process" },
+    });
     try {
       const disabled = nextListChange();
       await operator.setToolsEnabled("alpha", { "kit:picture": false });
@@ -203,7 +208,11 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("sdk v2 client, %s, over st
     await new Promise((resolve) => setTimeout(resolve, 500)); // the call is waiting for an approval
     abort.abort("gave up");
     expect(await call).toBeInstanceOf(Error);
-    const reader = await createHost({ dataDir: f.dataDir, sandbox: { mode: "in-process" } });
+    const reader = await createHost({
+      dataDir: f.dataDir,
+      store: testStore(f.dataDir),
+      sandbox: { mode: "in-process" },
+    });
     try {
       let entries: Awaited<ReturnType<AirlockHost["queryAudit"]>> = [];
       for (let i = 0; i < 50 && entries.length === 0; i++) {

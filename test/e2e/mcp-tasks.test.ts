@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { AirlockHost } from "../../host/src/contracts/host.ts";
 import { JOBS } from "../../host/src/engine/tasks/test-support.ts";
 import { createHost } from "../../host/src/host.ts";
+import { testStore } from "../../host/src/state/store/test-store.ts";
 import { type AdminServer, startAdminServer } from "../../host/src/surfaces/http/server.ts";
 import { kitTarball } from "../../host/src/surfaces/http/test-support.ts";
 import { modern } from "../support/mcp-modern.ts";
@@ -32,6 +33,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "airlock-mcp-tasks-"));
   host = await createHost({
     dataDir: dir,
+    store: testStore(dir),
     sandbox: { mode: "in-process" },
     onInternalError: () => undefined,
     tasks: { ttlMs: 120_000, pollIntervalMs: 100 },

@@ -14,6 +14,7 @@ import type { AirlockHost } from "../../host/src/contracts/host.ts";
 import { type FixturePlugin, installFixture } from "../../host/src/engine/pipeline/test-fixtures.ts";
 import { createHost } from "../../host/src/host.ts";
 import { openStore } from "../../host/src/state/store/index.ts";
+import { testStore } from "../../host/src/state/store/test-store.ts";
 import { type AdminServer, startAdminServer } from "../../host/src/surfaces/http/server.ts";
 
 const nap = (name: string) => ({
@@ -50,7 +51,7 @@ describe.each(["in-process", "workers"] as const)("sandbox %s", (mode) => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "airlock-task-wall-"));
-    const seed = await openStore({ kind: "sqlite", dataDir: dir });
+    const seed = await openStore(testStore(dir));
     try {
       await installFixture(seed, join(dir, "plugins"), SLEEPY);
     } finally {
@@ -58,6 +59,7 @@ describe.each(["in-process", "workers"] as const)("sandbox %s", (mode) => {
     }
     host = await createHost({
       dataDir: dir,
+      store: testStore(dir),
       sandbox: { mode },
       onInternalError: () => undefined,
       tasks: { wallMs: 60_000, toolWallMs: { "sleepy:doze": 1500 }, pollIntervalMs: 100 },

@@ -15,6 +15,7 @@ import { createHost } from "../../host/src/host.ts";
 import { readCodeCache, writeCodeCache } from "../../host/src/isolation/sandbox/code-cache.ts";
 import { openVault } from "../../host/src/state/secrets/index.ts";
 import { loadMasterKey } from "../../host/src/state/secrets/master-key.ts";
+import { testStore } from "../../host/src/state/store/test-store.ts";
 import { kitTarball } from "../../host/src/surfaces/http/test-support.ts";
 import { CANARY, waitFor } from "../support/sandbox-hostile.ts";
 
@@ -30,6 +31,7 @@ afterAll(async () => {
 async function start(): Promise<AirlockHost> {
   host = await createHost({
     dataDir,
+    store: testStore(dataDir),
     sandbox: { mode: "workers", workers: 1 },
     onInternalError: (what, error) =>
       logs.push(`${what}: ${error instanceof Error ? error.message : String(error)}`),

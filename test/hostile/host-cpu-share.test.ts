@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AirlockHost } from "../../host/src/contracts/host.ts";
 import { createHost } from "../../host/src/host.ts";
+import { testStore } from "../../host/src/state/store/test-store.ts";
 import { KIT, kitTarball } from "../../host/src/surfaces/http/test-support.ts";
 import { CANARY } from "../support/sandbox-hostile.ts";
 
@@ -52,6 +53,7 @@ const healthy = async () => {
 beforeAll(async () => {
   host = await createHost({
     dataDir,
+    store: testStore(dataDir),
     sandbox: { mode: "workers", workers: 1 },
     onInternalError: (what, error) =>
       logs.push(`${what}: ${error instanceof Error ? error.message : String(error)}`),

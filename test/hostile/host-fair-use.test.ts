@@ -12,6 +12,7 @@ import type { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AirlockHost } from "../../host/src/contracts/host.ts";
 import { createHost } from "../../host/src/host.ts";
+import { testStore } from "../../host/src/state/store/test-store.ts";
 import { createAdminApi } from "../../host/src/surfaces/http/app.ts";
 import { KIT, kitTarball } from "../../host/src/surfaces/http/test-support.ts";
 import { CANARY } from "../support/sandbox-hostile.ts";
@@ -110,6 +111,7 @@ const contained = async (bystander: Array<{ code: string | undefined; content: u
 beforeAll(async () => {
   host = await createHost({
     dataDir,
+    store: testStore(dataDir),
     sandbox: { mode: "workers", workers: 1 },
     limits: { cpuMs: 10_000 },
     onInternalError: (what, error) =>

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AirlockHost, HostEventMap } from "../../host/src/contracts/host.ts";
 import { createHost, openStore } from "../../host/src/host.ts";
+import { testStore, testStoreEnv } from "../../host/src/state/store/test-store.ts";
 import { pluginsCommands } from "../../host/src/surfaces/cli/commands/plugins.ts";
 import { runCli } from "../../host/src/surfaces/cli/main.ts";
 import { KIT, kitTarball } from "../../host/src/surfaces/http/test-support.ts";
@@ -42,6 +43,7 @@ const quarantines: Array<HostEventMap["plugin.quarantined"]> = [];
 async function start(): Promise<AirlockHost> {
   host = await createHost({
     dataDir,
+    store: testStore(dataDir),
     sandbox: { mode: "workers", workers: 1 },
     // generous CPU so that on a loaded machine the abort, not the CPU limit, ends the call
     limits: { cpuMs: 20_000 },
@@ -121,7 +123,7 @@ describe("a plugin that aborts its worker, through the host", { timeout: 120_000
       }),
     ]);
     // The host has no public store: read the row through a handle of our own (as another process would).
-    const store = await openStore({ kind: "sqlite", dataDir });
+    const store = await openStore(testStore(dataDir));
     try {
       expect((await store.listPluginWorkers()).map((r) => [r.namespace, r.reason])).toEqual([
         ["crasher", "quarantine"],
@@ -176,7 +178,7 @@ describe("the operator's worker tier", () => {
     const io = {
       stdout: (t: string) => void out.push(t),
       stderr: (t: string) => void err.push(t),
-      env: {},
+      env: testStoreEnv(dataDir),
       cwd: dataDir,
     };
     const run = (...argv: string[]) => runCli([...argv, "--data-dir", dataDir], io, pluginsCommands);

@@ -8,7 +8,9 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { testStore } from "../../host/src/state/store/test-store.ts";
 import { mintSecretTicket } from "../../host/src/surfaces/http/people/tickets.ts";
 import { connect, type LoopFixture, startLoopHost, text } from "../e2e/people/support.ts";
 
@@ -294,8 +296,29 @@ test("without the server's host guard the page itself refuses a cross-site post"
   await healthyAndClean();
 });
 
-/** Rows in every table of the host's SQLite files (the store and its audit file). */
-function storedRows(): number {
+/** Rows in every table of the host's store (SQLite files: the store and its audit file). */
+async function storedRows(): Promise<number> {
+  const store = testStore(fx.dataDir);
+  if (store.kind === "postgres") {
+    const client = new pg.Client({ connectionString: store.url });
+    await client.connect();
+    try {
+      const { rows: tables } = await client.query<{ name: string }>(
+        "SELECT tablename AS name FROM pg_tables WHERE schemaname = $1",
+        [store.schema],
+      );
+      let rows = 0;
+      for (const { name } of tables) {
+        const { rows: counted } = await client.query<{ n: string }>(
+          `SELECT count(*) AS n FROM "${store.schema}"."${name}"`,
+        );
+        rows += Number(counted[0]?.n);
+      }
+      return rows;
+    } finally {
+      await client.end();
+    }
+  }
   let rows = 0;
   for (const file of readdirSync(fx.dataDir).filter((f) => f.endsWith(".db"))) {
     const db = new DatabaseSync(join(fx.dataDir, file), { readOnly: true });
@@ -342,13 +365,13 @@ test(
     const call = fx.host.callTool("alpha", "loop:write", { note: INPUT });
     const approval = `/approve/${await waiting}`;
     const secrets = `/secrets/${mintSecretTicket(fx.host, { agent: "alpha", keys: ["api_key"], tool: "loop__keyed" })}`;
-    const before = storedRows();
+    const before = await storedRows();
     for (let i = 0; i < VISITS; i++) {
       const res = await app.request(url(i % 2 === 0 ? approval : secrets));
       if (res.status !== 200) throw new Error(`visit ${i}: ${res.status} ${await res.text()}`);
       await res.arrayBuffer();
     }
-    expect(storedRows()).toBe(before);
+    expect(await storedRows()).toBe(before);
     expect((await app.request("/healthz")).status).toBe(200);
     // The pages still work for the people they are for.
     const secretForm = tokenOf(await (await app.request(url(secrets))).text());

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { HostOptions } from "../../host/src/config.ts";
 import type { AirlockHost } from "../../host/src/contracts/host.ts";
 import { createHost } from "../../host/src/host.ts";
+import { testStore } from "../../host/src/state/store/test-store.ts";
 import { listFirstPartyPlugins } from "../../host/src/surfaces/cli/bootstrap/first-party.ts";
 import { packFirstParty } from "../../host/src/surfaces/cli/bootstrap/package-cache.ts";
 import { loadOrCreateSigningKey } from "../../host/src/surfaces/cli/bootstrap/signing-key.ts";
@@ -27,6 +28,7 @@ export async function startCodeModeHost(options: {
   const key = await loadOrCreateSigningKey(join(dir, "key"));
   const host = await createHost({
     dataDir: join(dir, "data"),
+    store: testStore(join(dir, "data")),
     sandbox: { mode: options.mode, ...(options.mode === "workers" ? { workers: 1 } : {}) },
     trust: { keys: [key.publicKeyPem] },
     ...options.host,

@@ -7,6 +7,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import type { HostOptions } from "../../host/src/config.ts";
 import type { AirlockHost } from "../../host/src/contracts/host.ts";
 import { createHost } from "../../host/src/host.ts";
+import { testStore } from "../../host/src/state/store/test-store.ts";
 import { type AdminServer, startAdminServer } from "../../host/src/surfaces/http/server.ts";
 
 export interface RemoteHost {
@@ -52,6 +53,7 @@ export async function startRemoteHost(options: Partial<HostOptions> = {}): Promi
     );
   const host = await createHost({
     dataDir,
+    store: testStore(dataDir),
     sandbox: { mode: "in-process" },
     onInternalError: report,
     ...options,

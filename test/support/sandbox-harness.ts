@@ -26,6 +26,7 @@ import type {
 } from "../../host/src/isolation/sandbox/worker/worker-tiers.ts";
 import { createSecretSource, createSecretWriter, createVault } from "../../host/src/state/secrets/index.ts";
 import { openStore } from "../../host/src/state/store/index.ts";
+import { testStore } from "../../host/src/state/store/test-store.ts";
 import type { AuditInput, Store } from "../../host/src/state/store/types.ts";
 
 export type SandboxMode = "in-process" | "workers";
@@ -128,7 +129,7 @@ export async function createHarness(
   } = {},
 ): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "airlock-sandbox-"));
-  const store = await openStore({ kind: "sqlite", dataDir: dir });
+  const store = await openStore(testStore(dir));
   const vault = createVault(randomBytes(32));
   const writer = createSecretWriter({ store, vault });
   const logs: string[] = [];

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { openStore } from "../../../host/src/host.ts";
+import { testStore } from "../../../host/src/state/store/test-store.ts";
 import { connect, failures, KINDS, type LoopFixture, startLoopHost, text } from "./support.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -135,7 +136,7 @@ suite(`the host's pages in Chromium${missing === null ? "" : ` [skipped: ${missi
       expect(JSON.stringify(await fx.host.queryAudit({ limit: 1000 }))).not.toContain(canary);
       expect(logged.join("\n")).not.toContain(canary);
       // Stored encrypted like any secret.
-      const store = await openStore({ kind: "sqlite", dataDir: fx.dataDir }); // the host has no public store
+      const store = await openStore(testStore(fx.dataDir)); // the host has no public store
       const stored = await store.getSecret("alpha", "api_key").finally(() => store.close());
       expect(stored?.ciphertext).toBeDefined();
       expect(stored?.ciphertext).not.toContain(canary);

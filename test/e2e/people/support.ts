@@ -16,6 +16,7 @@ import type { AirlockHost } from "../../../host/src/contracts/host.ts";
 import { type FixturePlugin, installFixture } from "../../../host/src/engine/pipeline/test-fixtures.ts";
 import { createHost } from "../../../host/src/host.ts";
 import { openStore } from "../../../host/src/state/store/index.ts";
+import { testStore } from "../../../host/src/state/store/test-store.ts";
 import { type AdminServer, startAdminServer } from "../../../host/src/surfaces/http/server.ts";
 
 export const LOOP: FixturePlugin = {
@@ -52,7 +53,7 @@ export const LOOP: FixturePlugin = {
 
 export interface LoopFixture {
   host: AirlockHost;
-  /** The host's data dir (its SQLite store: a test that reads rows opens it itself). */
+  /** The host's data dir (a test that reads rows opens its store itself: testStore(dataDir)). */
   dataDir: string;
   server: AdminServer;
   operatorToken: string;
@@ -66,7 +67,7 @@ export async function startLoopHost(
   options: { approvalWaitMs?: number; publicUrl?: string } = {},
 ): Promise<LoopFixture> {
   const dataDir = await mkdtemp(join(tmpdir(), "airlock-loop-"));
-  const store = await openStore({ kind: "sqlite", dataDir });
+  const store = await openStore(testStore(dataDir));
   try {
     await installFixture(store, join(dataDir, "plugins"), LOOP);
   } finally {
@@ -79,6 +80,7 @@ export async function startLoopHost(
     );
   const host = await createHost({
     dataDir,
+    store: testStore(dataDir),
     sandbox: { mode: "in-process" },
     onInternalError: report,
     ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),

@@ -16,6 +16,7 @@ import {
 } from "../../engine/pipeline/test-fixtures.ts";
 import { createHost } from "../../host.ts";
 import { openStore } from "../../state/store/index.ts";
+import { testStore } from "../../state/store/test-store.ts";
 
 export const PNG_1X1 =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
@@ -108,7 +109,7 @@ export async function createSurfaceFixture(
   const dataDir = await mkdtemp(join(tmpdir(), "airlock-surfaces-"));
   if (options.install !== false) {
     // Recorded in the store as the installer does, before the host opens and loads its catalogue.
-    const store = await openStore({ kind: "sqlite", dataDir });
+    const store = await openStore(testStore(dataDir));
     try {
       await installFixture(store, join(dataDir, "plugins"), KIT);
     } finally {
@@ -117,6 +118,7 @@ export async function createSurfaceFixture(
   }
   const host = await createHost({
     dataDir,
+    store: testStore(dataDir),
     sandbox: { mode: "in-process" },
     onInternalError: () => undefined,
     ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
