@@ -106,3 +106,16 @@ describe.each(["2025", "2026"] as const)("MCP Apps, %s era", (era) => {
     await client.close();
   });
 });
+
+describe("MCP Apps and code mode", () => {
+  it("leaves a tool only the app may call out of the model-written code's tools", async () => {
+    await h.host.setCodeMode("alpha", { enabled: true });
+    const client = await connect("2025");
+    const found = await client.callTool({ name: "search_tools", arguments: { query: "bars" } });
+    const text = (found.content as Array<{ text?: string }>)[0]?.text ?? "";
+    expect(text).toContain("function showBars(");
+    expect(text).not.toContain("refreshBars");
+    await client.close();
+    await h.host.setCodeMode("alpha", { enabled: false });
+  });
+});
