@@ -13,6 +13,7 @@ import { buildPlugin } from "../../sdk/src/build/build-plugin.ts";
 import { packPlugin } from "../../sdk/src/build/pack.ts";
 import type { PluginManifest } from "../../sdk/src/manifest.ts";
 import { copyFixture, type FixtureCopy } from "../../sdk/test/support/fixtures.ts";
+import { repeatUntilTold } from "../support/list-changes.ts";
 import { type RemoteHost, startRemoteHost } from "../support/remote-host.ts";
 
 let copy: FixtureCopy;
@@ -32,10 +33,15 @@ afterAll(async () => {
   await copy?.remove();
 });
 
-async function connect(era: "2025" | "2026", agent = "alpha"): Promise<Client> {
+async function connect(era: "2025" | "2026", agent = "alpha", onResources?: () => void): Promise<Client> {
   const client = new Client(
     { name: "apps-e2e", version: "1.0.0" },
-    era === "2026" ? { versionNegotiation: { mode: "auto" } } : {},
+    {
+      ...(era === "2026" ? { versionNegotiation: { mode: "auto" as const } } : {}),
+      ...(onResources === undefined
+        ? {}
+        : { listChanged: { resources: { autoRefresh: false, debounceMs: 0, onChanged: onResources } } }),
+    },
   );
   await client.connect(
     new StreamableHTTPClientTransport(new URL(h.server.mcpUrl(agent)), {
@@ -96,6 +102,22 @@ describe.each(["2025", "2026"] as const)("MCP Apps, %s era", (era) => {
 
     const called = await client.callTool({ name: "fixture-apps__showBars", arguments: { values: [2, 4] } });
     expect(called.structuredContent).toEqual({ values: [2, 4] });
+    await client.close();
+  });
+
+  it("tells a connected client its resource list changed when the agent's tools change", async () => {
+    let told: (() => void) | undefined;
+    const next = () =>
+      new Promise<void>((resolve) => {
+        told = resolve;
+      });
+    const client = await connect(era, "alpha", () => told?.());
+    const enable = (on: boolean) =>
+      h.host.setToolsEnabled("alpha", { "fixture-apps:showBars": on, "fixture-apps:refreshBars": on });
+    await repeatUntilTold(() => enable(false), next());
+    expect((await client.listResources()).resources).toEqual([]);
+    await repeatUntilTold(() => enable(true), next());
+    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(["ui://fixture-apps/bars"]);
     await client.close();
   });
 

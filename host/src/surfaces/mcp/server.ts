@@ -48,7 +48,7 @@ export function createAgentMcpServer(
       capabilities: {
         tools: { listChanged: true },
         prompts: {},
-        resources: {},
+        resources: { listChanged: true }, // the UIs follow the served tools: announced with them
         ...eraCapabilities,
         extensions,
       },
