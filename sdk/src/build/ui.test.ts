@@ -5,8 +5,12 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { list } from "tar";
 import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { copyFixture, type FixtureCopy, rejection } from "../../test/support/fixtures.ts";
 import { UI_MIME_TYPE, uiProblems } from "../apps-format.ts";
+import { definePlugin } from "../define-plugin.ts";
+import { defineTool } from "../define-tool.ts";
+import { gzip, tarArchive } from "../package/craft-tar.ts";
 import { readPluginTarball } from "../package/read-plugin-tarball.ts";
 import { integrityOf } from "../signing.ts";
 import { buildPlugin } from "./build-plugin.ts";
@@ -125,5 +129,59 @@ describe("plugin UIs in the build", () => {
     const err = await rejection(() => buildPlugin(dir));
     expect(err.code).toBe("AIRLOCK_SDK_BUILD_UI_ASSET");
     expect(err.message).toContain("./logo.png");
+  });
+});
+
+describe("plugin UIs in definePlugin and defineTool", () => {
+  const tool = (extra: Record<string, unknown> = {}) =>
+    defineTool({
+      name: "show",
+      description: "Shows.",
+      parameters: z.object({}),
+      execute: () => "ok",
+      ...extra,
+    });
+  const plugin = (ui: unknown) =>
+    definePlugin({ namespace: "shapes", version: "1.0.0", engine: "^1.0.0", tools: [tool()], ui } as never);
+
+  it("refuses a UI declaration of the wrong shape, naming the field", () => {
+    expect(() => plugin([{ name: "Bad Name", file: "ui/x.html" }])).toThrow(/ui\[0\]\.name/);
+    expect(() => plugin([{ name: "x", file: "ui/x.js" }])).toThrow(/ui\[0\]\.file/);
+    expect(() => plugin([{ name: "x", file: "ui/x.html", csp: { frameDomains: [] } }])).toThrow(
+      /ui\[0\]\.csp\.frameDomains/,
+    );
+    expect(() => plugin([{ name: "x", file: "ui/x.html", script: "x" }])).toThrow(/ui\[0\]\.script/);
+    expect(() => plugin(Array.from({ length: 9 }, (_, i) => ({ name: `u${i}`, file: "x.html" })))).toThrow(
+      /at most 8/,
+    );
+    expect(plugin([{ name: "x", file: "ui/x.html", prefersBorder: false }]).ui).toEqual([
+      { name: "x", file: "ui/x.html", prefersBorder: false },
+    ]);
+  });
+
+  it("refuses a tool's ui or visibility of the wrong shape", () => {
+    expect(() => tool({ ui: "Not A Name" })).toThrow(
+      expect.objectContaining({ code: "AIRLOCK_SDK_TOOL_INVALID" }),
+    );
+    for (const visibility of [[], ["agent"], ["app", "app"], "app"]) {
+      expect(() => tool({ visibility })).toThrow(/visibility/);
+    }
+    expect(tool({ ui: "x", visibility: ["app"] })).toMatchObject({ ui: "x", visibility: ["app"] });
+  });
+
+  it("accepts the package/ui/ directory entry an npm-style packer writes", async () => {
+    const dir = await fixture();
+    await buildPlugin(dir);
+    const read = (f: string) => readFile(join(dir, "dist", f));
+    const bytes = gzip(
+      tarArchive([
+        { path: "package/package.json", body: await read("package.json") },
+        { path: "package/airlock.json", body: await read("airlock.json") },
+        { path: "package/index.js", body: await read("index.js") },
+        { path: "package/ui/", type: "5" },
+        { path: "package/ui/bars.html", body: await read("ui/bars.html") },
+      ]),
+    );
+    expect([...(await readPluginTarball(bytes)).files.ui.keys()]).toEqual(["bars"]);
   });
 });
