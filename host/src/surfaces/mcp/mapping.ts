@@ -35,6 +35,9 @@ export function toMcpTool(tool: ModelTool, naming: ToolNaming): Tool {
   // 2025-11-25 tasks: a long-running tool may be called as a task (the 2026 codec strips this).
   if (tool.longRunning === true) out.execution = { taskSupport: "optional" };
   out._meta = { "airlock/toolId": tool.id };
+  // MCP Apps (SEP-1865): the UI that renders the results, and who may call the tool. A tool
+  // only the app may call is still listed: the client keeps it from its model (the spec's rule).
+  if (tool.ui !== undefined) out._meta.ui = structuredClone(tool.ui);
   return out;
 }
 
