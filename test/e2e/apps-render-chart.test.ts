@@ -81,6 +81,7 @@ describe.skipIf(!hasChromium)("the render plugin's chart UI in Chromium", () => 
       .locator("#chart rect")
       .evaluateAll((rects) => rects.map((r) => Number(r.getAttribute("height"))));
     expect(heights).toEqual([196, 65.33, 130.67]);
+    expect(await view.locator("#values li").allTextContents()).toEqual(["3", "1", "2"]);
     expect(await view.locator("#status").textContent()).toBe("3 values");
     expect(await view.locator("#caption").textContent()).toBe("chart.png (123 bytes) is ready to hand on.");
 

@@ -9,6 +9,7 @@ import { connect } from "./bridge.js";
 const status = document.getElementById("status");
 const chart = document.getElementById("chart");
 const caption = document.getElementById("caption");
+const valueRow = document.getElementById("values");
 const again = document.getElementById("again");
 let values = [];
 
@@ -19,6 +20,14 @@ function draw(next) {
       const rect = document.createElementNS("http://www.w3.org/2000/svg", "rect");
       for (const [k, v] of Object.entries(b)) rect.setAttribute(k, String(v));
       return rect;
+    }),
+  );
+  // each bar's value under it, in a row of equal columns (SVG text would stretch with the chart)
+  valueRow.replaceChildren(
+    ...values.map((v) => {
+      const item = document.createElement("li");
+      item.textContent = String(v);
+      return item;
     }),
   );
   status.textContent = `${values.length} value${values.length === 1 ? "" : "s"}`;
