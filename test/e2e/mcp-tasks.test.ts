@@ -244,7 +244,11 @@ describe("2026-07-28 tasks extension (raw JSON-RPC)", () => {
   test("advertises the extension and answers a long call with a task handle, then the result inline", async () => {
     const url = server.mcpUrl("alpha");
     const discovered = await modern(url, alpha, "server/discover", {});
-    expect((discovered.capabilities as { extensions?: unknown }).extensions).toEqual(TASKS);
+    // beside the MCP Apps extension every Airlock server advertises (test/e2e/mcp-apps.test.ts)
+    expect((discovered.capabilities as { extensions?: unknown }).extensions).toEqual({
+      ...TASKS,
+      "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] },
+    });
     const created = await modern(url, alpha, "tools/call", { name: "jobs__crunch", arguments: { ms: 600 } });
     expect(created).toMatchObject({
       resultType: "task",

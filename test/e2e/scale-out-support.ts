@@ -76,60 +76,77 @@ export function replica(options: {
     url,
     log: () => output,
     exit: () => ended,
-    start() {
-      ended = null;
-      const child = spawn(
-        process.execPath,
-        [
-          "--no-node-snapshot",
-          BIN.airlock,
-          "serve",
-          "--store",
-          options.store,
-          "--data-dir",
-          options.dataDir,
-          "--port",
-          String(options.port),
-          "--sandbox",
-          "in-process",
-          "--allowed-host",
-          options.allowedHost,
-        ],
-        {
-          cwd: ROOT,
-          env: { ...process.env, NO_COLOR: "1", AIRLOCK_REPLICA_ID: options.id, ...options.env },
-          stdio: ["ignore", "pipe", "pipe"],
-        },
-      );
-      proc = child;
-      exited = new Promise((done) =>
-        child.once("close", (code, signal) => {
-          ended = { code, signal };
-          done();
-        }),
-      );
-      return new Promise((ok, fail) => {
-        const onClose = (status: number | null) =>
-          fail(new Error(`replica ${options.id} exited ${status} before it was ready\n${output}`));
-        child.once("close", onClose);
-        const onData = (c: Buffer) => {
-          output += c.toString("utf8");
-          if (/Press Ctrl\+C to stop/.test(output)) {
-            child.off("close", onClose);
-            ok();
-          }
-        };
-        child.stdout?.on("data", onData);
-        child.stderr?.on("data", (c: Buffer) => {
-          output += c.toString("utf8");
-        });
-      });
+    async start() {
+      // A restart takes the replica's port again (nginx knows it by that port); another process
+      // may hold it for a moment in between (an ephemeral port of some connection): try again.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await spawnReplica();
+        } catch (error) {
+          const taken = /AIRLOCK_CLI_PORT_IN_USE/.test((error as Error).message);
+          if (!taken || attempt === 20) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+      }
     },
     async stop(signal = "SIGTERM") {
       if (proc !== undefined && proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
       await exited;
     },
   };
+
+  function spawnReplica(): Promise<void> {
+    ended = null;
+    const started = output.length;
+    const child = spawn(
+      process.execPath,
+      [
+        "--no-node-snapshot",
+        BIN.airlock,
+        "serve",
+        "--store",
+        options.store,
+        "--data-dir",
+        options.dataDir,
+        "--port",
+        String(options.port),
+        "--sandbox",
+        "in-process",
+        "--allowed-host",
+        options.allowedHost,
+      ],
+      {
+        cwd: ROOT,
+        env: { ...process.env, NO_COLOR: "1", AIRLOCK_REPLICA_ID: options.id, ...options.env },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    proc = child;
+    exited = new Promise((done) =>
+      child.once("close", (code, signal) => {
+        ended = { code, signal };
+        done();
+      }),
+    );
+    return new Promise((ok, fail) => {
+      const onClose = (status: number | null) =>
+        fail(
+          new Error(`replica ${options.id} exited ${status} before it was ready\n${output.slice(started)}`),
+        );
+      child.once("close", onClose);
+      const onData = (c: Buffer) => {
+        output += c.toString("utf8");
+        if (/Press Ctrl\+C to stop/.test(output.slice(started))) {
+          child.off("close", onClose);
+          ok();
+        }
+      };
+      child.stdout?.on("data", onData);
+      child.stderr?.on("data", (c: Buffer) => {
+        output += c.toString("utf8");
+      });
+    });
+  }
 }
 
 export interface Nginx {
