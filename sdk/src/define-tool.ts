@@ -21,6 +21,7 @@ import {
 import { sdkError } from "./error-codes.ts";
 import type { Presentation, SecretSpec, ToolAnnotations } from "./manifest.ts";
 import { HARNESS_GROUP_PATTERN, TOOL_NAME_PATTERN } from "./names.ts";
+import { checkUses, type ToolUses } from "./tool-uses.ts";
 
 export type { PresentationInput, SecretDeclaration } from "./define-checks.ts";
 
@@ -51,6 +52,11 @@ export interface ToolDefinitionInput<P extends ParametersSchema, O extends z.Zod
    * task gets a task id at once and fetches the result later (the host's task wall limit applies).
    */
   longRunning?: boolean;
+  /**
+   * What this tool reaches (per-tool grants, tool-uses.ts): the build refuses more than the
+   * plugin declares, the host refuses any call beyond it. Absent: the legacy per-plugin grants.
+   */
+  uses?: ToolUses;
   execute: (input: z.output<P>, ctx: ToolContext) => unknown;
 }
 
@@ -72,6 +78,8 @@ export interface DefinedTool<P extends ParametersSchema = ParametersSchema> {
   readonly harness: string | null;
   /** Whether MCP clients may run it as a task (ToolDefinitionInput.longRunning). */
   readonly longRunning: boolean;
+  /** The tool's declared grants; undefined in the legacy mode. */
+  readonly uses: ToolUses | undefined;
   /** Method syntax on purpose: it keeps DefinedTool<SpecificSchema> assignable to DefinedTool. */
   execute(input: z.output<P>, ctx: ToolContext): unknown;
 }
@@ -88,6 +96,7 @@ const KNOWN_KEYS = new Set([
   "presentation",
   "harness",
   "longRunning",
+  "uses",
   "execute",
 ]);
 
@@ -167,6 +176,7 @@ export function defineTool<P extends ParametersSchema, O extends z.ZodType = z.Z
     presentation: checkPresentation(name, definition.presentation),
     harness,
     longRunning: definition.longRunning === true,
+    uses: checkUses(name, definition.uses),
     execute,
   });
 }

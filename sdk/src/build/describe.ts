@@ -8,7 +8,7 @@ import { isDefinedPlugin } from "../define-plugin.ts";
 import type { DefinedTool } from "../define-tool.ts";
 import { sdkError } from "../error-codes.ts";
 import { hasCode } from "../errors.ts";
-import type { EgressRule, RequestedLimits, ToolManifest } from "../manifest.ts";
+import type { EgressRule, RequestedLimits, ToolManifest, ToolUses } from "../manifest.ts";
 import { type ModelsDeclaration, type OAuthProviderSpec, providerManifest } from "../oauth.ts";
 import { assertHostEnforceable } from "./enforceable.ts";
 import { toJsonSchema } from "./json-schema.ts";
@@ -85,6 +85,7 @@ function describeTool(tool: DefinedTool, runtimeZod: boolean): ToolManifest {
   if (tool.output !== undefined) entry.outputSchema = schemaOf(tool, "output");
   if (tool.presentation !== undefined) entry.presentation = { ...tool.presentation };
   if (tool.longRunning) entry.longRunning = true;
+  if (tool.uses !== undefined) entry.uses = JSON.parse(JSON.stringify(tool.uses)) as ToolUses;
   return entry;
 }
 
