@@ -17,8 +17,8 @@ import {
 import {
   hostPatternCovers,
   isOAuthClientKey,
-  OAUTH_PROVIDER_PATTERN,
   type ModelsDeclaration,
+  OAUTH_PROVIDER_PATTERN,
   type OAuthProviderSpec,
   oauthProviderProblems,
 } from "./oauth.ts";

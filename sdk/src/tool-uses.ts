@@ -14,7 +14,15 @@ import { SECRET_KEY_PATTERN } from "./names.ts";
 import { hostPatternCovers, OAUTH_PROVIDER_PATTERN } from "./oauth.ts";
 
 export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
-export const HTTP_METHODS: readonly HttpMethod[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+export const HTTP_METHODS: readonly HttpMethod[] = [
+  "GET",
+  "HEAD",
+  "POST",
+  "PUT",
+  "PATCH",
+  "DELETE",
+  "OPTIONS",
+];
 /** Methods that change nothing at the destination (a fetch with only these keeps a tool read-only). */
 export const SAFE_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD"]);
 
@@ -52,7 +60,8 @@ export function knowledgeRank(level: unknown): number {
 }
 
 function stringList(tool: string, field: string, value: unknown, pattern: RegExp, what: string): string[] {
-  if (!Array.isArray(value)) return fail("AIRLOCK_SDK_TOOL_INVALID", tool, field, `must be an array of ${what}`);
+  if (!Array.isArray(value))
+    return fail("AIRLOCK_SDK_TOOL_INVALID", tool, field, `must be an array of ${what}`);
   const out: string[] = [];
   value.forEach((v, i) => {
     if (typeof v !== "string" || !pattern.test(v))
@@ -75,7 +84,12 @@ function checkFetch(tool: string, value: unknown): FetchUse[] {
       fail("AIRLOCK_SDK_TOOL_INVALID", tool, `${at}.host`, "must be a lowercase host name or *.domain");
     const methods = stringList(tool, `${at}.methods`, entry.methods, /^[A-Z]+$/, HTTP_METHODS.join(", "));
     if (methods.length === 0 || methods.some((m) => !HTTP_METHODS.includes(m as HttpMethod)))
-      fail("AIRLOCK_SDK_TOOL_INVALID", tool, `${at}.methods`, `must list one or more of ${HTTP_METHODS.join(", ")}`);
+      fail(
+        "AIRLOCK_SDK_TOOL_INVALID",
+        tool,
+        `${at}.methods`,
+        `must list one or more of ${HTTP_METHODS.join(", ")}`,
+      );
     return { host: entry.host as string, methods: methods as HttpMethod[] };
   });
 }
@@ -86,7 +100,12 @@ export function checkUses(tool: string, value: unknown): ToolUses | undefined {
   if (!isRecord(value)) return fail("AIRLOCK_SDK_TOOL_INVALID", tool, "uses", "must be an object");
   for (const key of Object.keys(value))
     if (!USES_KEYS.includes(key))
-      fail("AIRLOCK_SDK_TOOL_INVALID", tool, `uses.${key}`, `is not a known field (known: ${USES_KEYS.join(", ")})`);
+      fail(
+        "AIRLOCK_SDK_TOOL_INVALID",
+        tool,
+        `uses.${key}`,
+        `is not a known field (known: ${USES_KEYS.join(", ")})`,
+      );
   const out: ToolUses = {};
   const { knowledge, state, artifacts, models } = value;
   if (knowledge !== undefined) {
@@ -105,9 +124,16 @@ export function checkUses(tool: string, value: unknown): ToolUses | undefined {
     >;
   if (value.fetch !== undefined) out.fetch = checkFetch(tool, value.fetch);
   if (value.secrets !== undefined)
-    out.secrets = stringList(tool, "uses.secrets", value.secrets, SECRET_KEY_PATTERN, "a snake_case secret key");
+    out.secrets = stringList(
+      tool,
+      "uses.secrets",
+      value.secrets,
+      SECRET_KEY_PATTERN,
+      "a snake_case secret key",
+    );
   if (models !== undefined) {
-    if (typeof models !== "boolean") fail("AIRLOCK_SDK_TOOL_INVALID", tool, "uses.models", "must be true or false");
+    if (typeof models !== "boolean")
+      fail("AIRLOCK_SDK_TOOL_INVALID", tool, "uses.models", "must be true or false");
     out.models = models;
   }
   if (value.oauth !== undefined)
@@ -144,12 +170,14 @@ export function usesBeyondPlugin(manifest: PluginManifest): UsesProblem[] {
         add(`.fetch[${j}].host`, `fetches ${f.host}, which no egress rule of the plugin covers`);
     });
     (uses.secrets ?? []).forEach((key, j) => {
-      if (!secrets.has(key)) add(`.secrets[${j}]`, `reads secret "${key}", which no tool of the plugin declares`);
+      if (!secrets.has(key))
+        add(`.secrets[${j}]`, `reads secret "${key}", which no tool of the plugin declares`);
     });
     if (uses.models === true && manifest.models === undefined)
       add(".models", "uses models but the plugin declares no models");
     (uses.oauth ?? []).forEach((name, j) => {
-      if (!providers.has(name)) add(`.oauth[${j}]`, `uses OAuth provider "${name}", which the plugin does not declare`);
+      if (!providers.has(name))
+        add(`.oauth[${j}]`, `uses OAuth provider "${name}", which the plugin does not declare`);
     });
   });
   return problems;
