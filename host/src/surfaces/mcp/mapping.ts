@@ -34,7 +34,10 @@ export function toMcpTool(tool: ModelTool, naming: ToolNaming): Tool {
   }
   // 2025-11-25 tasks: a long-running tool may be called as a task (the 2026 codec strips this).
   if (tool.longRunning === true) out.execution = { taskSupport: "optional" };
-  out._meta = { "airlock/toolId": tool.id };
+  out._meta =
+    tool.grants === undefined
+      ? { "airlock/toolId": tool.id }
+      : { "airlock/toolId": tool.id, "airlock/grants": structuredClone(tool.grants) };
   return out;
 }
 
