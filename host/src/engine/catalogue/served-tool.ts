@@ -12,7 +12,7 @@
 // no grants; the agent's level only lowers knowledge (null or "none" removes it); pure but for
 // the manifest hash, computed once per manifest object.
 import { createHash } from "node:crypto";
-import { knowledgeRank, SAFE_METHODS } from "@airlock/sdk";
+import { knowledgeRank, SAFE_METHODS, type ToolUses } from "@airlock/sdk";
 import type { PluginManifest, ToolAnnotations, ToolManifest } from "@airlock/sdk/manifest";
 import type { EffectiveGrants } from "../../contracts/tools.ts";
 
@@ -32,6 +32,27 @@ function manifestHash(manifest: PluginManifest): string {
     hashes.set(manifest, hash);
   }
   return hash;
+}
+
+/** Whether grants of `uses`, with knowledge at `rank`, can write anything (the derivation's read-only test). */
+function writes(uses: ToolUses, rank: number): boolean {
+  return (
+    rank >= 2 ||
+    uses.state === "write" ||
+    (uses.artifacts ?? []).includes("put") ||
+    (uses.fetch ?? []).some((f) => f.methods.some((m) => !SAFE_METHODS.has(m)))
+  );
+}
+
+/**
+ * Read-only as the host acts on it (approvals, resuming a task on another replica): derived from
+ * the tool's own grants when it declares them (no agent in view: its declared knowledge stands),
+ * else its author's `readOnlyHint`, as before.
+ */
+export function isReadOnly(tool: Pick<ToolManifest, "uses" | "annotations">): boolean {
+  return tool.uses === undefined
+    ? tool.annotations.readOnlyHint === true
+    : !writes(tool.uses, knowledgeRank(tool.uses.knowledge));
 }
 
 /**
@@ -59,12 +80,7 @@ export function servedLabels(
     manifest: manifestHash(manifest),
   };
   const methods = grants.fetch.flatMap((f) => f.methods as string[]);
-  const writes =
-    rank >= 2 ||
-    grants.state === "write" ||
-    grants.artifacts.includes("put") ||
-    methods.some((m) => !SAFE_METHODS.has(m));
-  const readOnly = !writes;
+  const readOnly = !writes(uses, rank);
   const annotations: ToolAnnotations = {
     readOnlyHint: readOnly,
     destructiveHint: rank >= 3 || methods.includes("DELETE"),

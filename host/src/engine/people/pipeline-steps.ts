@@ -14,7 +14,7 @@ import { hasCode } from "@airlock/sdk";
 import type { CallOptions } from "../../contracts/host.ts";
 import type { Store } from "../../state/store/types.ts";
 import { missingSecrets } from "../catalogue/agent-tools.ts";
-import { servedLabels } from "../catalogue/served-tool.ts";
+import { isReadOnly } from "../catalogue/served-tool.ts";
 import { operatorRoundStep } from "./operator-round.ts";
 import { approvalModeOf, readPolicy } from "./policy.ts";
 import type { PeopleDeps, StepCall, StepStop as Stop } from "./step-types.ts";
@@ -53,8 +53,7 @@ export async function approvalStep(
 ): Promise<ApprovalStep> {
   const { entry, run } = call;
   // read-only as derived from the tool's grants when it declares them (served-tool.ts), else as claimed
-  const readOnly = servedLabels(entry.tool, entry.plugin.manifest).annotations.readOnlyHint === true;
-  if (readOnly || run.autoApprove || deps.autoApprove) return "unasked";
+  if (isReadOnly(entry.tool) || run.autoApprove || deps.autoApprove) return "unasked";
   const mode = approvalModeOf(await readPolicy(deps.store, run.agent), entry.id);
   if (mode === "auto") {
     await audit(deps, call, "approval", {
