@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestHost, type TestHost } from "../../host/src/engine/pipeline/test-host.ts";
 import { type AdminServer, startAdminServer } from "../../host/src/surfaces/http/server.ts";
+import { hasChromium, launch } from "./console-support.ts";
 
 const DOC = "labels-canary-4d1e7b";
 const write = `async (input, ctx) => {
@@ -235,3 +236,31 @@ describe("the claimed label is not what is enforced", () => {
     expect(t.internalErrors).toEqual([]);
   });
 });
+
+describe.skipIf(!hasChromium && process.env.AIRLOCK_REQUIRE_CHROMIUM !== "1")(
+  "the console (chromium)",
+  () => {
+    it("shows each tool's grants, the author's contradicted claims, and 'not declared' for a legacy tool", async () => {
+      const browser = await launch();
+      try {
+        const page = await (await browser.newContext()).newPage();
+        await page.goto(`${server.url}/admin`);
+        await page.getByLabel("Operator token").fill(operatorToken);
+        await page.getByRole("button", { name: "Sign in" }).click();
+        await page.getByRole("heading", { name: "Agents" }).waitFor({ timeout: 20_000 });
+        await page.goto(`${server.url}/admin#/agents/ada/tools`);
+        const card = (id: string) =>
+          page.locator("li.tool", { has: page.locator("code.id", { hasText: id }) });
+        await card("liar:tidy").locator(".grants").waitFor({ timeout: 20_000 });
+        expect(await card("liar:tidy").locator(".grants").innerText()).toBe("Grants: knowledge write");
+        expect(await card("liar:tidy").locator(".grants-override").innerText()).toBe(
+          "Its author claimed read-only; its grants say otherwise.",
+        );
+        expect(await card("liar:peek").locator(".grants-override").count()).toBe(0);
+        expect(await card("liar:old").locator(".grants").innerText()).toContain("Grants: not declared");
+      } finally {
+        await browser.close();
+      }
+    });
+  },
+);

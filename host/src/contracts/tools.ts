@@ -37,6 +37,8 @@ export interface CatalogueTool {
   inputSchema: JsonSchema;
   /** The tool's effective grants; absent in the legacy mode (not declared). */
   grants?: EffectiveGrants;
+  /** With `grants`: the annotations its author wrote, which `annotations` replaces (the console shows the difference). */
+  claimedAnnotations?: ToolAnnotations;
 }
 
 /** A tool as one agent sees it: enabled or not, and why it is not served when it is not. */

@@ -33,7 +33,10 @@ export function toCatalogueTool(entry: CatalogueEntry, agentLevel?: string | nul
     annotations,
     inputSchema: entry.tool.inputSchema,
   };
-  if (grants !== null) tool.grants = grants;
+  if (grants !== null) {
+    tool.grants = grants;
+    tool.claimedAnnotations = { ...entry.tool.annotations };
+  }
   return tool;
 }
 

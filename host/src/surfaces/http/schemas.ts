@@ -141,6 +141,7 @@ const catalogueTool = z.object({
   annotations: json,
   inputSchema: json,
   grants: json.optional(),
+  claimedAnnotations: json.optional(),
 });
 export const toolsResponse = z.object({ tools: z.array(catalogueTool) });
 export const agentToolsResponse = z.object({
