@@ -7,6 +7,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ErrorCatalogue } from "@airlock/sdk/errors";
+import { UI_ERRORS } from "../host/src/engine/apps/errors.ts";
 import { CATALOGUE_ERRORS } from "../host/src/engine/catalogue/errors.ts";
 import { CODE_MODE_ERRORS } from "../host/src/engine/code-mode/errors.ts";
 import { INSTALL_ERRORS } from "../host/src/engine/install/errors.ts";
@@ -64,6 +65,7 @@ export const AREAS: ReadonlyArray<{ area: string; file: string; codes: ErrorCata
   { area: "Catalogue", file: "host/src/engine/catalogue/errors.ts", codes: CATALOGUE_ERRORS },
   { area: "Remote MCP servers", file: "host/src/engine/remote/errors.ts", codes: REMOTE_ERRORS },
   { area: "Skills", file: "host/src/engine/skills/errors.ts", codes: SKILL_ERRORS },
+  { area: "Plugin UIs (MCP Apps)", file: "host/src/engine/apps/errors.ts", codes: UI_ERRORS },
   { area: "Invocation pipeline", file: "host/src/engine/pipeline/errors.ts", codes: PIPELINE_ERRORS },
   { area: "Code mode", file: "host/src/engine/code-mode/errors.ts", codes: CODE_MODE_ERRORS },
   { area: "People in the loop", file: "host/src/engine/people/errors.ts", codes: PEOPLE_ERRORS },

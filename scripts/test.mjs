@@ -4,14 +4,14 @@
 // host/src/state/store/test-store.ts), then the benchmark smoke run alone
 // (vitest.bench.config.ts). Arguments go to the main vitest run; with arguments (a subset of
 // suites) the PostgreSQL pass and the smoke run are left out.
-// Each vitest run writes its per-file durations to test-results/<pass>.json (vitest's JSON
-// reporter) and the run ends with the slowest files of each pass, so slow suites are visible.
+// Each vitest run writes its per-file durations to test-results/<pass>.json
+// (test/setup/durations-reporter.ts) and the run ends with the slowest files of each pass, so slow suites are visible.
 // The PostgreSQL pass runs when AIRLOCK_TEST_PG (default 127.0.0.1:5432/test) answers, and
 // always with AIRLOCK_REQUIRE_PG=1 (CI), where an unreachable server fails it.
 // Stops at the first failing step and exits with its status.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import pg from "pg";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -61,17 +61,12 @@ async function postgresAnswers() {
   }
 }
 
-/** vitest with a JSON report of its own next to the default one. */
+/** vitest with the durations reporter (test/setup/durations-reporter.ts) beside the default one. */
 function vitest(pass, args) {
   return [
     "vitest",
-    [
-      "run",
-      "--reporter=default",
-      "--reporter=json",
-      `--outputFile.json=${join(RESULTS, `${pass}.json`)}`,
-      ...args,
-    ],
+    ["run", "--reporter=default", "--reporter=./test/setup/durations-reporter.ts", ...args],
+    { AIRLOCK_DURATIONS: join(RESULTS, `${pass}.json`) },
   ];
 }
 
@@ -86,10 +81,8 @@ const steps = [
 const passes = ["suites"];
 if (!subset && (process.env.AIRLOCK_REQUIRE_PG === "1" || (await postgresAnswers()))) {
   const exclude = NOT_IN_POSTGRES_PASS.flatMap((file) => ["--exclude", file]);
-  steps.push([
-    ...vitest("postgres", ["test/e2e", "test/hostile", ...exclude]),
-    { AIRLOCK_TEST_STORE: "postgres" },
-  ]);
+  const [cmd, args, env] = vitest("postgres", ["test/e2e", "test/hostile", ...exclude]);
+  steps.push([cmd, args, { ...env, AIRLOCK_TEST_STORE: "postgres" }]);
   passes.push("postgres");
 }
 if (!subset) {
@@ -100,14 +93,9 @@ if (!subset) {
 rmSync(RESULTS, { recursive: true, force: true }); // never a report of an earlier run
 mkdirSync(RESULTS, { recursive: true });
 for (const [cmd, args, env] of steps) {
+  const shown = Object.entries(env ?? {}).filter(([name]) => name !== "AIRLOCK_DURATIONS");
   process.stdout.write(
-    `\n> ${
-      env === undefined
-        ? ""
-        : `${Object.entries(env)
-            .map(([k, v]) => `${k}=${v}`)
-            .join(" ")} `
-    }${cmd} ${args.join(" ")}\n`,
+    `\n> ${shown.map(([name, value]) => `${name}=${value} `).join("")}${cmd} ${args.join(" ")}\n`,
   );
   const r = spawnSync(cmd, args, { stdio: "inherit", env: { ...process.env, ...env } });
   if (r.status !== 0) {
@@ -117,7 +105,7 @@ for (const [cmd, args, env] of steps) {
 }
 slowest();
 
-/** The ten slowest files of each pass that wrote its report, in seconds. */
+/** The ten slowest files of each pass that wrote its durations (import + tests and hooks). */
 function slowest() {
   for (const pass of passes) {
     let report;
@@ -126,12 +114,12 @@ function slowest() {
     } catch {
       continue;
     }
-    const files = report.testResults
-      .map((f) => ({ file: relative(ROOT, f.name), seconds: (f.endTime - f.startTime) / 1000 }))
+    const files = report.files
+      .map((f) => ({ file: f.file, seconds: (f.collectMs + f.runMs) / 1000 }))
       .sort((a, b) => b.seconds - a.seconds);
     const total = files.reduce((sum, f) => sum + f.seconds, 0);
     process.stdout.write(
-      `\n[airlock] ${pass}: ${files.length} files, ${total.toFixed(0)} s of file time; slowest:\n`,
+      `\n[airlock] ${pass}: ${files.length} files, ${total.toFixed(0)} s in all; slowest:\n`,
     );
     for (const f of files.slice(0, 10))
       process.stdout.write(`  ${f.seconds.toFixed(1).padStart(7)} s  ${f.file}\n`);

@@ -17,6 +17,7 @@ import { SDK_VERSION } from "@airlock/sdk/manifest";
 import { type HostOptions, type ResolvedHostOptions, resolveHostOptions } from "./config.ts";
 import type { AirlockHost, PluginLifecycle } from "./contracts/host.ts";
 import { createAgentOps } from "./engine/admin/agents.ts";
+import { createUiOps } from "./engine/admin/apps.ts";
 import { createCodeModeOps } from "./engine/admin/code-mode.ts";
 import type { AdminContext } from "./engine/admin/context.ts";
 import { createObserveOps } from "./engine/admin/observe.ts";
@@ -315,6 +316,7 @@ async function wireHost(parts: HostParts): Promise<AirlockHost> {
     ...createTokenOps(ctx),
     ...createToolOps(ctx),
     ...createSkillOps(ctx),
+    ...createUiOps(ctx, parts.locatePlugin),
     ...createSecretOps(ctx, parts.codec),
     ...createCodeModeOps(ctx, codeMode),
     ...runs,

@@ -6,6 +6,7 @@
 // unique names, every apiHost an egress host, no tool declaring a provider's client keys) and
 // the models declaration. Bundle-safe. The build reads the result to generate `airlock.json`.
 
+import { MAX_UIS, UI_NAME_PATTERN, type UiDeclaration } from "./apps-format.ts";
 import { isRecord } from "./define-checks.ts";
 import type { DefinedTool } from "./define-tool.ts";
 import { isDefinedTool } from "./define-tool.ts";
@@ -49,6 +50,11 @@ export interface PluginDefinitionInput {
   oauth?: readonly DefinedOAuthProvider[];
   /** Declares that the tools call models through `ctx.models` (the operator grants a connection). */
   models?: ModelsDeclaration;
+  /**
+   * UIs the tools render their results in (MCP Apps): each an HTML file the build makes
+   * self-contained; a tool names one with `ui`. See docs/apps.md.
+   */
+  ui?: UiDeclaration[];
 }
 
 export const PLUGIN_KIND = "airlock.plugin";
@@ -66,6 +72,7 @@ export interface DefinedPlugin {
   readonly runtimeZod: boolean;
   readonly oauth: readonly OAuthProviderSpec[];
   readonly models: ModelsDeclaration | null;
+  readonly ui: readonly UiDeclaration[];
 }
 
 const SEMVER = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
@@ -91,7 +98,46 @@ const KNOWN_KEYS = [
   "runtimeZod",
   "oauth",
   "models",
+  "ui",
 ];
+
+const UI_KEYS = ["name", "file", "title", "description", "csp", "prefersBorder"];
+
+/** The shape of each UI declaration; whether tools name declared UIs and CSPs stay within egress is the build's check. */
+function checkUi(value: unknown): UiDeclaration[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.length > MAX_UIS)
+    return fail(
+      "ui",
+      `must be a list of at most ${MAX_UIS} {name, file, title?, description?, csp?, prefersBorder?}`,
+    );
+  return value.map((ui: unknown, i) => {
+    const at = `ui[${i}]`;
+    if (!isRecord(ui)) return fail(at, "must be an object");
+    for (const k of Object.keys(ui))
+      if (!UI_KEYS.includes(k)) fail(`${at}.${k}`, `is not a UI field (known: ${UI_KEYS.join(", ")})`);
+    if (typeof ui.name !== "string" || !UI_NAME_PATTERN.test(ui.name))
+      fail(`${at}.name`, `must match ${UI_NAME_PATTERN}`);
+    if (typeof ui.file !== "string" || !/\.html?$/.test(ui.file))
+      fail(`${at}.file`, "must be the path of an .html file in the plugin folder");
+    for (const k of ["title", "description"] as const)
+      if (ui[k] !== undefined && (typeof ui[k] !== "string" || ui[k] === ""))
+        fail(`${at}.${k}`, "must be a non-empty string");
+    if (ui.prefersBorder !== undefined && typeof ui.prefersBorder !== "boolean")
+      fail(`${at}.prefersBorder`, "must be true or false");
+    const csp = ui.csp;
+    if (csp !== undefined) {
+      if (!isRecord(csp)) fail(`${at}.csp`, "must be {connectDomains?, resourceDomains?}");
+      for (const [k, list] of Object.entries(csp)) {
+        if (k !== "connectDomains" && k !== "resourceDomains")
+          fail(`${at}.csp.${k}`, "is not a CSP field (known: connectDomains, resourceDomains)");
+        if (!Array.isArray(list) || !list.every((o) => typeof o === "string"))
+          fail(`${at}.csp.${k}`, "must be a list of origins");
+      }
+    }
+    return JSON.parse(JSON.stringify(ui)) as UiDeclaration;
+  });
+}
 
 function fail(
   field: string,
@@ -264,6 +310,7 @@ export function definePlugin(definition: PluginDefinitionInput): DefinedPlugin {
     runtimeZod,
     oauth: Object.freeze(checkOAuth(definition.oauth, egress, tools)),
     models: checkModels(definition.models),
+    ui: Object.freeze(checkUi(definition.ui)),
   });
 }
 

@@ -7,6 +7,7 @@
 // is folded into `group`; `harness: true` means group "default". Bundle-safe: zod is used
 // through the schema's own methods only (no zod import), so one zod copy serves the plugin.
 import type { z } from "zod";
+import { UI_NAME_PATTERN, type UiVisibility } from "./apps-format.ts";
 import type { ToolContext } from "./context.ts";
 import {
   checkAnnotations,
@@ -57,6 +58,10 @@ export interface ToolDefinitionInput<P extends ParametersSchema, O extends z.Zod
    * plugin declares, the host refuses any call beyond it. Absent: the legacy per-plugin grants.
    */
   uses?: ToolUses;
+  /** The name of one of the plugin's UIs (definePlugin `ui`) that renders this tool's results (MCP Apps). */
+  ui?: string;
+  /** Who may call the tool (MCP Apps): the model, the app (its UI), or both; default both. */
+  visibility?: UiVisibility[];
   execute: (input: z.output<P>, ctx: ToolContext) => unknown;
 }
 
@@ -80,6 +85,10 @@ export interface DefinedTool<P extends ParametersSchema = ParametersSchema> {
   readonly longRunning: boolean;
   /** The tool's declared grants; undefined in the legacy mode. */
   readonly uses: ToolUses | undefined;
+  /** The UI that renders its results, or undefined. */
+  readonly ui: string | undefined;
+  /** MCP Apps visibility, or undefined for the default (model and app). */
+  readonly visibility: readonly UiVisibility[] | undefined;
   /** Method syntax on purpose: it keeps DefinedTool<SpecificSchema> assignable to DefinedTool. */
   execute(input: z.output<P>, ctx: ToolContext): unknown;
 }
@@ -97,8 +106,27 @@ const KNOWN_KEYS = new Set([
   "harness",
   "longRunning",
   "uses",
+  "ui",
+  "visibility",
   "execute",
 ]);
+
+function checkVisibility(tool: string, value: unknown): UiVisibility[] | undefined {
+  if (value === undefined) return undefined;
+  if (
+    !Array.isArray(value) ||
+    value.length === 0 ||
+    !value.every((v) => v === "model" || v === "app") ||
+    new Set(value).size !== value.length
+  )
+    return fail(
+      "AIRLOCK_SDK_TOOL_INVALID",
+      tool,
+      "visibility",
+      'must be a non-empty list of "model" and/or "app"',
+    );
+  return [...value] as UiVisibility[];
+}
 
 function isZodSchema(value: unknown): value is z.ZodType {
   return isRecord(value) && typeof value.safeParse === "function" && isRecord(value._zod);
@@ -163,6 +191,13 @@ export function defineTool<P extends ParametersSchema, O extends z.ZodType = z.Z
   if (definition.longRunning !== undefined && typeof definition.longRunning !== "boolean") {
     fail("AIRLOCK_SDK_TOOL_INVALID", name, "longRunning", "must be true or false");
   }
+  if (
+    definition.ui !== undefined &&
+    (typeof definition.ui !== "string" || !UI_NAME_PATTERN.test(definition.ui))
+  ) {
+    fail("AIRLOCK_SDK_TOOL_INVALID", name, "ui", `must name one of the plugin's UIs (${UI_NAME_PATTERN})`);
+  }
+  const visibility = checkVisibility(name, definition.visibility);
   return Object.freeze({
     kind: TOOL_KIND,
     name,
@@ -177,6 +212,8 @@ export function defineTool<P extends ParametersSchema, O extends z.ZodType = z.Z
     harness,
     longRunning: definition.longRunning === true,
     uses: checkUses(name, definition.uses),
+    ui: definition.ui,
+    visibility: visibility === undefined ? undefined : Object.freeze(visibility),
     execute,
   });
 }

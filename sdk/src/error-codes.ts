@@ -55,6 +55,25 @@ export const SDK_ERROR_CODES = defineErrorCodes({
     description:
       "A tool's `uses` asks for more than its plugin declares (a knowledge level above the plugin's, a fetch host no egress rule covers, a secret no tool declares, models or an OAuth provider the plugin does not declare); the message lists each with its JSON path.",
   },
+  AIRLOCK_SDK_BUILD_UI_MISSING: {
+    status: 422,
+    description:
+      "A UI declared in definePlugin's `ui` names a file that does not exist in the plugin folder.",
+  },
+  AIRLOCK_SDK_BUILD_UI_CSP: {
+    status: 422,
+    description:
+      "A UI's CSP (connectDomains / resourceDomains) names an origin that is not https:// or wss:// on one of the plugin's egress hosts.",
+  },
+  AIRLOCK_SDK_BUILD_UI_UNKNOWN: {
+    status: 422,
+    description: "A tool's `ui` names a UI the plugin does not declare, or two UIs share a name.",
+  },
+  AIRLOCK_SDK_BUILD_UI_ASSET: {
+    status: 422,
+    description:
+      "A UI's HTML references a local file the build cannot inline (not a script or stylesheet, or missing), its scripts or styles fail to bundle, or the built file is over the size cap.",
+  },
   AIRLOCK_SDK_SKILL_INVALID: {
     status: 422,
     description:

@@ -1,5 +1,7 @@
 // Public entry of the Airlock SDK, the part bundled into plugins: no node:* imports here,
 // nothing from zod at runtime, and nothing of the build (JSON Schema happens in the CLI).
+
+export * from "./apps-format.ts";
 export * from "./bundle-runtime.ts";
 export * from "./context.ts";
 export * from "./define-plugin.ts";

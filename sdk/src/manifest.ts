@@ -4,6 +4,14 @@
 // `parseManifest` fails closed with AIRLOCK_MANIFEST_INVALID naming the JSON path (a lone UTF-16
 // surrogate anywhere: AIRLOCK_MANIFEST_NOT_UNICODE, as tool input's AIRLOCK_TOOL_INPUT_NOT_UNICODE).
 import { z } from "zod";
+import {
+  MAX_UI_BYTES,
+  MAX_UIS,
+  UI_NAME_PATTERN,
+  type UiManifest,
+  type UiVisibility,
+  uiFileOf,
+} from "./apps-format.ts";
 import { AirlockError, defineErrorCodes } from "./errors.ts";
 import {
   HARNESS_GROUP_PATTERN,
@@ -110,6 +118,10 @@ export interface ToolManifest {
   longRunning?: boolean;
   /** The tool's own grants (tool-uses.ts); absent: the legacy mode, the plugin's grants. */
   uses?: ToolUses;
+  /** The name of the plugin's UI (manifest `ui`) that renders this tool's results (MCP Apps). */
+  ui?: string;
+  /** MCP Apps visibility: who may call the tool (absent: ["model", "app"]). */
+  visibility?: UiVisibility[];
 }
 
 /** One outbound destination a plugin may reach through ctx.fetch. */
@@ -160,6 +172,8 @@ export interface PluginManifest {
   models?: ModelsDeclaration;
   /** Skills shipped with the plugin (skills/<id>/SKILL.md), each file with its sha512; absent when none. */
   skills?: SkillManifest[];
+  /** UIs shipped with the plugin (ui/<name>.html, MCP Apps), each file with its sha512; absent when none. */
+  ui?: UiManifest[];
 }
 
 const text = (max: number) => z.string().min(1).max(max);
@@ -219,6 +233,13 @@ function toolManifestSchema() {
       .max(32),
     harness: z.string().regex(HARNESS_GROUP_PATTERN, "harness groups are lowercase snake_case").nullable(),
     longRunning: z.boolean().optional(),
+    ui: z.string().regex(UI_NAME_PATTERN, `UI names match ${UI_NAME_PATTERN}`).optional(),
+    visibility: z
+      .array(z.enum(["model", "app"]))
+      .min(1)
+      .max(2)
+      .refine((v) => new Set(v).size === v.length, "each of model and app at most once")
+      .optional(),
     uses: usesSchema().optional(),
   });
 }
@@ -247,6 +268,25 @@ function usesSchema() {
     models: z.boolean().optional(),
     oauth: unique(z.string().regex(OAUTH_PROVIDER_PATTERN)).optional(),
   });
+}
+
+function uiManifestSchema() {
+  const origins = z.array(z.string().max(300)).max(32).optional();
+  return z
+    .strictObject({
+      name: z.string().regex(UI_NAME_PATTERN, `UI names match ${UI_NAME_PATTERN}`),
+      file: z.string(),
+      integrity: z.string().regex(/^sha512-[A-Za-z0-9+/]{86}==$/, "an SRI sha512 digest"),
+      size: z.number().int().positive().max(MAX_UI_BYTES),
+      title: readable(120).optional(),
+      description: text(2000).optional(),
+      csp: z.strictObject({ connectDomains: origins, resourceDomains: origins }).optional(),
+      prefersBorder: z.boolean().optional(),
+    })
+    .refine((ui) => ui.file === uiFileOf(ui.name), {
+      message: "a UI's file is ui/<name>.html",
+      path: ["file"],
+    });
 }
 
 function egressRuleSchema() {
@@ -351,6 +391,7 @@ function pluginManifestSchema() {
       oauth: z.array(z.record(z.string(), z.unknown())).max(8).optional(),
       models: z.strictObject({ reason: text(1000) }).optional(),
       skills: z.array(skillManifestSchema()).max(MAX_SKILLS).optional(),
+      ui: z.array(uiManifestSchema()).min(1).max(MAX_UIS).optional(),
     })
     .superRefine((m, ctx) => {
       checkOAuthProviders(m as unknown as PluginManifest, ctx);

@@ -10,10 +10,15 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createHost } from "../../host/src/host.ts";
 import { openStore } from "../../host/src/state/store/index.ts";
 import { dropSchemas, freshSchemaName } from "../../host/src/state/store/postgres/test-schema.ts";
-import { freePort, type Replica, replica, scalePluginTarball } from "../e2e/scale-out-support.ts";
+import {
+  freePort,
+  openSetupHost,
+  type Replica,
+  replica,
+  scalePluginTarball,
+} from "../e2e/scale-out-support.ts";
 import { type PgProxy, pgProxy } from "../support/pg-proxy.ts";
 import { describePg, PG_URL } from "../support/postgres.ts";
 
@@ -39,13 +44,7 @@ describePg("two replicas under load while PostgreSQL is gone for 10 s", () => {
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), "airlock-outage-replicas-"));
     proxy = await pgProxy();
-    const setup = await createHost({
-      dataDir: join(root, "setup"),
-      store: { kind: "postgres", url: PG_URL, schema },
-      sandbox: { mode: "in-process" },
-      masterKey,
-      onInternalError: () => undefined,
-    });
+    const setup = await openSetupHost(root, schema, masterKey);
     await setup.plugins.installTarball(scalePluginTarball("loadkit"), "/tmp/loadkit.tgz", {
       allowUnsigned: true,
     });

@@ -16,12 +16,19 @@ import { CallToolResultSchema, CreateTaskResultSchema } from "@modelcontextproto
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { JOBS } from "../../host/src/engine/tasks/test-support.ts";
-import { createHost } from "../../host/src/host.ts";
 import { dropSchemas, freshSchemaName } from "../../host/src/state/store/postgres/test-schema.ts";
 import { kitTarball } from "../../host/src/surfaces/http/test-support.ts";
 import { modern } from "../support/mcp-modern.ts";
 import { PG_URL, probePostgres } from "../support/postgres.ts";
-import { freePort, NGINX, type Nginx, type Replica, replica, startNginx } from "./scale-out-support.ts";
+import {
+  freePort,
+  NGINX,
+  type Nginx,
+  openSetupHost,
+  type Replica,
+  replica,
+  startNginx,
+} from "./scale-out-support.ts";
 
 const pgProbe = await probePostgres();
 const missing = !pgProbe.ok
@@ -91,13 +98,7 @@ suite(`tasks that survive their replica${missing === null ? "" : ` [skipped: ${m
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), "airlock-task-resume-"));
     // Agent and tokens through the library API on the same store (a short-lived fourth host).
-    const setup = await createHost({
-      dataDir: join(root, "setup"),
-      store: { kind: "postgres", url: PG_URL, schema },
-      sandbox: { mode: "in-process" },
-      masterKey,
-      onInternalError: () => undefined,
-    });
+    const setup = await openSetupHost(root, schema, masterKey);
     await setup.createAgent("alpha");
     operator = (await setup.issueToken("operator", undefined, "e2e")).token;
     agent = (await setup.issueToken("agent", "alpha", "e2e")).token;

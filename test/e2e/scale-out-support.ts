@@ -10,6 +10,9 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { MANIFEST_VERSION, PLUGIN_GLOBAL, SDK_VERSION } from "@airlock/sdk/manifest";
 import { sha512Integrity, writePluginTarball } from "@airlock/sdk/package";
+import type { AirlockHost } from "../../host/src/contracts/host.ts";
+import { createHost } from "../../host/src/host.ts";
+import { PG_URL } from "../support/postgres.ts";
 import { BIN, ROOT } from "./cli-support.ts";
 
 export const NGINX = ["/usr/sbin/nginx", "/usr/local/sbin/nginx"].find(
@@ -25,6 +28,20 @@ export async function freePort(): Promise<number> {
       const port = typeof address === "object" && address !== null ? address.port : 0;
       s.close(() => resolve(port));
     });
+  });
+}
+
+/**
+ * The short-lived host a replica test sets its shared store up with (agents, tokens, plugins)
+ * through the library API before the `airlock serve` replicas start: same schema, same master key.
+ */
+export function openSetupHost(root: string, schema: string, masterKey: string): Promise<AirlockHost> {
+  return createHost({
+    dataDir: join(root, "setup"),
+    store: { kind: "postgres", url: PG_URL, schema },
+    sandbox: { mode: "in-process" },
+    masterKey,
+    onInternalError: () => undefined,
   });
 }
 

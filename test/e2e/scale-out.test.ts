@@ -11,7 +11,6 @@ import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createHost } from "../../host/src/host.ts";
 import { dropSchemas, freshSchemaName } from "../../host/src/state/store/postgres/test-schema.ts";
 import { repeatUntilTold } from "../support/list-changes.ts";
 import { PG_URL, probePostgres } from "../support/postgres.ts";
@@ -20,6 +19,7 @@ import {
   load,
   NGINX,
   type Nginx,
+  openSetupHost,
   type Replica,
   replica,
   scalePluginTarball,
@@ -74,13 +74,7 @@ suite(
       root = await mkdtemp(join(tmpdir(), "airlock-scale-"));
       const store = `${PG_URL}?schema=${schema}`;
       // Agent and tokens through the library API on the same store (a fourth, short-lived host).
-      const setup = await createHost({
-        dataDir: join(root, "setup"),
-        store: { kind: "postgres", url: PG_URL, schema },
-        sandbox: { mode: "in-process" },
-        masterKey,
-        onInternalError: () => undefined,
-      });
+      const setup = await openSetupHost(root, schema, masterKey);
       await setup.createAgent("ada");
       operator = (await setup.issueToken("operator", undefined, "e2e")).token;
       agent = (await setup.issueToken("agent", "ada", "e2e")).token;

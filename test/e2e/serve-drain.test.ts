@@ -10,11 +10,10 @@ import { join } from "node:path";
 import { MANIFEST_VERSION, PLUGIN_GLOBAL, SDK_VERSION } from "@airlock/sdk/manifest";
 import { sha512Integrity, writePluginTarball } from "@airlock/sdk/package";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createHost } from "../../host/src/host.ts";
 import { openStore } from "../../host/src/state/store/index.ts";
 import { dropSchemas, freshSchemaName } from "../../host/src/state/store/postgres/test-schema.ts";
 import { describePg, PG_URL } from "../support/postgres.ts";
-import { freePort, type Replica, replica } from "./scale-out-support.ts";
+import { freePort, openSetupHost, type Replica, replica } from "./scale-out-support.ts";
 
 /** A plugin whose read-only `sleep` tool waits `ms` (a timer, bounded by the call's wall limit). */
 function sleeperTarball(): Uint8Array {
@@ -81,13 +80,7 @@ describePg("SIGTERM drain of `airlock serve` with calls in flight", () => {
 
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), "airlock-drain-"));
-    const setup = await createHost({
-      dataDir: join(root, "setup"),
-      store: { kind: "postgres", url: PG_URL, schema },
-      sandbox: { mode: "in-process" },
-      masterKey,
-      onInternalError: () => undefined,
-    });
+    const setup = await openSetupHost(root, schema, masterKey);
     await setup.plugins.installTarball(sleeperTarball(), "/tmp/sleeper.tgz", { allowUnsigned: true });
     await setup.createAgent("ada");
     await setup.setToolsEnabled("ada", { "sleeper:sleep": true });

@@ -88,6 +88,21 @@ const attacks: Array<{
     bytes: () => withEntries({ path: "package/.npmrc", body: "x" }),
   },
   {
+    name: "a file under package/ui/ that is not a UI file (<name>.html)",
+    code: "AIRLOCK_PACKAGE_UNEXPECTED_FILE",
+    bytes: () => withEntries({ path: "package/ui/loader.js", body: "x" }),
+  },
+  {
+    name: "a UI file in a folder below package/ui/",
+    code: "AIRLOCK_PACKAGE_UNEXPECTED_FILE",
+    bytes: () => withEntries({ path: "package/ui/deep/x.html", body: "x" }),
+  },
+  {
+    name: "a folder below package/ui/",
+    code: "AIRLOCK_PACKAGE_UNEXPECTED_FILE",
+    bytes: () => withEntries({ path: "package/ui/deep/", type: "5" }),
+  },
+  {
     name: "a non-canonical spelling of an expected path",
     code: "AIRLOCK_PACKAGE_UNEXPECTED_FILE",
     bytes: () => gzip(tarArchive([{ path: "package/./index.js", body: good.bundle }])),
@@ -194,13 +209,19 @@ describe("hostile tarballs against readPluginTarball", () => {
 
   it("gives each kind of attack its own code, covering the reader's archive codes", () => {
     // Attacks sharing a code are variants of one kind (two traversal spellings, two special
-    // files, two malformed tars, two unexpected files). The codes not produced here are about
+    // files, two malformed tars, five unexpected files). The codes not produced here are about
     // file contents, proven elsewhere: BUNDLE_INVALID and METADATA_MISMATCH in
-    // sdk/src/package/read-plugin-tarball.test.ts, JSON_DUPLICATE_KEY in names-input.test.ts.
+    // sdk/src/package/read-plugin-tarball.test.ts, JSON_DUPLICATE_KEY in names-input.test.ts,
+    // the UI_* codes (plugin UIs against their manifest) in mcp-apps.test.ts.
     const elsewhere = [
       "AIRLOCK_PACKAGE_BUNDLE_INVALID",
       "AIRLOCK_PACKAGE_METADATA_MISMATCH",
       "AIRLOCK_PACKAGE_JSON_DUPLICATE_KEY",
+      "AIRLOCK_PACKAGE_UI_UNLISTED",
+      "AIRLOCK_PACKAGE_UI_MISSING",
+      "AIRLOCK_PACKAGE_UI_MISMATCH",
+      "AIRLOCK_PACKAGE_UI_CSP",
+      "AIRLOCK_PACKAGE_UI_UNKNOWN",
     ];
     const codes = [...new Set(attacks.map((a) => a.code))].sort();
     expect(codes).toEqual(

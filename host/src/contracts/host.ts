@@ -43,7 +43,15 @@ import type {
   ToolCallOutcome,
 } from "./runs.ts";
 import type { HostTasks } from "./tasks.ts";
-import type { AgentToolView, CatalogueTool, SecretView, SkillDocument, SkillView } from "./tools.ts";
+import type {
+  AgentToolView,
+  CatalogueTool,
+  SecretView,
+  SkillDocument,
+  SkillView,
+  UiResourceDocument,
+  UiResourceView,
+} from "./tools.ts";
 
 export type { HostEventMap, HostEventType, ToolsChangeReason } from "./events.ts";
 export type { PendingApproval } from "./people.ts";
@@ -135,6 +143,14 @@ export interface AirlockHost {
   setSkillsEnabled(agent: string, changes: Record<string, boolean>): Promise<SkillView[]>;
   /** The body of a skill the agent has enabled; AIRLOCK_SKILL_UNKNOWN otherwise. */
   readSkill(agent: string, id: string): Promise<SkillDocument>;
+
+  // plugin UIs (MCP Apps, host/src/engine/apps/): the UIs the agent's enabled tools render in
+  listUiResources(agent: string): Promise<UiResourceView[]>;
+  /**
+   * A UI's HTML for `ui://<namespace>/<name>`; AIRLOCK_UI_UNKNOWN (audited ui.read) when no
+   * enabled tool of the agent names it, AIRLOCK_UI_INTEGRITY when its bytes differ from the manifest.
+   */
+  readUiResource(agent: string, uri: string): Promise<UiResourceDocument>;
 
   // secrets
   listSecrets(agent: string): Promise<SecretView[]>;

@@ -38,6 +38,11 @@ export interface ModelTool {
   grants?: EffectiveGrants;
   /** The tool declared it may run long: MCP clients may run it as a task (host/src/engine/tasks/). */
   longRunning?: true;
+  /**
+   * MCP Apps (`_meta.ui`): the `ui://<namespace>/<name>` resource that renders the tool's results,
+   * and who may call it (absent: model and app).
+   */
+  ui?: { resourceUri?: string; visibility?: Array<"model" | "app"> };
 }
 
 export interface BeforeToolCallContext {

@@ -95,3 +95,29 @@ export interface SkillDocument {
   body: string;
   references: Array<{ path: string; content: string }>;
 }
+
+/**
+ * A plugin UI (MCP Apps) as an agent is served it: one per UI that an enabled tool of the agent
+ * names, read from the active plugin version's manifest.
+ */
+export interface UiResourceView {
+  /** `ui://<namespace>/<name>` */
+  uri: string;
+  namespace: string;
+  name: string;
+  title?: string;
+  description?: string;
+  /** `text/html;profile=mcp-app` */
+  mimeType: string;
+  /** sha512 (SRI) of the HTML, as the signed manifest lists it. */
+  integrity: string;
+  csp?: { connectDomains?: string[]; resourceDomains?: string[] };
+  prefersBorder?: boolean;
+  /** The canonical ids of the agent's enabled tools that render in it. */
+  tools: string[];
+}
+
+/** A UI's HTML, its bytes checked against the manifest's sha512 when read. */
+export interface UiResourceDocument extends UiResourceView {
+  html: string;
+}

@@ -1,5 +1,6 @@
 // The `render` plugin: turns data into real files (a CSV table, a PNG bar chart) and hands the
 // bytes to other plugins through ctx.artifacts, returning the handle for the model to pass on.
+// Its chart UI (ui/chart.html, MCP Apps) draws renderChart's values in clients that render UIs.
 // Invariants: pure JS only (the bundle runs in an isolate: no node built-ins, no TextEncoder,
 // no btoa); a refused `put` (too large, limit reached) becomes a `{success:false}` result.
 import { definePlugin, defineTool, hasCode } from "@airlock/sdk";
@@ -63,6 +64,7 @@ export const renderChart = defineTool({
   category: "files",
   annotations: { title: "Render a chart", readOnlyHint: true },
   presentation: { label: "Render chart", icon: "chart-bar", group: "files" },
+  ui: "chart",
   parameters: z.object({
     values: z.array(z.number()).min(1).max(200).describe("One bar per value."),
     width: z.number().int().min(16).max(800).nullable().describe("Pixels, defaults to 320."),
@@ -96,4 +98,14 @@ export default definePlugin({
   engine: "^1.0.0",
   description: "Renders tables to CSV and numbers to PNG charts, handed on as artifacts.",
   tools: [renderCsv, renderChart],
+  // MCP Apps: clients that render UIs show renderChart's values as bars (ui/chart.html, docs/apps.md)
+  ui: [
+    {
+      name: "chart",
+      file: "ui/chart.html",
+      title: "Bar chart",
+      description: "The values of a renderChart call as bars, with a button that renders them again.",
+      prefersBorder: true,
+    },
+  ],
 });

@@ -1,14 +1,16 @@
 // `buildPlugin(pluginDir)`: the whole `airlock-plugin build`. Bundles the sandbox script,
 // loads the plugin to describe it, composes `airlock.json`, validates it with parseManifest
 // and the strict-mode lint (any violation fails: nothing is written), then writes
-// `<pluginDir>/dist/{index.js, airlock.json, package.json}`, each file replaced whole.
+// `<pluginDir>/dist/{index.js, airlock.json, package.json, ui/<name>.html}`, each file replaced
+// whole (a UI file no longer declared is removed). UIs: build/ui.ts.
 // Entry: package.json `airlock.entry`, else `src/index.ts`; it must default-export definePlugin(...).
 
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import semver from "semver";
+import { UI_DIR } from "../apps-format.ts";
 import { sdkError } from "../error-codes.ts";
 import { lintError, lintManifestTools } from "../lint/index.ts";
 import {
@@ -25,6 +27,7 @@ import { verifyManifestSkills } from "../skills.ts";
 import { usesBeyondPlugin } from "../tool-uses.ts";
 import { bundleForSandbox, loadDescription } from "./bundle.ts";
 import { readSkills } from "./skills.ts";
+import { type BuiltUi, buildUis } from "./ui.ts";
 
 export const DIST_DIR = "dist";
 
@@ -88,13 +91,15 @@ export interface ComposedPlugin {
   manifest: PluginManifest;
   bundle: Uint8Array;
   pkg: SourcePackage;
+  /** The built UI files (manifest.ui lists them). */
+  uis: BuiltUi[];
 }
 
 /** Bundles and describes the plugin into a manifest object that is NOT yet validated; writes nothing. */
 export async function composeRawManifest(
   pluginDir: string,
   options: BuildOptions = {},
-): Promise<{ raw: Record<string, unknown>; bundle: Uint8Array; pkg: SourcePackage }> {
+): Promise<{ raw: Record<string, unknown>; bundle: Uint8Array; pkg: SourcePackage; uis: BuiltUi[] }> {
   const dir = resolve(pluginDir);
   const pkg = await readSourcePackage(dir);
   const entry = resolveEntry(dir, pkg);
@@ -125,8 +130,10 @@ export async function composeRawManifest(
     ...(described.oauth.length === 0 ? {} : { oauth: described.oauth }),
     ...(described.models === null ? {} : { models: described.models }),
   };
+  const uis = await buildUis(dir, described.ui, described);
+  if (uis.length > 0) Object.assign(raw, { ui: uis.map((u) => u.manifest) });
   const skills = await readSkills(dir);
-  return { raw: skills.length === 0 ? raw : { ...raw, skills }, bundle, pkg };
+  return { raw: skills.length === 0 ? raw : { ...raw, skills }, bundle, pkg, uis };
 }
 
 /**
@@ -134,7 +141,7 @@ export async function composeRawManifest(
  * per-tool grants against the plugin's (AIRLOCK_SDK_BUILD_USES_EXCEEDED); writes nothing.
  */
 export async function composePlugin(pluginDir: string, options: BuildOptions = {}): Promise<ComposedPlugin> {
-  const { raw, bundle, pkg } = await composeRawManifest(pluginDir, options);
+  const { raw, bundle, pkg, uis } = await composeRawManifest(pluginDir, options);
   const manifest = parseManifest(raw);
   verifyManifestSkills(manifest);
   const beyond = usesBeyondPlugin(manifest);
@@ -145,7 +152,7 @@ export async function composePlugin(pluginDir: string, options: BuildOptions = {
       { details: { problems: beyond } },
     );
   }
-  return { manifest, bundle, pkg };
+  return { manifest, bundle, pkg, uis };
 }
 
 /**
@@ -158,8 +165,20 @@ async function writeWhole(file: string, data: string | Uint8Array): Promise<void
   await rename(temp, file);
 }
 
+/** Writes dist/ui/<name>.html for each built UI and removes any other file there (a UI no longer declared). */
+async function writeUis(outDir: string, uis: readonly BuiltUi[]): Promise<void> {
+  const dir = join(outDir, UI_DIR);
+  const keep = new Set(uis.map((u) => `${u.manifest.name}.html`));
+  if (existsSync(dir)) {
+    for (const name of await readdir(dir)) if (!keep.has(name)) await rm(join(dir, name), { force: true });
+  }
+  if (uis.length === 0) return;
+  await mkdir(dir, { recursive: true });
+  for (const ui of uis) await writeWhole(join(outDir, ui.manifest.file), ui.bytes);
+}
+
 export async function buildPlugin(pluginDir: string, options: BuildOptions = {}): Promise<BuildResult> {
-  const { manifest, bundle, pkg } = await composePlugin(pluginDir, options);
+  const { manifest, bundle, pkg, uis } = await composePlugin(pluginDir, options);
   const violations = lintManifestTools(manifest);
   if (violations.length > 0) throw lintError(violations);
   const packageJson = distPackageJson(manifest, pkg);
@@ -169,5 +188,6 @@ export async function buildPlugin(pluginDir: string, options: BuildOptions = {})
   await writeWhole(join(outDir, BUNDLE_FILE), bundle);
   await writeWhole(join(outDir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
   await writeWhole(join(outDir, "package.json"), `${JSON.stringify(packageJson, null, 2)}\n`);
+  await writeUis(outDir, uis);
   return { manifest, outDir, bundleSize: bundle.byteLength };
 }

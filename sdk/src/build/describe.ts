@@ -4,6 +4,7 @@
 // registry). Examples are checked here: one that does not parse fails with its label.
 // Without `runtimeZod`, each tool's parameters must be enforceable by the host alone
 // (enforceable.ts: AIRLOCK_SDK_SCHEMA_UNENFORCEABLE otherwise).
+import type { UiDeclaration } from "../apps-format.ts";
 import { isDefinedPlugin } from "../define-plugin.ts";
 import type { DefinedTool } from "../define-tool.ts";
 import { sdkError } from "../error-codes.ts";
@@ -26,6 +27,8 @@ export interface DescribedPlugin {
   runtimeZod: boolean;
   oauth: OAuthProviderSpec[];
   models: ModelsDeclaration | null;
+  /** definePlugin's `ui` declarations (the build bundles each file). */
+  ui: UiDeclaration[];
 }
 
 function issuePath(path: ReadonlyArray<PropertyKey>): string {
@@ -85,6 +88,9 @@ function describeTool(tool: DefinedTool, runtimeZod: boolean): ToolManifest {
   if (tool.output !== undefined) entry.outputSchema = schemaOf(tool, "output");
   if (tool.presentation !== undefined) entry.presentation = { ...tool.presentation };
   if (tool.longRunning) entry.longRunning = true;
+  // tools defined by an older SDK copy have neither field
+  if (tool.ui !== undefined) entry.ui = tool.ui;
+  if (tool.visibility !== undefined) entry.visibility = [...tool.visibility];
   if (tool.uses !== undefined) entry.uses = JSON.parse(JSON.stringify(tool.uses)) as ToolUses;
   return entry;
 }
@@ -110,5 +116,6 @@ export function describePlugin(plugin: unknown): DescribedPlugin {
     // plugins built by an older SDK copy have neither field
     oauth: (plugin.oauth ?? []).map(providerManifest),
     models: plugin.models === undefined || plugin.models === null ? null : { reason: plugin.models.reason },
+    ui: (plugin.ui ?? []).map((u) => JSON.parse(JSON.stringify(u)) as UiDeclaration),
   };
 }

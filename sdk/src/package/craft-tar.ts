@@ -91,12 +91,15 @@ export function writePluginTarball(files: {
   packageJson: Uint8Array | string;
   manifest: Uint8Array | string;
   bundle: Uint8Array | string;
+  /** UI files by name, written as package/ui/<name>.html after the three. */
+  ui?: Record<string, Uint8Array | string>;
 }): Uint8Array {
   return gzip(
     tarArchive([
       { path: "package/package.json", body: files.packageJson },
       { path: "package/airlock.json", body: files.manifest },
       { path: "package/index.js", body: files.bundle },
+      ...Object.entries(files.ui ?? {}).map(([name, body]) => ({ path: `package/ui/${name}.html`, body })),
     ]),
   );
 }

@@ -28,7 +28,8 @@ export const PACKAGE_ERRORS = defineErrorCodes({
   },
   AIRLOCK_PACKAGE_UNEXPECTED_FILE: {
     status: 422,
-    description: "A file other than package/package.json, package/airlock.json or package/index.js.",
+    description:
+      "A file other than package/package.json, package/airlock.json, package/index.js or a UI file package/ui/<name>.html.",
   },
   AIRLOCK_PACKAGE_MISSING_FILE: { status: 422, description: "One of the three required files is missing." },
   AIRLOCK_PACKAGE_ENTRY_TOO_LARGE: {
@@ -57,6 +58,28 @@ export const PACKAGE_ERRORS = defineErrorCodes({
   AIRLOCK_PACKAGE_BUNDLE_MISMATCH: {
     status: 422,
     description: "index.js does not match the manifest's bundle integrity or size.",
+  },
+  AIRLOCK_PACKAGE_UI_UNLISTED: {
+    status: 422,
+    description: "The tarball holds a file under package/ui/ that the manifest's `ui` does not list.",
+  },
+  AIRLOCK_PACKAGE_UI_MISSING: {
+    status: 422,
+    description: "A UI the manifest lists is not in the tarball.",
+  },
+  AIRLOCK_PACKAGE_UI_MISMATCH: {
+    status: 422,
+    description:
+      "A UI file's bytes do not match its sha512 integrity or size in the manifest (altered after build).",
+  },
+  AIRLOCK_PACKAGE_UI_CSP: {
+    status: 422,
+    description:
+      "A UI's CSP names an origin that is not https:// or wss:// on one of the plugin's egress hosts.",
+  },
+  AIRLOCK_PACKAGE_UI_UNKNOWN: {
+    status: 422,
+    description: "A tool names a UI the manifest does not list, or two UIs share a name.",
   },
   AIRLOCK_PACKAGE_METADATA_MISMATCH: {
     status: 422,

@@ -1,11 +1,13 @@
 // Reads and validates a plugin tarball in memory: the one entry point the registry (on publish)
 // and the host's installer (before writing anything) call.
 // Contract: `readPluginTarball(bytes, limits?)` returns {manifest, packageJson, bundle, files,
-// entries} or throws an AirlockError whose code names the refusal (AIRLOCK_PACKAGE_* from
+// entries} (files.ui: each listed UI's bytes by name) or throws an AirlockError whose code names the refusal (AIRLOCK_PACKAGE_* from
 // errors.ts, or AIRLOCK_MANIFEST_INVALID / AIRLOCK_MANIFEST_NOT_UNICODE from parseManifest). Invariants: the bundle's sha512
-// and size match manifest.bundle; package.json's version matches the manifest's; nothing is
-// written anywhere.
+// and size match manifest.bundle; every UI file is listed in manifest.ui and matches its sha512
+// and size, every listed UI is present, tools name listed UIs and CSPs stay within egress
+// (AIRLOCK_PACKAGE_UI_*); package.json's version matches the manifest's; nothing is written anywhere.
 import { createHash } from "node:crypto";
+import { uiFileOf, uiProblems } from "../apps-format.ts";
 import { type PluginManifest, parseManifest } from "../manifest.ts";
 import { verifyManifestSkills } from "../skills.ts";
 import { duplicateKey, loneSurrogatePath } from "../strict-json.ts";
@@ -16,6 +18,7 @@ import {
   packageError,
   type TarballEntry,
   type TarballLimits,
+  UI_ENTRY,
   untar,
 } from "./untar.ts";
 
@@ -24,7 +27,7 @@ export interface PluginTarball {
   packageJson: Record<string, unknown>;
   bundle: string;
   /** The exact bytes of each file, for a caller that writes them out (with its own modes). */
-  files: { packageJson: Uint8Array; manifest: Uint8Array; bundle: Uint8Array };
+  files: { packageJson: Uint8Array; manifest: Uint8Array; bundle: Uint8Array; ui: Map<string, Uint8Array> };
   entries: TarballEntry[];
 }
 
@@ -121,11 +124,64 @@ export async function readPluginTarball(
       },
     );
   }
+  const ui = verifyUiFiles(manifest, files);
   if (packageJson.version !== manifest.version) {
     throw packageError(
       "AIRLOCK_PACKAGE_METADATA_MISMATCH",
       `package.json version ${String(packageJson.version)} differs from airlock.json version ${manifest.version}`,
     );
   }
-  return { manifest, packageJson, bundle, files: raw, entries };
+  return { manifest, packageJson, bundle, files: { ...raw, ui }, entries };
+}
+
+/** Each UI file listed, present and matching its hash; tools naming listed UIs; CSPs within egress. */
+function verifyUiFiles(
+  manifest: PluginManifest,
+  files: ReadonlyMap<string, Uint8Array>,
+): Map<string, Uint8Array> {
+  const listed = new Map((manifest.ui ?? []).map((u) => [u.name, u]));
+  for (const path of files.keys()) {
+    const name = UI_ENTRY.exec(path)?.[1];
+    if (name !== undefined && !listed.has(name)) {
+      throw packageError(
+        "AIRLOCK_PACKAGE_UI_UNLISTED",
+        `${path.slice("package/".length)} is in the tarball but the manifest lists no UI "${name}"`,
+        { path },
+      );
+    }
+  }
+  const problem = uiProblems(manifest)[0];
+  if (problem !== undefined) {
+    const code = problem.kind === "csp" ? "AIRLOCK_PACKAGE_UI_CSP" : "AIRLOCK_PACKAGE_UI_UNKNOWN";
+    throw packageError(code, `airlock.json ${problem.path}: ${problem.message}`, { path: problem.path });
+  }
+  const out = new Map<string, Uint8Array>();
+  for (const ui of listed.values()) {
+    const bytes = files.get(`package/${uiFileOf(ui.name)}`);
+    if (bytes === undefined) {
+      throw packageError(
+        "AIRLOCK_PACKAGE_UI_MISSING",
+        `the manifest lists the UI ${ui.file}, which the tarball lacks`,
+        {
+          path: ui.file,
+        },
+      );
+    }
+    const integrity = sha512Integrity(bytes);
+    if (integrity !== ui.integrity || bytes.length !== ui.size) {
+      throw packageError(
+        "AIRLOCK_PACKAGE_UI_MISMATCH",
+        `${ui.file} does not match its manifest entry (integrity or size); the tarball was altered after build`,
+        {
+          path: ui.file,
+          expected: ui.integrity,
+          actual: integrity,
+          expectedSize: ui.size,
+          size: bytes.length,
+        },
+      );
+    }
+    out.set(ui.name, bytes);
+  }
+  return out;
 }

@@ -1,5 +1,5 @@
 // The low half of reading a plugin tarball: gunzip with a cap, then tar-parse in memory, keeping
-// only the three expected files' bytes. Throws an AirlockError with a distinct AIRLOCK_PACKAGE_*
+// only the expected files' bytes (the three package files and UI files package/ui/<name>.html). Throws an AirlockError with a distinct AIRLOCK_PACKAGE_*
 // code per attack (see errors.ts). Invariants: nothing touches the file system; the inflated
 // size is capped while inflating (a bomb stops at the cap, it is never fully inflated); any
 // tar-library warning is an error (strict parser); the archive's owners, modes and mtimes are
@@ -29,6 +29,10 @@ export const DEFAULT_TARBALL_LIMITS: Readonly<TarballLimits> = {
 
 export const PACKAGE_FILES = ["package/package.json", "package/airlock.json", "package/index.js"] as const;
 export type PackageFile = (typeof PACKAGE_FILES)[number];
+/** A UI file (MCP Apps, apps-format.ts): `package/ui/<name>.html`; which ones belong is the manifest's to say. */
+export const UI_ENTRY = /^package\/ui\/([a-z][a-z0-9-]{0,31})\.html$/;
+/** A file the reader keeps: one of the three package files, or a UI file. */
+export type KeptFile = PackageFile | `package/ui/${string}.html`;
 
 export interface TarballEntry {
   path: string;
@@ -75,8 +79,8 @@ export function inflate(bytes: Uint8Array, limits: TarballLimits): Buffer {
   }
 }
 
-/** Checks one entry header; returns the file it is, "directory" for package/, or throws. */
-function classify(entry: ReadEntry, limits: TarballLimits): PackageFile | "directory" {
+/** Checks one entry header; returns the file it is, "directory" for package/ or package/ui/, or throws. */
+function classify(entry: ReadEntry, limits: TarballLimits): KeptFile | "directory" {
   const path = entry.path;
   if (/^([/\\]|[A-Za-z]:)/.test(path)) {
     throw packageError("AIRLOCK_PACKAGE_ABSOLUTE_PATH", `entry "${path}" has an absolute path`, { path });
@@ -92,7 +96,7 @@ function classify(entry: ReadEntry, limits: TarballLimits): PackageFile | "direc
     case "Link":
       throw packageError("AIRLOCK_PACKAGE_HARDLINK", `entry "${path}" is a hard link`, { path });
     case "Directory":
-      if (path === "package/" || path === "package") return "directory";
+      if (["package/", "package", "package/ui/", "package/ui"].includes(path)) return "directory";
       throw packageError("AIRLOCK_PACKAGE_UNEXPECTED_FILE", `unexpected directory "${path}"`, { path });
     case "File":
     case "OldFile":
@@ -107,10 +111,10 @@ function classify(entry: ReadEntry, limits: TarballLimits): PackageFile | "direc
         },
       );
   }
-  if (!(PACKAGE_FILES as readonly string[]).includes(path)) {
+  if (!(PACKAGE_FILES as readonly string[]).includes(path) && !UI_ENTRY.test(path)) {
     throw packageError(
       "AIRLOCK_PACKAGE_UNEXPECTED_FILE",
-      `unexpected file "${path}"; a plugin tarball holds only ${PACKAGE_FILES.join(", ")}`,
+      `unexpected file "${path}"; a plugin tarball holds only ${PACKAGE_FILES.join(", ")} and UI files package/ui/<name>.html`,
       { path },
     );
   }
@@ -124,14 +128,14 @@ function classify(entry: ReadEntry, limits: TarballLimits): PackageFile | "direc
       },
     );
   }
-  return path as PackageFile;
+  return path as KeptFile;
 }
 
-/** Parses the tar stream with tar's strict Parser, collecting the three files' bytes. */
+/** Parses the tar stream with tar's strict Parser, collecting the kept files' bytes. */
 export function untar(
   tar: Buffer,
   limits: TarballLimits,
-): Promise<{ files: Map<PackageFile, Uint8Array>; entries: TarballEntry[] }> {
+): Promise<{ files: Map<KeptFile, Uint8Array>; entries: TarballEntry[] }> {
   if (
     (tar[0] === 0x1f && tar[1] === 0x8b) ||
     (tar[0] === 0x28 && tar[1] === 0xb5 && tar[2] === 0x2f && tar[3] === 0xfd)
@@ -141,7 +145,7 @@ export function untar(
     );
   }
   return new Promise((resolve, reject) => {
-    const files = new Map<PackageFile, Uint8Array>();
+    const files = new Map<KeptFile, Uint8Array>();
     const entries: TarballEntry[] = [];
     const seen = new Set<string>();
     let failure: AirlockError | undefined;
@@ -160,7 +164,7 @@ export function untar(
           });
         }
         const kind = classify(entry, limits);
-        const key = kind === "directory" ? "package/" : kind;
+        const key = kind === "directory" ? entry.path.replace(/\/?$/, "/") : kind;
         if (seen.has(key)) {
           throw packageError("AIRLOCK_PACKAGE_DUPLICATE_ENTRY", `"${entry.path}" appears twice`, {
             path: entry.path,

@@ -56,6 +56,8 @@ function succeeded(checks: Check[], ids: string[]): string[] {
 const TOOLS: Target[] = ["dev"];
 const PROMPTS =
   "prompts: Airlock's prompts are the agent's enabled skills (docs/mcp.md, Prompts); it serves none of the suite's test_* prompts";
+const RESOURCES =
+  "resources: Airlock's resources are the ui:// UIs of the agent's tools (docs/apps.md); it serves none of the suite's test:// resources, no templates and no subscriptions";
 const ANY: Target[] = ["dev", "agent"];
 export const SCENARIOS: Record<string, Applicable | NotApplicable> = {
   "server-initialize": { applicable: true, targets: ANY },
@@ -227,12 +229,14 @@ export const SCENARIOS: Record<string, Applicable | NotApplicable> = {
     // Without a session id the scenario stops at a WARNING and checks nothing.
     verify: (checks) => succeeded(checks, ["server-accepts-multiple-post-streams"]),
   },
-  "resources-list": { applicable: false, reason: "resources: Airlock offers tools only" },
-  "resources-read-text": { applicable: false, reason: "resources: Airlock offers tools only" },
-  "resources-read-binary": { applicable: false, reason: "resources: Airlock offers tools only" },
-  "resources-templates-read": { applicable: false, reason: "resources: Airlock offers tools only" },
-  "resources-subscribe": { applicable: false, reason: "resources: Airlock offers tools only" },
-  "resources-unsubscribe": { applicable: false, reason: "resources: Airlock offers tools only" },
+  // The endpoint declares resources (the UIs of the agent's tools, MCP Apps; none in these
+  // fixtures): the listing itself is well-formed, the suite's own test:// resources do not exist.
+  "resources-list": { applicable: true, targets: ANY },
+  "resources-read-text": { applicable: false, reason: RESOURCES },
+  "resources-read-binary": { applicable: false, reason: RESOURCES },
+  "resources-templates-read": { applicable: false, reason: RESOURCES },
+  "resources-subscribe": { applicable: false, reason: RESOURCES },
+  "resources-unsubscribe": { applicable: false, reason: RESOURCES },
   // The endpoint declares prompts (the agent's enabled skills; none in these fixtures): the
   // listing itself is well-formed, the suite's own test_* prompts do not exist.
   "prompts-list": { applicable: true, targets: ANY },

@@ -137,7 +137,10 @@ export function codeModeHostTools(
   settings: CodeModeSettings,
   served: readonly ModelTool[],
 ): HostTool[] {
-  const callable = served.filter((t) => !deps.isHarness(t.id));
+  // model-written code is the model's: a tool only a UI may call (MCP Apps visibility ["app"]) is left out
+  const callable = served.filter(
+    (t) => !deps.isHarness(t.id) && (t.ui?.visibility === undefined || t.ui.visibility.includes("model")),
+  );
   const namespaces = namespacesOf(callable);
   const exclusive = settings.exclusive;
   return [

@@ -1,5 +1,6 @@
 // The plugin files on disk: `<dataDir>/plugins/<namespace>/<version>/{airlock.json,index.js,
-// package.json}`, written only through a staging directory and an atomic rename. The store
+// package.json, ui/<name>.html}` (UI files: those the manifest lists, verified by the tarball
+// reader), written only through a staging directory and an atomic rename. The store
 // records a version's folder relative to the data directory (`plugins/<namespace>/<version>`,
 // `recordedPath`), so a data directory copied or restored elsewhere still finds its files
 // (`pluginDirOf`); an absolute path recorded by an older host is read as it is.
@@ -27,6 +28,8 @@ export interface PluginFiles {
   packageJson: Uint8Array;
   manifest: Uint8Array;
   bundle: Uint8Array;
+  /** UI files by name (ui/<name>.html), as the tarball reader verified them. */
+  ui?: ReadonlyMap<string, Uint8Array>;
 }
 
 export const pluginsRoot = (dataDir: string): string => join(dataDir, "plugins");
@@ -54,7 +57,7 @@ function writeFileDurably(path: string, bytes: Uint8Array): void {
   }
 }
 
-/** Writes the three files into a fresh staging directory; returns its path. */
+/** Writes the three files (and the UI files) into a fresh staging directory; returns its path. */
 export function stageFiles(dataDir: string, namespace: string, version: string, files: PluginFiles): string {
   mkdirSync(stagingRoot(dataDir), { recursive: true, mode: 0o755 });
   const dir = join(
@@ -66,6 +69,11 @@ export function stageFiles(dataDir: string, namespace: string, version: string, 
   writeFileDurably(join(dir, "package.json"), files.packageJson);
   writeFileDurably(join(dir, "airlock.json"), files.manifest);
   writeFileDurably(join(dir, "index.js"), files.bundle);
+  if (files.ui !== undefined && files.ui.size > 0) {
+    mkdirSync(join(dir, "ui"), { mode: 0o755 });
+    chmodSync(join(dir, "ui"), 0o755);
+    for (const [name, bytes] of files.ui) writeFileDurably(join(dir, "ui", `${name}.html`), bytes);
+  }
   return dir;
 }
 

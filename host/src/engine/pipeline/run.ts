@@ -7,7 +7,7 @@
 // tools through the run's inner Run, which has the same snapshot and no host tools.
 // Invariants: the snapshot never changes during a run; ModelTool carries no presentation.
 import { randomUUID } from "node:crypto";
-import { AirlockError, wireName } from "@airlock/sdk";
+import { AirlockError, uiResourceUri, wireName } from "@airlock/sdk";
 import type { CallOptions, ModelTool, Run, RunOptions, ToolCallOutcome } from "../../contracts/host.ts";
 import { missingSecrets } from "../catalogue/agent-tools.ts";
 import { type CatalogueEntry, canonicalToolId } from "../catalogue/catalogue.ts";
@@ -31,6 +31,12 @@ export function toModelTool(entry: CatalogueEntry, agentLevel: string | null): M
   if (grants !== null) tool.grants = grants;
   if (entry.tool.outputSchema !== undefined) tool.outputSchema = structuredClone(entry.tool.outputSchema);
   if (entry.tool.longRunning === true) tool.longRunning = true;
+  const { ui, visibility } = entry.tool;
+  if (ui !== undefined || visibility !== undefined) {
+    tool.ui = {};
+    if (ui !== undefined) tool.ui.resourceUri = uiResourceUri(entry.namespace, ui);
+    if (visibility !== undefined) tool.ui.visibility = [...visibility];
+  }
   return tool;
 }
 

@@ -1,5 +1,6 @@
 // Server notifications toward MCP clients' streams. One hub per endpoint subscribes to the
-// host's `tools.changed` event and fans it out: to the 2026-07-28 listen streams (through the
+// host's `tools.changed` event (told as tools/list_changed and resources/list_changed: the
+// resources are the UIs of the served tools, MCP Apps) and fans it out: to the 2026-07-28 listen streams (through the
 // per-agent event bus the caller supplies) and to the 2025-era GET streams registered here; and
 // to the host's `task.status` event (a task ended, on any replica), which becomes the 2025-11-25
 // `notifications/tasks/status` with the task as the store has it now, on that agent's GET streams.
@@ -25,9 +26,11 @@ export class ListChangeHub {
     this.#off = host.on("tools.changed", ({ agent }) => {
       modern(agent);
       const targets = agent === null ? [...this.#streams.values()] : [this.#streams.get(agent)];
-      const notification = { jsonrpc: "2.0", method: "notifications/tools/list_changed" } as const;
-      for (const set of targets) {
-        for (const write of set ?? []) if (!write(notification)) set?.delete(write);
+      for (const method of ["notifications/tools/list_changed", "notifications/resources/list_changed"]) {
+        const notification = { jsonrpc: "2.0", method } as const;
+        for (const set of targets) {
+          for (const write of set ?? []) if (!write(notification)) set?.delete(write);
+        }
       }
     });
     this.#offTasks = host.on("task.status", ({ agent, taskId }) => {

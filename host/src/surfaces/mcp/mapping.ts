@@ -38,6 +38,9 @@ export function toMcpTool(tool: ModelTool, naming: ToolNaming): Tool {
     tool.grants === undefined
       ? { "airlock/toolId": tool.id }
       : { "airlock/toolId": tool.id, "airlock/grants": structuredClone(tool.grants) };
+  // MCP Apps (SEP-1865): the UI that renders the results, and who may call the tool. A tool
+  // only the app may call is still listed: the client keeps it from its model (the spec's rule).
+  if (tool.ui !== undefined) out._meta.ui = structuredClone(tool.ui);
   return out;
 }
 

@@ -1,7 +1,8 @@
 // Serves one agent's MCP server over stdio (`airlock mcp --agent <slug>`): JSON-RPC on
 // stdin/stdout, for MCP clients that spawn their servers. The SDK's serveStdio negotiates the
 // era per connection (a 2026-07-28 `server/discover` or a 2025 `initialize`) and calls the same
-// factory as HTTP; tool-list changes of the agent are sent on the connection (2025: as
+// factory as HTTP; tool-list changes of the agent (and resource-list changes with them: the
+// tools' UIs) are sent on the connection (2025: as
 // notifications; 2026-07-28: on the client's listen stream, routed by serveStdio). Changes an
 // operator makes in another process (`airlock agents enable`, a running `airlock start`) reach
 // this one by a poll of what the agent is served (every `watchMs`, one catalogue snapshot); a
@@ -33,7 +34,11 @@ async function servedSignature(host: AirlockHost, agent: string, options: McpSer
     ...(options.groups === undefined ? {} : { groups: options.groups }),
     ...(options.harness === undefined ? {} : { harness: options.harness }),
   });
-  return JSON.stringify(run.tools().map((t) => [t.id, t.description, t.inputSchema, t.outputSchema ?? null]));
+  const uis = (await host.listUiResources(agent)).map((v) => [v.uri, v.integrity]);
+  return JSON.stringify([
+    run.tools().map((t) => [t.id, t.description, t.inputSchema, t.outputSchema ?? null, t.ui ?? null]),
+    uis,
+  ]);
 }
 
 /** Serves until the input ends; resolves then (the caller closes the host). */
@@ -55,7 +60,10 @@ export async function serveMcpStdio(
         if (now === last) return;
         last = now;
         runs.invalidate(agent);
-        for (const server of servers) server.sendToolListChanged().catch(() => undefined);
+        for (const server of servers) {
+          server.sendToolListChanged().catch(() => undefined);
+          server.sendResourceListChanged().catch(() => undefined); // the UIs of the served tools
+        }
       })
       .catch((error: unknown) => console.error("airlock mcp: watching the tool list:", error))
       .finally(() => {

@@ -119,11 +119,17 @@ export class ModernMcpHttp implements EraHttp {
     }
   }
 
-  /** Tells the listen streams of `agent` (null: of every agent) that its tool list changed. */
+  /**
+   * Tells the listen streams of `agent` (null: of every agent) that its tool list changed, and
+   * with it its resource list (the UIs of the served tools, MCP Apps).
+   */
   toolsChanged(agent: string | null): void {
-    if (agent === null)
-      for (const { bus } of this.#handlers.values()) bus.publish({ kind: "tools_list_changed" });
-    else this.#handlers.get(agent)?.bus.publish({ kind: "tools_list_changed" });
+    const buses =
+      agent === null ? [...this.#handlers.values()].map((h) => h.bus) : [this.#handlers.get(agent)?.bus];
+    for (const bus of buses) {
+      bus?.publish({ kind: "tools_list_changed" });
+      bus?.publish({ kind: "resources_list_changed" });
+    }
   }
 
   #handler(agent: string): McpHttpHandler {
