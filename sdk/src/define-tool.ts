@@ -22,6 +22,7 @@ import {
 import { sdkError } from "./error-codes.ts";
 import type { Presentation, SecretSpec, ToolAnnotations } from "./manifest.ts";
 import { HARNESS_GROUP_PATTERN, TOOL_NAME_PATTERN } from "./names.ts";
+import { checkUses, type ToolUses } from "./tool-uses.ts";
 
 export type { PresentationInput, SecretDeclaration } from "./define-checks.ts";
 
@@ -52,6 +53,11 @@ export interface ToolDefinitionInput<P extends ParametersSchema, O extends z.Zod
    * task gets a task id at once and fetches the result later (the host's task wall limit applies).
    */
   longRunning?: boolean;
+  /**
+   * What this tool reaches (per-tool grants, tool-uses.ts): the build refuses more than the
+   * plugin declares, the host refuses any call beyond it. Absent: the legacy per-plugin grants.
+   */
+  uses?: ToolUses;
   /** The name of one of the plugin's UIs (definePlugin `ui`) that renders this tool's results (MCP Apps). */
   ui?: string;
   /** Who may call the tool (MCP Apps): the model, the app (its UI), or both; default both. */
@@ -77,6 +83,8 @@ export interface DefinedTool<P extends ParametersSchema = ParametersSchema> {
   readonly harness: string | null;
   /** Whether MCP clients may run it as a task (ToolDefinitionInput.longRunning). */
   readonly longRunning: boolean;
+  /** The tool's declared grants; undefined in the legacy mode. */
+  readonly uses: ToolUses | undefined;
   /** The UI that renders its results, or undefined. */
   readonly ui: string | undefined;
   /** MCP Apps visibility, or undefined for the default (model and app). */
@@ -97,6 +105,7 @@ const KNOWN_KEYS = new Set([
   "presentation",
   "harness",
   "longRunning",
+  "uses",
   "ui",
   "visibility",
   "execute",
@@ -202,6 +211,7 @@ export function defineTool<P extends ParametersSchema, O extends z.ZodType = z.Z
     presentation: checkPresentation(name, definition.presentation),
     harness,
     longRunning: definition.longRunning === true,
+    uses: checkUses(name, definition.uses),
     ui: definition.ui,
     visibility: visibility === undefined ? undefined : Object.freeze(visibility),
     execute,

@@ -50,6 +50,11 @@ export const SDK_ERROR_CODES = defineErrorCodes({
     status: 422,
     description: "A tool's Zod schema cannot be turned into JSON Schema.",
   },
+  AIRLOCK_SDK_BUILD_USES_EXCEEDED: {
+    status: 422,
+    description:
+      "A tool's `uses` asks for more than its plugin declares (a knowledge level above the plugin's, a fetch host no egress rule covers, a secret no tool declares, models or an OAuth provider the plugin does not declare); the message lists each with its JSON path.",
+  },
   AIRLOCK_SDK_BUILD_UI_MISSING: {
     status: 422,
     description:

@@ -12,3 +12,4 @@ export * from "./names.ts";
 export * from "./oauth.ts";
 export * from "./readable-names.ts";
 export * from "./result.ts";
+export * from "./tool-uses.ts";

@@ -26,6 +26,7 @@ import {
   hostPatternCovers,
   isOAuthClientKey,
   type ModelsDeclaration,
+  OAUTH_PROVIDER_PATTERN,
   type OAuthProviderSpec,
   oauthProviderProblems,
 } from "./oauth.ts";
@@ -42,6 +43,9 @@ import {
 } from "./skills-format.ts";
 import { manifestHostRefusal } from "./special-hosts.ts";
 import { hasLoneSurrogate, loneSurrogatePath } from "./strict-json.ts";
+import { HTTP_METHODS, type ToolUses } from "./tool-uses.ts";
+
+export type { FetchUse, HttpMethod, ToolUses } from "./tool-uses.ts";
 
 export const MANIFEST_ERRORS = defineErrorCodes({
   AIRLOCK_MANIFEST_INVALID: {
@@ -112,6 +116,8 @@ export interface ToolManifest {
   harness: string | null;
   /** MCP clients may run it as a task (long-running calls; absent = false). */
   longRunning?: boolean;
+  /** The tool's own grants (tool-uses.ts); absent: the legacy mode, the plugin's grants. */
+  uses?: ToolUses;
   /** The name of the plugin's UI (manifest `ui`) that renders this tool's results (MCP Apps). */
   ui?: string;
   /** MCP Apps visibility: who may call the tool (absent: ["model", "app"]). */
@@ -234,6 +240,33 @@ function toolManifestSchema() {
       .max(2)
       .refine((v) => new Set(v).size === v.length, "each of model and app at most once")
       .optional(),
+    uses: usesSchema().optional(),
+  });
+}
+
+/** The shape of a tool's `uses` (tool-uses.ts checks it against the plugin with usesBeyondPlugin). */
+function usesSchema() {
+  const unique = <T extends z.ZodType>(item: T) =>
+    z
+      .array(item)
+      .max(64)
+      .refine((list) => new Set(list).size === list.length, { message: "entries are unique" });
+  return z.strictObject({
+    knowledge: z.enum(["read", "write", "manage"]).optional(),
+    state: z.enum(["read", "write"]).optional(),
+    artifacts: unique(z.enum(["put", "take"])).optional(),
+    fetch: z
+      .array(
+        z.strictObject({
+          host: egressRuleSchema().shape.host,
+          methods: unique(z.enum(HTTP_METHODS as [string, ...string[]])).min(1),
+        }),
+      )
+      .max(64)
+      .optional(),
+    secrets: unique(z.string().regex(SECRET_KEY_PATTERN)).optional(),
+    models: z.boolean().optional(),
+    oauth: unique(z.string().regex(OAUTH_PROVIDER_PATTERN)).optional(),
   });
 }
 

@@ -7,6 +7,7 @@
 import type { Attachment, ConversationMessage, ToolResult } from "@airlock/sdk";
 import type { JsonSchema, ToolAnnotations } from "@airlock/sdk/manifest";
 import type { PeopleChannel } from "./people.ts";
+import type { EffectiveGrants } from "./tools.ts";
 
 /** A notification a tool sends to its caller while it runs (MCP progress / logging). */
 export type CallNotification =
@@ -31,7 +32,10 @@ export interface ModelTool {
   description: string;
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
+  /** Derived from the tool's grants when it declares them (engine/catalogue/served-tool.ts), else the author's. */
   annotations: ToolAnnotations;
+  /** The tool's effective grants (`_meta["airlock/grants"]` on MCP); absent in the legacy mode. */
+  grants?: EffectiveGrants;
   /** The tool declared it may run long: MCP clients may run it as a task (host/src/engine/tasks/). */
   longRunning?: true;
   /**

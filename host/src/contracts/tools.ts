@@ -3,7 +3,25 @@
 // plugins ship (one line each, the body on request).
 // Invariants: harness tools are never listed; a sensitive secret is never read back in clear
 // (a mask at most); a skill's body is handed out only to an agent that has it enabled.
-import type { JsonSchema, SecretSpec, ToolAnnotations } from "@airlock/sdk/manifest";
+import type { FetchUse, JsonSchema, SecretSpec, ToolAnnotations } from "@airlock/sdk/manifest";
+
+/**
+ * A tool's effective per-tool grants as listings serve them (`_meta["airlock/grants"]` on MCP,
+ * `grants` on the admin API; engine/catalogue/served-tool.ts derives them and the annotations).
+ * Absent from a listing for a tool in the legacy mode (no `uses`: grants not declared).
+ */
+export interface EffectiveGrants {
+  knowledge: "read" | "write" | "manage" | null;
+  state: "read" | "write" | null;
+  artifacts: Array<"put" | "take">;
+  fetch: FetchUse[];
+  /** The keys it may read: its requiredSecrets and uses.secrets. */
+  secrets: string[];
+  models: boolean;
+  oauth: string[];
+  /** `sha256-<base64>` of the manifest the grants come from. */
+  manifest: string;
+}
 
 /** A tool as the catalogue lists it (GET /api/tools). Harness tools are never listed. */
 export interface CatalogueTool {
@@ -14,8 +32,13 @@ export interface CatalogueTool {
   description: string;
   category: string;
   requiredSecrets: SecretSpec[];
+  /** Derived from the tool's grants when it declares them (served-tool.ts), else the author's. */
   annotations: ToolAnnotations;
   inputSchema: JsonSchema;
+  /** The tool's effective grants; absent in the legacy mode (not declared). */
+  grants?: EffectiveGrants;
+  /** With `grants`: the annotations its author wrote, which `annotations` replaces (the console shows the difference). */
+  claimedAnnotations?: ToolAnnotations;
 }
 
 /** A tool as one agent sees it: enabled or not, and why it is not served when it is not. */

@@ -67,6 +67,12 @@ export const getJson = defineTool({
   category: "web",
   requiredSecrets: [apiKey, endpoint],
   annotations: { title: "Get JSON", readOnlyHint: true, openWorldHint: true },
+  uses: {
+    fetch: [
+      { host: API_HOST, methods: ["GET"] },
+      { host: "127.0.0.1", methods: ["GET"] },
+    ],
+  },
   presentation: { label: "Fetch JSON", icon: "globe", group: "web" },
   inputExamples: [{ label: "list", input: { path: "/v1/items?limit=5" } }],
   parameters: z.object({ path: z.string().min(1).max(2000).describe("Path and query, starting with '/'.") }),
@@ -79,6 +85,12 @@ export const postJson = defineTool({
   category: "web",
   requiredSecrets: [apiKey, endpoint],
   annotations: { title: "Post JSON", readOnlyHint: false, openWorldHint: true },
+  uses: {
+    fetch: [
+      { host: API_HOST, methods: ["POST"] },
+      { host: "127.0.0.1", methods: ["POST"] },
+    ],
+  },
   presentation: { label: "Send JSON", icon: "send", group: "web" },
   parameters: z.object({
     path: z.string().min(1).max(2000).describe("Path starting with '/'."),

@@ -13,6 +13,7 @@ export const searchNotes = defineTool({
   description: "Search the agent's notes and knowledge base; returns matching snippets with document ids.",
   category: "knowledge",
   annotations: { title: "Search notes", readOnlyHint: true },
+  uses: { knowledge: "read" },
   presentation: { ...presentation, label: "Search notes" },
   inputExamples: [{ label: "keyword", input: { query: "quarterly report", limit: null } }],
   parameters: z.object({
@@ -32,6 +33,7 @@ export const readNote = defineTool({
   description: "Read one note or knowledge document by id.",
   category: "knowledge",
   annotations: { title: "Read a note", readOnlyHint: true },
+  uses: { knowledge: "read" },
   presentation: { ...presentation, label: "Read note" },
   parameters: z.object({ id: z.string().min(1).describe("The document id, from searchNotes or listNotes.") }),
   execute: async (input, ctx) => {
@@ -49,6 +51,7 @@ export const writeNote = defineTool({
     "Create a note, replace a note this plugin wrote (give its id), or append to one (mode 'append').",
   category: "knowledge",
   annotations: { title: "Write a note", readOnlyHint: false, destructiveHint: false },
+  uses: { knowledge: "write" },
   presentation: { ...presentation, label: "Write note" },
   inputExamples: [
     { label: "new note", input: { id: null, title: "Meeting 3 March", content: "Agreed on X.", mode: null } },
@@ -76,6 +79,7 @@ export const listNotes = defineTool({
   description: "List notes. By default only the notes this plugin wrote; set all to list every document.",
   category: "knowledge",
   annotations: { title: "List notes", readOnlyHint: true },
+  uses: { knowledge: "read" },
   presentation: { ...presentation, label: "List notes" },
   parameters: z.object({
     all: z.boolean().nullable().describe("true lists every document, not only notes; defaults to false."),

@@ -26,6 +26,7 @@ export const postEvent = defineTool({
   description: "Post an event to the room's queue for the supervisor to handle.",
   category: "harness",
   harness: "room",
+  uses: { state: "write" },
   parameters: z.object({ text: z.string().min(1).max(2000).describe("What happened.") }),
   execute: async (input, ctx) => {
     const room = await loadRoom(ctx.state);
@@ -41,6 +42,7 @@ export const listOpenEvents = defineTool({
   category: "harness",
   harness: "room",
   annotations: { readOnlyHint: true },
+  uses: { state: "read" },
   parameters: z.object({}),
   execute: async (_input, ctx) => {
     const room = await loadRoom(ctx.state);
@@ -53,6 +55,7 @@ export const markEventsCompleted = defineTool({
   description: "Mark room events completed by id; answers which ids were unknown and what is still open.",
   category: "harness",
   harness: "room",
+  uses: { state: "write" },
   parameters: z.object({ ids: z.array(z.number().int()).min(1).describe("Event ids to complete.") }),
   execute: async (input, ctx) => {
     const room = await loadRoom(ctx.state);

@@ -4,10 +4,16 @@
 // Invariants: the artifact is taken once (a second take answers null, and the model is told
 // the handle is spent or unknown without saying which); the upload token travels only as
 // ctx.secrets.ref; the destination endpoint is the operator's choice among declared hosts.
-import { definePlugin, defineTool } from "@airlock/sdk";
+import { definePlugin, defineTool, type FetchUse } from "@airlock/sdk";
 import { z } from "zod";
 import { fromBase64 } from "./base64.ts";
 import { toKnowledge, toService, uploadEndpoint, uploadToken } from "./deliver.ts";
+
+/** What both tools may fetch: a POST to the file service (hosted or local). */
+const SERVICE_POST: FetchUse[] = [
+  { host: "files.dropzone.dev", methods: ["POST"] },
+  { host: "127.0.0.1", methods: ["POST"] },
+];
 
 export const uploadArtifact = defineTool({
   name: "uploadArtifact",
@@ -16,6 +22,7 @@ export const uploadArtifact = defineTool({
   category: "files",
   requiredSecrets: [uploadToken, uploadEndpoint],
   annotations: { title: "Upload an artifact", readOnlyHint: false, openWorldHint: true },
+  uses: { artifacts: ["take"], knowledge: "write", fetch: SERVICE_POST },
   presentation: { label: "Upload file", icon: "upload", group: "files" },
   parameters: z.object({
     handle: z.string().min(1).describe("The artifact handle another tool returned."),
@@ -39,6 +46,7 @@ export const uploadAttachment = defineTool({
   category: "files",
   requiredSecrets: [uploadToken, uploadEndpoint],
   annotations: { title: "Upload an attachment", readOnlyHint: false, openWorldHint: true },
+  uses: { fetch: SERVICE_POST },
   presentation: { label: "Upload attachment", icon: "paperclip", group: "files" },
   parameters: z.object({ filename: z.string().min(1).describe("The attachment's file name.") }),
   execute: async (input, ctx) => {
@@ -59,6 +67,7 @@ export default definePlugin({
   version: "1.0.0",
   engine: "^1.0.0",
   description: "Uploads files handed over by other plugins to a file service or the knowledge base.",
+  knowledge: "write",
   egress: [
     { host: "files.dropzone.dev", secrets: ["upload_token"] },
     { host: "127.0.0.1", schemes: ["http"], ports: [17913], secrets: ["upload_token"] },

@@ -60,6 +60,12 @@ export const currentWeather = defineTool({
     },
   ],
   annotations: { title: "Current weather", readOnlyHint: true, openWorldHint: true },
+  uses: {
+    fetch: [
+      { host: WEATHER_HOST, methods: ["GET"] },
+      { host: "127.0.0.1", methods: ["GET"] },
+    ],
+  },
   presentation: { label: "Weather", icon: "cloud-sun", group: "web" },
   inputExamples: [{ label: "city", input: { city: "Oslo" } }],
   parameters: z.object({ city: z.string().min(1).max(100).describe("City name, e.g. 'Oslo'.") }),

@@ -24,6 +24,7 @@ import {
 import { packageJsonUnicode } from "../package/read-plugin-tarball.ts";
 import { integrityOf } from "../signing.ts";
 import { verifyManifestSkills } from "../skills.ts";
+import { usesBeyondPlugin } from "../tool-uses.ts";
 import { bundleForSandbox, loadDescription } from "./bundle.ts";
 import { readSkills } from "./skills.ts";
 import { type BuiltUi, buildUis } from "./ui.ts";
@@ -135,11 +136,22 @@ export async function composeRawManifest(
   return { raw: skills.length === 0 ? raw : { ...raw, skills }, bundle, pkg, uis };
 }
 
-/** composeRawManifest, then parseManifest (AIRLOCK_MANIFEST_INVALID naming each path); writes nothing. */
+/**
+ * composeRawManifest, then parseManifest (AIRLOCK_MANIFEST_INVALID naming each path) and the
+ * per-tool grants against the plugin's (AIRLOCK_SDK_BUILD_USES_EXCEEDED); writes nothing.
+ */
 export async function composePlugin(pluginDir: string, options: BuildOptions = {}): Promise<ComposedPlugin> {
   const { raw, bundle, pkg, uis } = await composeRawManifest(pluginDir, options);
   const manifest = parseManifest(raw);
   verifyManifestSkills(manifest);
+  const beyond = usesBeyondPlugin(manifest);
+  if (beyond.length > 0) {
+    throw sdkError(
+      "AIRLOCK_SDK_BUILD_USES_EXCEEDED",
+      `a tool uses more than its plugin declares: ${beyond.map((p) => `${p.path}: ${p.message}`).join("; ")}`,
+      { details: { problems: beyond } },
+    );
+  }
   return { manifest, bundle, pkg, uis };
 }
 

@@ -9,7 +9,7 @@ import { isDefinedPlugin } from "../define-plugin.ts";
 import type { DefinedTool } from "../define-tool.ts";
 import { sdkError } from "../error-codes.ts";
 import { hasCode } from "../errors.ts";
-import type { EgressRule, RequestedLimits, ToolManifest } from "../manifest.ts";
+import type { EgressRule, RequestedLimits, ToolManifest, ToolUses } from "../manifest.ts";
 import { type ModelsDeclaration, type OAuthProviderSpec, providerManifest } from "../oauth.ts";
 import { assertHostEnforceable } from "./enforceable.ts";
 import { toJsonSchema } from "./json-schema.ts";
@@ -91,6 +91,7 @@ function describeTool(tool: DefinedTool, runtimeZod: boolean): ToolManifest {
   // tools defined by an older SDK copy have neither field
   if (tool.ui !== undefined) entry.ui = tool.ui;
   if (tool.visibility !== undefined) entry.visibility = [...tool.visibility];
+  if (tool.uses !== undefined) entry.uses = JSON.parse(JSON.stringify(tool.uses)) as ToolUses;
   return entry;
 }
 

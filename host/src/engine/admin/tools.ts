@@ -18,7 +18,7 @@ export function createToolOps(ctx: AdminContext): ToolOps {
   return {
     async listTools() {
       await fresh();
-      return catalogue.tools().map(toCatalogueTool);
+      return catalogue.tools().map((entry) => toCatalogueTool(entry));
     },
     async listAgentTools(agent) {
       await fresh();

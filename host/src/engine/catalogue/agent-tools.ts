@@ -7,6 +7,7 @@ import type { AgentToolView, CatalogueTool } from "../../contracts/host.ts";
 import type { AgentRecord, Store } from "../../state/store/types.ts";
 import { type Catalogue, type CatalogueEntry, canonicalToolId } from "./catalogue.ts";
 import { CATALOGUE_ERRORS } from "./errors.ts";
+import { servedLabels } from "./served-tool.ts";
 
 export function catalogueError(code: keyof typeof CATALOGUE_ERRORS, message: string): AirlockError {
   return new AirlockError(code, message, { status: CATALOGUE_ERRORS[code].status });
@@ -18,8 +19,10 @@ export async function requireAgent(store: Store, slug: string): Promise<AgentRec
   return agent;
 }
 
-export function toCatalogueTool(entry: CatalogueEntry): CatalogueTool {
-  return {
+/** A catalogue entry as the admin API lists it; `agentLevel` as servedLabels takes it. */
+export function toCatalogueTool(entry: CatalogueEntry, agentLevel?: string | null): CatalogueTool {
+  const { annotations, grants } = servedLabels(entry.tool, entry.plugin.manifest, agentLevel);
+  const tool: CatalogueTool = {
     id: entry.id,
     namespace: entry.namespace,
     name: entry.tool.name,
@@ -27,9 +30,14 @@ export function toCatalogueTool(entry: CatalogueEntry): CatalogueTool {
     description: entry.tool.description,
     category: entry.tool.category,
     requiredSecrets: entry.tool.requiredSecrets.map((s) => ({ ...s })),
-    annotations: { ...entry.tool.annotations },
+    annotations,
     inputSchema: entry.tool.inputSchema,
   };
+  if (grants !== null) {
+    tool.grants = grants;
+    tool.claimedAnnotations = { ...entry.tool.annotations };
+  }
+  return tool;
 }
 
 /** Required (non-optional) secret keys of a tool that are not in `setKeys`. */
@@ -55,7 +63,7 @@ export function agentToolView(entry: CatalogueEntry, state: AgentState): AgentTo
   const missing = missingSecrets(entry, state.secretKeys);
   const enabled = state.enabled.has(entry.id);
   return {
-    ...toCatalogueTool(entry),
+    ...toCatalogueTool(entry, state.agent.knowledgeLevel),
     enabled,
     missingSecrets: missing,
     served: enabled && missing.length === 0,

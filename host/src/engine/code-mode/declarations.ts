@@ -154,7 +154,20 @@ function annotationsLine(tool: ModelTool): string {
   else marks.push("May wait for an operator's approval.");
   if (a.destructiveHint === true) marks.push("Destructive.");
   if (a.openWorldHint === true) marks.push("Reaches outside services.");
+  if (tool.grants !== undefined) marks.push(`Grants: ${grantsText(tool.grants)}.`);
   return marks.join(" ");
+}
+
+/** A declared tool's effective grants in one line (engine/catalogue/served-tool.ts; legacy tools have none). */
+function grantsText(g: NonNullable<ModelTool["grants"]>): string {
+  const parts: string[] = [];
+  if (g.knowledge !== null) parts.push(`knowledge ${g.knowledge}`);
+  if (g.state !== null) parts.push(`state ${g.state}`);
+  if (g.artifacts.length > 0) parts.push(`artifacts ${g.artifacts.join("/")}`);
+  for (const f of g.fetch) parts.push(`fetch ${f.methods.join("/")} ${f.host}`);
+  if (g.models) parts.push("models");
+  if (g.oauth.length > 0) parts.push(`oauth ${g.oauth.join("/")}`);
+  return `${parts.length === 0 ? "none" : parts.join(", ")} (manifest ${g.manifest})`;
 }
 
 /** One tool's function declaration (inside its `declare namespace tools.<ns>`), doc comment first. */

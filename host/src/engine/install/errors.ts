@@ -68,6 +68,11 @@ export const INSTALL_ERRORS = defineErrorCodes({
     status: 422,
     description: "The plugin was built with an SDK version this host does not support.",
   },
+  AIRLOCK_INSTALL_USES_EXCEEDED: {
+    status: 422,
+    description:
+      "A tool's per-tool grants (`uses`) ask for more than its plugin's manifest declares (the check `airlock-plugin build` runs, run again on install); `details.problems` lists each with its JSON path. Nothing is installed.",
+  },
   AIRLOCK_INSTALL_NAMESPACE_TAKEN: {
     status: 409,
     description: "The namespace is held by a plugin installed from another source; uninstall it first.",

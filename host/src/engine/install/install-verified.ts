@@ -1,6 +1,7 @@
 // The one path every install takes once it has tarball bytes, in this order:
 //   integrity (vs what the registry announced) → signature decision → in-memory tarball read
-//   and validation → name/version match → engine and SDK compatibility → [namespace lock]
+//   and validation → name/version match → engine and SDK compatibility → per-tool grants within
+//   the plugin's (usesBeyondPlugin, as the build) → [namespace lock]
 //   source and signer continuity → versions only move forward (ordering.ts) → stage files → atomic rename → store record → activate.
 // A signature refusal (unsigned, unknown signer) of bytes that are not a plugin tarball at all
 // answers the tarball's error instead: what is wrong with the file comes before signatures.
@@ -9,7 +10,7 @@
 // the previously active version stays active until `activatePlugin` (the last step), so an
 // interrupted install leaves it in place and calls keep being served by it.
 import { rmSync } from "node:fs";
-import { confusableSkeleton, sameProvider } from "@airlock/sdk";
+import { confusableSkeleton, sameProvider, usesBeyondPlugin } from "@airlock/sdk";
 import { hasCode } from "@airlock/sdk/errors";
 import type { PluginManifest } from "@airlock/sdk/manifest";
 import { type PluginTarball, readPluginTarball, sha512Integrity } from "@airlock/sdk/package";
@@ -102,6 +103,7 @@ async function verify(
     );
   }
   checkCompatibility(manifest, ctx.hostVersion, ctx.supportedSdk);
+  refuseUsesBeyondPlugin(manifest);
   const signerPem = signer === null ? undefined : trusted.get(signer);
   return { tarball, integrity, signer, ...(signerPem === undefined ? {} : { signerPem }) };
 }
@@ -176,6 +178,20 @@ export async function installVerified(
     await rememberSigner(ctx.store, namespace, signer, signerPem);
     return { namespace, version, previous: after.previous, tools: toolIds(record), signer };
   });
+}
+
+/**
+ * The build's check of per-tool grants, again: a tarball crafted by hand (or by an older or
+ * patched SDK) cannot give a tool more than its plugin declares.
+ */
+function refuseUsesBeyondPlugin(manifest: PluginManifest): void {
+  const problems = usesBeyondPlugin(manifest);
+  if (problems.length === 0) return;
+  throw installError(
+    "AIRLOCK_INSTALL_USES_EXCEEDED",
+    `${manifest.namespace}@${manifest.version}: a tool uses more than its plugin declares: ${problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`,
+    { problems },
+  );
 }
 
 /**

@@ -11,20 +11,24 @@ import { AirlockError, uiResourceUri, wireName } from "@airlock/sdk";
 import type { CallOptions, ModelTool, Run, RunOptions, ToolCallOutcome } from "../../contracts/host.ts";
 import { missingSecrets } from "../catalogue/agent-tools.ts";
 import { type CatalogueEntry, canonicalToolId } from "../catalogue/catalogue.ts";
+import { servedLabels } from "../catalogue/served-tool.ts";
 import { askableSecrets } from "../people/pipeline-steps.ts";
 import type { HostTool, RunContext } from "./call-types.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { PIPELINE_ERRORS } from "./errors.ts";
 import { invokeTool } from "./invoke.ts";
 
-export function toModelTool(entry: CatalogueEntry): ModelTool {
+/** A snapshot entry as the model sees it; labels derived for the agent's knowledge level (served-tool.ts). */
+export function toModelTool(entry: CatalogueEntry, agentLevel: string | null): ModelTool {
+  const { annotations, grants } = servedLabels(entry.tool, entry.plugin.manifest, agentLevel);
   const tool: ModelTool = {
     id: entry.id,
     wireName: wireName(entry.namespace, entry.tool.name),
     description: entry.tool.description,
     inputSchema: structuredClone(entry.tool.inputSchema),
-    annotations: { ...entry.tool.annotations },
+    annotations,
   };
+  if (grants !== null) tool.grants = grants;
   if (entry.tool.outputSchema !== undefined) tool.outputSchema = structuredClone(entry.tool.outputSchema);
   if (entry.tool.longRunning === true) tool.longRunning = true;
   const { ui, visibility } = entry.tool;
@@ -51,7 +55,7 @@ function restrictionMatches(
 export async function takeSnapshot(
   deps: PipelineDeps,
   options: RunOptions,
-): Promise<Map<string, CatalogueEntry>> {
+): Promise<{ snapshot: Map<string, CatalogueEntry>; knowledgeLevel: string | null }> {
   const state = await deps.agentStates.load(options.agent).catch((error: unknown) => {
     throw new AirlockError("AIRLOCK_RUN_AGENT_NOT_FOUND", `no agent "${String(options.agent)}" to run`, {
       status: PIPELINE_ERRORS.AIRLOCK_RUN_AGENT_NOT_FOUND.status,
@@ -90,7 +94,7 @@ export async function takeSnapshot(
       if (missingSecrets(entry, state.secretKeys).length === 0) snapshot.set(entry.id, entry);
     }
   }
-  return snapshot;
+  return { snapshot, knowledgeLevel: state.agent.knowledgeLevel };
 }
 
 export interface RunPlace {
@@ -111,8 +115,8 @@ function listing(served: readonly ModelTool[], hostTools: readonly HostTool[]): 
 }
 
 export async function startRun(deps: PipelineDeps, options: RunOptions, place: RunPlace): Promise<Run> {
-  const snapshot = await takeSnapshot(deps, options);
-  const served = [...snapshot.values()].map(toModelTool);
+  const { snapshot, knowledgeLevel } = await takeSnapshot(deps, options);
+  const served = [...snapshot.values()].map((entry) => toModelTool(entry, knowledgeLevel));
   const ownTools = (await place.hostTools?.(options.agent, options, served)) ?? [];
   const hostTools = new Map<string, HostTool>();
   for (const tool of ownTools) hostTools.set(tool.model.id, tool);

@@ -32,6 +32,8 @@ export interface FixturePlugin {
   limits?: RequestedLimits;
   oauth?: OAuthProviderSpec[];
   models?: { reason: string };
+  /** The knowledge level the manifest declares (default null). */
+  knowledge?: PluginManifest["knowledge"];
 }
 
 export function bundleSource(plugin: FixturePlugin): string {
@@ -62,8 +64,9 @@ export function fixtureManifest(plugin: FixturePlugin, code: string): PluginMani
       inputExamples: t.inputExamples ?? [],
       harness: t.harness ?? null,
       ...(t.longRunning === undefined ? {} : { longRunning: t.longRunning }),
+      ...(t.uses === undefined ? {} : { uses: t.uses }),
     })),
-    knowledge: null,
+    knowledge: plugin.knowledge ?? null,
     egress: plugin.egress ?? [],
     limits: plugin.limits ?? {},
     ...(plugin.oauth === undefined ? {} : { oauth: plugin.oauth }),

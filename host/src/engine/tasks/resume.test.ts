@@ -25,6 +25,15 @@ describe("taskIsResumable", () => {
     expect(taskIsResumable({})).toBe(false);
     expect(taskIsResumable(undefined)).toBe(false);
   });
+
+  it("judges a tool that declares per-tool grants by them, not by its claim", () => {
+    const claims = { readOnlyHint: true };
+    expect(taskIsResumable({ annotations: claims, uses: { knowledge: "write" } })).toBe(false);
+    expect(
+      taskIsResumable({ annotations: claims, uses: { fetch: [{ host: "a.example", methods: ["POST"] }] } }),
+    ).toBe(false);
+    expect(taskIsResumable({ annotations: {}, uses: { knowledge: "read", state: "read" } })).toBe(true);
+  });
 });
 
 describe("tasks left by a dead replica, on the embedded host", () => {

@@ -3,7 +3,9 @@
 // Invariants: tokens are 32 random bytes (base64url), bound to one call, and dead once revoked;
 // the grant's signal aborts on revoke; every dispatch is audited, allowed or denied (unless a
 // capability audits itself), with the capability and method only — never args, values or bytes;
-// a handler receives the grant the host issued, never anything the sandbox claims.
+// a handler receives the grant the host issued, never anything the sandbox claims; a tool that
+// declares its own grants (`uses`) reaches nothing beyond them (tool-uses.ts: refused with
+// AIRLOCK_GRANT_NOT_DECLARED before the handler runs, audited as a denial).
 // Refusals: a thrown 403 and a soft denial (denials.ts) are audited allowed=false, tallied by
 // kind: a kind the call has not shown yet is always written, past DENIAL_ROWS_PER_KIND rows of
 // one kind the rest are counted into one summary row at revoke. The capability-call cap ends
@@ -18,6 +20,7 @@ import { isDenied } from "./denials.ts";
 import { bridgeError } from "./errors.ts";
 import { createGrantLedger, type GrantInput } from "./grant-ledger.ts";
 import type { ChildSpan } from "./span-port.ts";
+import { undeclaredUse } from "./tool-uses.ts";
 import type { BridgeDispatch, CallGrant, Capability } from "./types.ts";
 
 export { ENDED_KEPT, type GrantInput } from "./grant-ledger.ts";
@@ -94,6 +97,15 @@ export function createBridge(options: BridgeOptions): Bridge {
     if (!cap || !handler) {
       const error = bridgeError("AIRLOCK_BRIDGE_UNKNOWN_CAPABILITY", `ctx has no ${action}`);
       await auditDenial(entry, action, { error: error.code }, "*");
+      throw error;
+    }
+    const undeclared = undeclaredUse(grant, cap.name, method as string, Array.isArray(args) ? args : []);
+    if (undeclared !== null) {
+      const error = bridgeError(
+        "AIRLOCK_GRANT_NOT_DECLARED",
+        `${grant.toolId} may not call ${action}: ${undeclared.message} in the tool's uses`,
+      );
+      await auditDenial(entry, action, { error: error.code, details: { reason: undeclared.reason } });
       throw error;
     }
     const audited = cap.auditedByBridge?.(method) ?? true;

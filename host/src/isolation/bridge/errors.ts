@@ -29,6 +29,11 @@ export const BRIDGE_ERRORS = defineErrorCodes({
     description:
       "Audit only: ctx.secrets.get of a key the tool did not declare. The plugin reads `undefined`, as for an empty key.",
   },
+  AIRLOCK_GRANT_NOT_DECLARED: {
+    status: 403,
+    description:
+      "A tool that declares its own grants (`uses`) reached for something it did not declare (a knowledge or state level, an artifacts method, a fetch host or method, models, an OAuth provider), even if another tool of its plugin declares it; refused before the capability runs and audited as a denial (details.reason). Declare it in the tool's `uses`, within the plugin's own declaration.",
+  },
   AIRLOCK_BRIDGE_UNKNOWN_CAPABILITY: {
     status: 404,
     description: "No such capability or method on ctx (or the host did not wire that capability).",

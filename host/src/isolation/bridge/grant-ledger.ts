@@ -9,10 +9,11 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { ConversationMessage, KnowledgeLevel } from "@airlock/sdk";
 import type { AirlockError } from "@airlock/sdk/errors";
-import type { EgressRule, PluginManifest, ToolManifest } from "@airlock/sdk/manifest";
+import type { EgressRule, PluginManifest } from "@airlock/sdk/manifest";
 import type { DenialTally } from "./denials.ts";
 import { bridgeError } from "./errors.ts";
 import type { TraceParent } from "./span-port.ts";
+import { egressForUses, toolGrantsOf } from "./tool-uses.ts";
 import type { CallGrant, CallNotification, ElicitChannel, OpenUrlChannel } from "./types.ts";
 
 export interface GrantInput {
@@ -59,18 +60,6 @@ const CALL_ENDED = Object.freeze(bridgeError("AIRLOCK_BRIDGE_TOKEN_INVALID", "th
 
 /** A grant while issueGrant fills in its optional fields. */
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
-
-/** The secret keys a tool declares, one set per manifest tool (grants only read it). */
-const declaredSecretSets = new WeakMap<ToolManifest, ReadonlySet<string>>();
-
-function declaredSecretsOf(tool: ToolManifest): ReadonlySet<string> {
-  let keys = declaredSecretSets.get(tool);
-  if (keys === undefined) {
-    keys = new Set(tool.requiredSecrets.map((s) => s.key));
-    declaredSecretSets.set(tool, keys);
-  }
-  return keys;
-}
 
 /** Random bytes drawn in blocks (one CSPRNG call per 64 tokens); each token uses fresh bytes once. */
 const TOKEN_BYTES = 32;
@@ -152,6 +141,7 @@ export function createGrantLedger(summarise: (entry: Counted) => void): GrantLed
         `${input.manifest.namespace} has no tool ${input.tool}`,
       );
     }
+    const { uses, declaredSecrets } = toolGrantsOf(tool);
     const grant: Writable<CallGrant> = {
       callId: input.callId ?? randomUUID(),
       token,
@@ -163,9 +153,10 @@ export function createGrantLedger(summarise: (entry: Counted) => void): GrantLed
       tool: input.tool,
       toolId: `${input.manifest.namespace}:${input.tool}`,
       manifest: input.manifest,
-      declaredSecrets: declaredSecretsOf(tool),
+      declaredSecrets,
+      uses,
       knowledgeLevel: input.knowledgeLevel,
-      egress: input.egress ?? input.manifest.egress,
+      egress: egressForUses(input.egress ?? input.manifest.egress, uses),
       conversation: input.conversation ?? [],
       signal,
       capabilityCallsLeft: input.capabilityCalls,

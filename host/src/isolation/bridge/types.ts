@@ -11,6 +11,7 @@ import type {
   ElicitResult,
   KnowledgeLevel,
   ToolResult,
+  ToolUses,
 } from "@airlock/sdk";
 import type { EgressRule, PluginManifest } from "@airlock/sdk/manifest";
 import type { UrlOutcome, UrlQuestion } from "../../contracts/people.ts";
@@ -33,11 +34,13 @@ export interface CallGrant {
   /** `<namespace>:<tool>` */
   readonly toolId: `${string}:${string}`;
   readonly manifest: PluginManifest;
-  /** Secret keys the tool declared in requiredSecrets. */
+  /** Secret keys the tool declared: its requiredSecrets, plus `uses.secrets` when it declares uses. */
   readonly declaredSecrets: ReadonlySet<string>;
+  /** The tool's per-tool grants (tool-uses.ts), checked on every dispatch; null: the legacy mode. */
+  readonly uses: ToolUses | null;
   /** The agent's knowledge level at call start; null means ctx.knowledge is absent. */
   readonly knowledgeLevel: KnowledgeLevel | null;
-  /** Egress rules in force: the manifest's, narrowed by what the operator allows. */
+  /** Egress rules in force: the manifest's, narrowed by what the operator allows (and to the tool's declared fetch hosts). */
   readonly egress: readonly EgressRule[];
   readonly conversation: readonly ConversationMessage[];
   /** Aborted when the call ends (completion, deadline, cancellation). */

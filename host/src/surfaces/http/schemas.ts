@@ -140,6 +140,8 @@ const catalogueTool = z.object({
   requiredSecrets: z.array(secretSpec),
   annotations: json,
   inputSchema: json,
+  grants: json.optional(),
+  claimedAnnotations: json.optional(),
 });
 export const toolsResponse = z.object({ tools: z.array(catalogueTool) });
 export const agentToolsResponse = z.object({

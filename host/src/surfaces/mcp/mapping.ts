@@ -34,7 +34,10 @@ export function toMcpTool(tool: ModelTool, naming: ToolNaming): Tool {
   }
   // 2025-11-25 tasks: a long-running tool may be called as a task (the 2026 codec strips this).
   if (tool.longRunning === true) out.execution = { taskSupport: "optional" };
-  out._meta = { "airlock/toolId": tool.id };
+  out._meta =
+    tool.grants === undefined
+      ? { "airlock/toolId": tool.id }
+      : { "airlock/toolId": tool.id, "airlock/grants": structuredClone(tool.grants) };
   // MCP Apps (SEP-1865): the UI that renders the results, and who may call the tool. A tool
   // only the app may call is still listed: the client keeps it from its model (the spec's rule).
   if (tool.ui !== undefined) out._meta.ui = structuredClone(tool.ui);

@@ -1,6 +1,8 @@
 // The catalogue as one agent sees it: search and filter by plugin, category and state; each tool
 // with its title, description, annotations and parameters; enable or disable it, or every tool
 // the filters show at once; and what stops it being served ("missing secret `api_key`").
+// Each tool shows its grants: the ones it declares (its annotations derived from them, and any
+// hint its author claimed that they contradict), or "not declared" (the legacy mode).
 import { useMemo, useState } from "preact/hooks";
 import { api } from "../api.js";
 import { LoadError, useResource } from "../common.js";
@@ -21,6 +23,36 @@ function Badges({ annotations }) {
   return html`<ul class="badges" aria-label="Annotations">${shown.map(
     ([, , label, tone]) => html`<li class="badge ${tone}">${label}</li>`,
   )}</ul>`;
+}
+
+const CLAIMS = [
+  ["readOnlyHint", "read-only"],
+  ["destructiveHint", "destructive"],
+  ["idempotentHint", "idempotent"],
+  ["openWorldHint", "reaching outside services"],
+];
+
+/** What the tool may reach: its declared grants, or "not declared" (the plugin's grants); where its author claimed otherwise. */
+function Grants({ tool }) {
+  const g = tool.grants;
+  if (g === undefined)
+    return html`<p class="meta grants">Grants: not declared (the plugin's; annotations as its author wrote them)</p>`;
+  const parts = [];
+  if (g.knowledge !== null) parts.push(`knowledge ${g.knowledge}`);
+  if (g.state !== null) parts.push(`state ${g.state}`);
+  if (g.artifacts.length > 0) parts.push(`artifacts ${g.artifacts.join("/")}`);
+  for (const f of g.fetch) parts.push(`${f.methods.join("/")} ${f.host}`);
+  if (g.models) parts.push("models");
+  if (g.oauth.length > 0) parts.push(`oauth ${g.oauth.join("/")}`);
+  const claimed = tool.claimedAnnotations ?? {};
+  const overridden = CLAIMS.filter(
+    ([key]) => claimed[key] !== undefined && claimed[key] !== tool.annotations?.[key],
+  ).map(([key, label]) => `${claimed[key] ? "" : "not "}${label}`);
+  return html`<p class="meta grants">Grants: ${parts.length === 0 ? "none" : parts.join(", ")}</p>
+    ${
+      overridden.length > 0 &&
+      html`<p class="meta grants-override">Its author claimed ${overridden.join(", ")}; its grants say otherwise.</p>`
+    }`;
 }
 
 /** A JSON Schema's type in words: `string`, `boolean | null`, `list of number`, `one of "a", "b"`. */
@@ -177,6 +209,7 @@ export function ToolsTab({ slug }) {
           <p class="meta">${t.namespace} ${t.version} · ${t.category}</p>
           <p>${t.description}</p>
           <${Badges} annotations=${t.annotations} />
+          <${Grants} tool=${t} />
           <div id=${`why-${t.namespace}-${t.name}`}><${Why} tool=${t} slug=${slug} /></div>
           <details><summary>Parameters</summary><${Parameters} schema=${t.inputSchema} /></details>
         </li>`,
