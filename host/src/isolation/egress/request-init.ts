@@ -3,18 +3,11 @@
 // Invariants: forbidden headers are REFUSED, never silently dropped (the author learns at once);
 // header names are RFC 9110 tokens, values carry no CR, LF or NUL; GET/HEAD carry no body; the
 // body is bytes within maxRequestBytes. Nothing here reads a secret value.
-import { OAUTH_PROVIDER_PATTERN, SECRET_KEY_PATTERN } from "@airlock/sdk";
+import { HTTP_METHODS, OAUTH_PROVIDER_PATTERN, SECRET_KEY_PATTERN } from "@airlock/sdk";
 import { fetchError } from "./errors.ts";
 
-export const ALLOWED_METHODS: ReadonlySet<string> = new Set([
-  "GET",
-  "HEAD",
-  "POST",
-  "PUT",
-  "PATCH",
-  "DELETE",
-  "OPTIONS",
-]);
+/** The methods a plugin may fetch with: the ones a tool may declare in `uses.fetch`. */
+export const ALLOWED_METHODS: ReadonlySet<string> = new Set(HTTP_METHODS);
 
 /**
  * Headers the host owns. Host/Content-Length/Transfer-Encoding/Connection and friends shape
