@@ -6,6 +6,8 @@
 // approval; a tool claiming the same with a per-tool grant of knowledge read is refused at its
 // write (AIRLOCK_GRANT_NOT_DECLARED, an audit row, the host healthy, nothing written); a legacy
 // tool (no `uses`) is served exactly with its author's annotations and no grants.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestHost, type TestHost } from "../../host/src/engine/pipeline/test-host.ts";
 import { type AdminServer, startAdminServer } from "../../host/src/surfaces/http/server.ts";
@@ -258,6 +260,10 @@ describe.skipIf(!hasChromium && process.env.AIRLOCK_REQUIRE_CHROMIUM !== "1")(
         );
         expect(await card("liar:peek").locator(".grants-override").count()).toBe(0);
         expect(await card("liar:old").locator(".grants").innerText()).toContain("Grants: not declared");
+        const shots = join(import.meta.dirname, "..", "artifacts", "console");
+        mkdirSync(shots, { recursive: true });
+        await page.setViewportSize({ width: 1280, height: 900 });
+        await page.screenshot({ path: join(shots, "tool-grants.png"), fullPage: true });
       } finally {
         await browser.close();
       }
