@@ -186,6 +186,21 @@ describe("registry app", () => {
     expect(await codeOf(await put("weather", doc, alice))).toBe("AIRLOCK_REGISTRY_LINT_FAILED");
   });
 
+  it("refuses a tool whose uses reach beyond its plugin (a tarball made by hand), storing nothing", async () => {
+    const { doc } = docFor("weather", "1.0.0", (m) => {
+      const tool = m.tools[0];
+      if (tool !== undefined) tool.uses = { fetch: [{ host: "evil.example", methods: ["GET"] }] };
+    });
+    const res = await put("weather", doc, alice);
+    expect(res.status).toBe(422);
+    const body = (await res.json()) as {
+      error: { code: string; details?: { problems?: Array<{ path: string }> } };
+    };
+    expect(body.error.code).toBe("AIRLOCK_REGISTRY_USES_EXCEEDED");
+    expect(body.error.details?.problems?.map((p) => p.path)).toEqual(["$.tools[0].uses.fetch[0].host"]);
+    expect((await app.request("/weather")).status).toBe(404);
+  });
+
   it("passes the tarball reader's refusal code through", async () => {
     const { doc } = docFor("weather", "1.0.0");
     const att = doc._attachments["weather-1.0.0.tgz"];

@@ -42,6 +42,11 @@ export const REGISTRY_ERRORS = defineErrorCodes({
     status: 422,
     description: "A tool's input schema fails the strict-mode lint.",
   },
+  AIRLOCK_REGISTRY_USES_EXCEEDED: {
+    status: 422,
+    description:
+      "A tool's `uses` (its per-tool grants) reaches beyond what its plugin declares; each problem names its path.",
+  },
   AIRLOCK_REGISTRY_SIGNATURE_MALFORMED: {
     status: 422,
     description:
