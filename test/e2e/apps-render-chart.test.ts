@@ -4,7 +4,8 @@
 // default CSP (the UI declares none), a parent page speaking the extension's postMessage
 // JSON-RPC (ui/initialize, then the tool's input and result). The test checks the bars drawn
 // from the input, clicks the UI's button, and follows the tools/call it sends through the
-// agent's real pipeline into the audit. A screenshot is kept in test/artifacts/apps/.
+// agent's real pipeline into the audit. The weather plugin's card is rendered the same way, with
+// an answer and with a failed call. Screenshots are kept in test/artifacts/apps/.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
@@ -18,7 +19,7 @@ let fx: CodeModeHost;
 let browser: Browser;
 
 beforeAll(async () => {
-  fx = await startCodeModeHost({ mode: "in-process", plugins: ["render"], agents: ["alpha"] });
+  fx = await startCodeModeHost({ mode: "in-process", plugins: ["render", "weather"], agents: ["alpha"] });
   browser = await launch();
 }, 120_000);
 afterAll(async () => {
@@ -26,8 +27,21 @@ afterAll(async () => {
   await fx?.close();
 });
 
+/** What the client tells the UI once it is initialized: the tool it renders, its call's arguments and result. */
+interface Call {
+  tool: string;
+  arguments: unknown;
+  result: unknown;
+}
+
+const CHART_CALL: Call = {
+  tool: "render__renderChart",
+  arguments: { values: [3, 1, 2], width: null, height: null, filename: null },
+  result: { content: [], structuredContent: { filename: "chart.png", bytes: 123 } },
+};
+
 /** The client side: a sandboxed iframe with the UI's HTML and the restrictive default CSP, and the bridge. */
-function hostPage(html: string): string {
+function hostPage(html: string, call: Call = CHART_CALL): string {
   const csp =
     "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self' data:; connect-src 'none';";
   const doc = html.replace("<head>", `<head><meta http-equiv="Content-Security-Policy" content="${csp}">`);
@@ -43,11 +57,11 @@ function hostPage(html: string): string {
     if (msg.method === "ui/initialize") {
       reply({ result: { protocolVersion: "2026-01-26", hostInfo: { name: "test-host", version: "1.0.0" },
         hostCapabilities: { serverTools: {} },
-        hostContext: { toolInfo: { tool: { name: "render__renderChart", inputSchema: { type: "object" } } } } } });
+        hostContext: { toolInfo: { tool: { name: ${JSON.stringify(call.tool)}, inputSchema: { type: "object" } } } } } });
     } else if (msg.method === "ui/notifications/initialized") {
       const send = (method, params) => frame.contentWindow.postMessage({ jsonrpc: "2.0", method, params }, "*");
-      send("ui/notifications/tool-input", { arguments: { values: [3, 1, 2], width: null, height: null, filename: null } });
-      send("ui/notifications/tool-result", { content: [], structuredContent: { filename: "chart.png", bytes: 123 } });
+      send("ui/notifications/tool-input", { arguments: ${JSON.stringify(call.arguments)} });
+      send("ui/notifications/tool-result", ${JSON.stringify(call.result)});
     } else if (msg.method === "tools/call") {
       window.toolCalls.push(msg.params);
       try { reply({ result: await window.callTool(msg.params.name, msg.params.arguments) }); }
@@ -102,6 +116,57 @@ describe.skipIf(!hasChromium)("the render plugin's chart UI in Chromium", () => 
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, "render-chart.png") });
     expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
+describe.skipIf(!hasChromium)("the weather plugin's card in Chromium", () => {
+  it("shows currentWeather's answer, and what the tool said when it failed", async () => {
+    const doc = await fx.host.readUiResource("alpha", "ui://weather/card");
+    expect(doc.mimeType).toBe("text/html;profile=mcp-app");
+    expect(doc.tools).toEqual(["weather:currentWeather"]);
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    const answered: Call = {
+      tool: "weather__currentWeather",
+      arguments: { city: "Oslo" },
+      result: {
+        content: [],
+        structuredContent: {
+          city: "Oslo",
+          condition: "light rain",
+          temperature: "4.5 °C",
+          wind: "18 km/h",
+          units: "metric",
+        },
+      },
+    };
+    await page.setContent(hostPage(doc.html, answered));
+    const view = page.frameLocator("#view");
+    await expect.poll(() => view.locator("#temperature").textContent()).toBe("4.5 °C");
+    expect(await view.locator("#city").textContent()).toBe("Oslo");
+    expect(await view.locator("#condition").textContent()).toBe("light rain");
+    expect(await view.locator("#wind").textContent()).toBe("18 km/h");
+    expect(await view.locator("#units").textContent()).toBe("metric");
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, "weather-card.png") });
+
+    const failed: Call = {
+      tool: "weather__currentWeather",
+      arguments: { city: "Atlantis" },
+      result: { isError: true, content: [{ type: "text", text: 'No weather station knows "Atlantis".' }] },
+    };
+    const second = await browser.newPage();
+    second.on("pageerror", (e) => errors.push(String(e)));
+    await second.setContent(hostPage(doc.html, failed));
+    const failedView = second.frameLocator("#view");
+    await expect
+      .poll(() => failedView.locator("#status").textContent({ timeout: 5000 }), { timeout: 10_000 })
+      .toBe('No weather station knows "Atlantis".');
+    expect(await failedView.locator("#details").isHidden()).toBe(true);
+    expect(errors).toEqual([]);
+    await second.close();
     await page.close();
   });
 });

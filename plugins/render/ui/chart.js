@@ -1,10 +1,11 @@
 // The render plugin's chart UI (MCP Apps): a bar chart of renderChart's values, drawn as SVG in
-// the client's sandboxed iframe. It speaks the extension's postMessage JSON-RPC (bridge.js):
+// the client's sandboxed iframe. It speaks the extension's postMessage JSON-RPC
+// (`@airlock/sdk/apps`, bundled in by the build):
 // ui/initialize, then the tool's input and result as notifications; the button calls
 // renderChart again through the client (an ordinary tool call of the agent).
 
+import { connect } from "@airlock/sdk/apps";
 import { bars } from "./bars.js";
-import { connect } from "./bridge.js";
 
 const status = document.getElementById("status");
 const chart = document.getElementById("chart");

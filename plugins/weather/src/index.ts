@@ -1,4 +1,5 @@
-// The `weather` plugin: current conditions from the declared weather API.
+// The `weather` plugin: current conditions from the declared weather API, shown as a card
+// (ui/card.html, MCP Apps) in clients that render UIs.
 // Secrets: `units` is a readable select (metric | imperial | standard) the tool reads with
 // ctx.secrets.get; `api_token` is a sensitive credential that only travels as
 // ctx.secrets.ref in the Authorization header, so its value never enters the isolate.
@@ -67,6 +68,8 @@ export const currentWeather = defineTool({
     ],
   },
   presentation: { label: "Weather", icon: "cloud-sun", group: "web" },
+  // MCP Apps: clients that render UIs show the answer as a card (ui/card.html, docs/apps.md)
+  ui: "card",
   inputExamples: [{ label: "city", input: { city: "Oslo" } }],
   parameters: z.object({ city: z.string().min(1).max(100).describe("City name, e.g. 'Oslo'.") }),
   output: z.object({
@@ -115,4 +118,13 @@ export default definePlugin({
     { host: "127.0.0.1", schemes: ["http"], ports: [17912], secrets: ["api_token"] },
   ],
   tools: [currentWeather],
+  ui: [
+    {
+      name: "card",
+      file: "ui/card.html",
+      title: "Weather card",
+      description: "currentWeather's answer as a card: city, temperature, conditions, wind and units.",
+      prefersBorder: true,
+    },
+  ],
 });
