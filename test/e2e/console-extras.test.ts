@@ -237,8 +237,11 @@ describe.skipIf(!hasChromium && !required)(
       await waitStatus("Approvals of ada: client.");
       await page.getByRole("checkbox", { name: /github_oauth_client_id/ }).check();
       await waitStatus(/github_oauth_client_id: when it is missing/);
+      await page.getByLabel(/Destructive tools/).selectOption("operator");
+      await waitStatus("Destructive tools of ada: operator.");
       expect(await t.host.getPeoplePolicy("ada")).toMatchObject({
         approval: "client",
+        destructive: "operator",
         askSecrets: ["github_oauth_client_id"],
       });
       await shot(page, "x06-people");

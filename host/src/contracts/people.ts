@@ -15,6 +15,11 @@ export type ApprovalMode = "operator" | "client" | "auto";
 export interface PeoplePolicy {
   /** Default approval mode of the agent's tools that are not read-only. */
   approval: ApprovalMode;
+  /**
+   * The mode of its destructive tools (as derived from their grants, or claimed by a tool that
+   * declares none: docs/behaviour.md); null: as `approval`. A per-tool override wins over it.
+   */
+  destructive: ApprovalMode | null;
   /** Per tool (`ns:tool`) overrides. */
   tools: Record<string, ApprovalMode>;
   /** Secret keys the person at the client may enter on the host's page when they are missing. */
@@ -24,6 +29,8 @@ export interface PeoplePolicy {
 /** A change to a policy: fields left out keep their value; a tool mapped to null loses its override. */
 export interface PolicyPatch {
   approval?: ApprovalMode;
+  /** null: destructive tools follow `approval` again. */
+  destructive?: ApprovalMode | null;
   tools?: Record<string, ApprovalMode | null>;
   askSecrets?: string[];
 }

@@ -115,6 +115,31 @@ describe.each(KINDS)("%s", (kind) => {
     await c.close();
   });
 
+  test("the destructive tools' mode: operator for them while the rest is auto, and auto for them alone", async () => {
+    // loop:write says destructiveHint: true (it declares no grants, so its claim stands)
+    await fx.host.setPeoplePolicy("alpha", { approval: "auto", destructive: "operator" });
+    const c = await connect(kind, fx, { elicitation: { url: false } });
+    const pendingEvent = new Promise<string>((resolve) => {
+      const off = fx.host.on("permission.required", (event) => {
+        off();
+        resolve(event.approvalId);
+      });
+    });
+    const call = c.call("loop__write", { note: "wipe" });
+    await fx.host.decideApproval(await pendingEvent, { approve: false, reason: "not today" });
+    expect(text(await call)).toBe("The call was not approved: not today");
+    await fx.host.setPeoplePolicy("alpha", { approval: "operator", destructive: "auto" });
+    expect(text(await c.call("loop__write", { note: "unasked" }))).toBe("written: unasked");
+    expect(c.asked).toEqual([]);
+    const rows = await approvalRows();
+    expect(rows[0]?.details).toMatchObject({ mode: "auto", by: "policy" }); // newest first
+    expect(await fx.host.setPeoplePolicy("alpha", { destructive: null })).toMatchObject({
+      approval: "operator",
+      destructive: null,
+    });
+    await c.close();
+  });
+
   test("ctx.elicit asks the person; the answer is validated, and the sensitive field is not audited", async () => {
     const c = await connect(kind, fx);
     c.answer = (params) => {

@@ -56,6 +56,20 @@ export function isReadOnly(tool: Pick<ToolManifest, "uses" | "annotations">): bo
 }
 
 /**
+ * Destructive as the host acts on it (an agent's approval policy for destructive tools): derived
+ * from the tool's own grants when it declares them (knowledge manage, or a DELETE fetch), else its
+ * author's `destructiveHint`, true unless the author says false (MCP's default for a tool that is
+ * not read-only).
+ */
+export function isDestructive(tool: Pick<ToolManifest, "uses" | "annotations">): boolean {
+  if (tool.uses === undefined) return tool.annotations.destructiveHint !== false;
+  return (
+    knowledgeRank(tool.uses.knowledge) >= 3 ||
+    (tool.uses.fetch ?? []).some((f) => (f.methods as string[]).includes("DELETE"))
+  );
+}
+
+/**
  * The labels a listing serves for `tool` of `manifest`. `agentLevel`: the agent's knowledge
  * level (a level, "none" or null); undefined when no agent is in view (the catalogue), where
  * the tool's own declaration stands.

@@ -14,7 +14,7 @@ import { hasCode } from "@airlock/sdk";
 import type { CallOptions } from "../../contracts/host.ts";
 import type { Store } from "../../state/store/types.ts";
 import { missingSecrets } from "../catalogue/agent-tools.ts";
-import { isReadOnly } from "../catalogue/served-tool.ts";
+import { isDestructive, isReadOnly } from "../catalogue/served-tool.ts";
 import { operatorRoundStep } from "./operator-round.ts";
 import { approvalModeOf, readPolicy } from "./policy.ts";
 import type { PeopleDeps, StepCall, StepStop as Stop } from "./step-types.ts";
@@ -54,7 +54,7 @@ export async function approvalStep(
   const { entry, run } = call;
   // read-only as derived from the tool's grants when it declares them (served-tool.ts), else as claimed
   if (isReadOnly(entry.tool) || run.autoApprove || deps.autoApprove) return "unasked";
-  const mode = approvalModeOf(await readPolicy(deps.store, run.agent), entry.id);
+  const mode = approvalModeOf(await readPolicy(deps.store, run.agent), entry.id, isDestructive(entry.tool));
   if (mode === "auto") {
     await audit(deps, call, "approval", {
       allowed: true,

@@ -35,15 +35,18 @@ function mode(value: unknown, what: string): ApprovalMode {
 /** Checks a patch from an operator (API body, CLI flags); throws AIRLOCK_POLICY_INVALID. */
 export function checkPatch(patch: unknown): PolicyPatch {
   if (patch === null || typeof patch !== "object" || Array.isArray(patch)) {
-    throw invalid("a policy change is an object: { approval?, tools?, askSecrets? }");
+    throw invalid("a policy change is an object: { approval?, destructive?, tools?, askSecrets? }");
   }
   const raw = patch as Record<string, unknown>;
   for (const key of Object.keys(raw)) {
-    if (!["approval", "tools", "askSecrets"].includes(key))
+    if (!["approval", "destructive", "tools", "askSecrets"].includes(key))
       throw invalid(`unknown policy field ${JSON.stringify(key)}`);
   }
   const out: PolicyPatch = {};
   if (raw.approval !== undefined) out.approval = mode(raw.approval, "approval");
+  if (raw.destructive !== undefined) {
+    out.destructive = raw.destructive === null ? null : mode(raw.destructive, "destructive");
+  }
   if (raw.tools !== undefined) {
     if (raw.tools === null || typeof raw.tools !== "object" || Array.isArray(raw.tools)) {
       throw invalid("tools maps ns:tool ids to operator, client, auto or null");
@@ -74,7 +77,12 @@ function parse(stored: string | null): PeoplePolicy {
     const checked = checkPatch(value);
     const tools: Record<string, ApprovalMode> = {};
     for (const [id, m] of Object.entries(checked.tools ?? {})) if (m !== null) tools[id] = m;
-    return { approval: checked.approval ?? "operator", tools, askSecrets: checked.askSecrets ?? [] };
+    return {
+      approval: checked.approval ?? "operator",
+      destructive: checked.destructive ?? null,
+      tools,
+      askSecrets: checked.askSecrets ?? [],
+    };
   } catch {
     return structuredClone(DEFAULT_POLICY); // a row we cannot read: the strict default
   }
@@ -94,6 +102,7 @@ export async function writePolicy(store: Store, agent: string, patch: PolicyPatc
   }
   const next: PeoplePolicy = {
     approval: patch.approval ?? current.approval,
+    destructive: patch.destructive === undefined ? current.destructive : patch.destructive,
     tools,
     askSecrets: patch.askSecrets ?? current.askSecrets,
   };
@@ -109,7 +118,12 @@ export async function writePolicy(store: Store, agent: string, patch: PolicyPatc
   return next;
 }
 
-/** The approval mode in force for one tool of the agent. */
-export function approvalModeOf(policy: PeoplePolicy, toolId: string): ApprovalMode {
-  return Object.hasOwn(policy.tools, toolId) ? (policy.tools[toolId] as ApprovalMode) : policy.approval;
+/**
+ * The approval mode in force for one tool of the agent: its own override, else the destructive
+ * tools' mode when the tool is destructive and the policy sets one, else the agent's default.
+ */
+export function approvalModeOf(policy: PeoplePolicy, toolId: string, destructive = false): ApprovalMode {
+  if (Object.hasOwn(policy.tools, toolId)) return policy.tools[toolId] as ApprovalMode;
+  if (destructive && policy.destructive !== null) return policy.destructive;
+  return policy.approval;
 }

@@ -25,4 +25,9 @@ export type {
 
 export const APPROVAL_MODES: readonly ApprovalMode[] = ["operator", "client", "auto"];
 
-export const DEFAULT_POLICY: PeoplePolicy = { approval: "operator", tools: {}, askSecrets: [] };
+export const DEFAULT_POLICY: PeoplePolicy = {
+  approval: "operator",
+  destructive: null,
+  tools: {},
+  askSecrets: [],
+};

@@ -51,9 +51,21 @@ it("shows the default policy, changes it per agent and per tool, and refuses a b
   expect(await run("agents", "policy", "bot", "--tool", "notes:deleteNote=default", "--json")).toBe(0);
   expect(JSON.parse(out.join(""))).toEqual({
     approval: "client",
+    destructive: null,
     tools: {},
     askSecrets: ["api_key", "token"],
   });
+  out.length = 0;
+  expect(await run("agents", "policy", "bot", "--destructive", "operator")).toBe(0);
+  expect(out.join("")).toBe(
+    "Approvals for bot: client; destructive tools: operator\nSecrets a person may enter: api_key, token\n",
+  );
+  out.length = 0;
+  expect(await run("agents", "policy", "bot", "--destructive", "default", "--json")).toBe(0);
+  expect(JSON.parse(out.join("")).destructive).toBeNull();
+  err.length = 0;
+  expect(await run("agents", "policy", "bot", "--destructive", "never")).toBe(2);
+  expect(err.join("")).toContain("AIRLOCK_CLI_USAGE");
   err.length = 0;
   expect(await run("agents", "policy", "bot", "--approval", "sometimes")).not.toBe(0);
   expect(err.join("")).toContain("AIRLOCK_CLI_USAGE");
@@ -62,15 +74,20 @@ it("shows the default policy, changes it per agent and per tool, and refuses a b
   expect(err.join("")).toContain("AIRLOCK_POLICY_INVALID");
 });
 
-it("runs the command docs/mcp.md prints, as printed", async () => {
+it("runs the commands docs/mcp.md prints, as printed", async () => {
   const doc = readFileSync(join(import.meta.dirname, "../../../../../docs/mcp.md"), "utf8");
-  const line = doc.split("\n").find((l) => l.startsWith("airlock agents policy "));
-  expect(line).toBeDefined();
-  const argv = (line as string).split(" ").slice(1);
-  expect(await run("agents", "create", argv[2] as string)).toBe(0);
+  const lines = doc.split("\n").filter((l) => l.startsWith("airlock agents policy "));
+  expect(lines).toHaveLength(2);
+  const [first, second] = lines.map((l) => l.split(" ").slice(1));
+  expect(await run("agents", "create", first?.[2] as string)).toBe(0);
   out.length = 0;
-  expect(await run(...argv)).toBe(0);
+  expect(await run(...(first as string[]))).toBe(0);
   expect(out.join("")).toBe(
     "Approvals for support-bot: client; per tool:\n  notes:deleteNote: operator\nSecrets a person may enter: api_key\n",
+  );
+  out.length = 0;
+  expect(await run(...(second as string[]))).toBe(0);
+  expect(out.join("")).toBe(
+    "Approvals for support-bot: auto; destructive tools: operator; per tool:\n  notes:deleteNote: operator\nSecrets a person may enter: api_key\n",
   );
 });

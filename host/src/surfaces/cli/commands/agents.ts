@@ -271,17 +271,21 @@ const POLICY_MODES = ["operator", "client", "auto"] as const;
 const policyCommand: CliCommand = {
   path: ["agents", "policy"],
   summary: "Show or change who approves an agent's tools and which secrets a person may enter",
-  help: `Usage: airlock agents policy <slug> [--approval MODE] [--tool ns:tool=MODE]... [--ask-secrets KEYS] [options]
+  help: `Usage: airlock agents policy <slug> [--approval MODE] [--destructive MODE] [--tool ns:tool=MODE]... [--ask-secrets KEYS] [options]
 
 Shows the agent's people-in-the-loop policy, or changes it. A tool that is not read-only waits
 for an approval: MODE is operator (an operator decides: admin API, console or approval page),
 client (the person at the MCP client decides, through an elicitation; a client that cannot
 elicit falls back to the operator) or auto (runs unasked). The default is operator.
+--destructive sets the mode of the agent's destructive tools (those whose grants can delete, or
+that claim so when they declare no grants: docs/behaviour.md), e.g. auto for everything else
+but operator for these; a tool's own --tool mode wins over it.
 --ask-secrets names the secret keys a person may enter on the host's page when a call finds
 them missing (comma-separated; an empty value allows none). Every change is audited.
 
 Options:
   --approval MODE        The agent's default: operator, client or auto.
+  --destructive MODE     Destructive tools' mode: operator, client, auto, or default (as --approval).
   --tool ns:tool=MODE    A tool's own mode; ns:tool=default removes the override (repeatable).
   --ask-secrets KEYS     Secret keys a person may enter on the host's page, e.g. api_key,token.
 ${OPTIONS_HELP}
@@ -289,6 +293,7 @@ ${OPTIONS_HELP}
 
 Example:
   airlock agents policy support-bot --approval client --tool notes:deleteNote=operator --ask-secrets api_key
+  airlock agents policy support-bot --approval auto --destructive operator
 `,
   async run(args, io) {
     const parsed = parseOptions(
@@ -296,6 +301,7 @@ Example:
       {
         ...OPTIONS,
         approval: { type: "string" },
+        destructive: { type: "string" },
         tool: { type: "string", multiple: true },
         "ask-secrets": { type: "string" },
       },
@@ -311,6 +317,13 @@ Example:
         throw cliError("AIRLOCK_CLI_USAGE", `--approval is one of ${POLICY_MODES.join(", ")}`);
       }
       patch.approval = approval;
+    }
+    const destructive = parsed.values.destructive;
+    if (destructive !== undefined) {
+      if (!(destructive === "default" || (POLICY_MODES as readonly unknown[]).includes(destructive))) {
+        throw cliError("AIRLOCK_CLI_USAGE", `--destructive is one of ${POLICY_MODES.join(", ")} or default`);
+      }
+      patch.destructive = destructive === "default" ? null : destructive;
     }
     if (tools.length > 0) {
       const map: Record<string, string | null> = {};
@@ -340,7 +353,8 @@ Example:
     });
     return print(io, parsed.values.json === true, policy, () => {
       const overrides = Object.entries(policy.tools).map(([id, m]) => `\n  ${id}: ${m}`);
-      return `Approvals for ${slug}: ${policy.approval}${overrides.length > 0 ? `; per tool:${overrides.join("")}` : ""}\nSecrets a person may enter: ${policy.askSecrets.length === 0 ? "none" : policy.askSecrets.join(", ")}\n`;
+      const destructiveMode = policy.destructive === null ? "" : `; destructive tools: ${policy.destructive}`;
+      return `Approvals for ${slug}: ${policy.approval}${destructiveMode}${overrides.length > 0 ? `; per tool:${overrides.join("")}` : ""}\nSecrets a person may enter: ${policy.askSecrets.length === 0 ? "none" : policy.askSecrets.join(", ")}\n`;
     });
   },
 };

@@ -9,12 +9,14 @@ import { slugParams } from "../schemas.ts";
 const mode = z.enum(["operator", "client", "auto"]);
 const policy = z.object({
   approval: mode,
+  destructive: mode.nullable(),
   tools: z.record(z.string(), mode),
   askSecrets: z.array(z.string()),
 });
 const policyResponse = z.object({ policy });
 const patchBody = z.strictObject({
   approval: mode.optional(),
+  destructive: mode.nullable().optional(),
   tools: z.record(z.string(), mode.nullable()).optional(),
   askSecrets: z.array(z.string()).optional(),
 });

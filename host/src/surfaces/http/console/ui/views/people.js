@@ -40,6 +40,12 @@ export function PeopleTab({ slug }) {
     });
   const setMode = (approval) =>
     patch(`Set who approves for ${slug}`, { approval }, (p) => `Approvals of ${slug}: ${p.approval}.`);
+  const setDestructive = (mode) =>
+    patch(`Set who approves ${slug}'s destructive tools`, { destructive: mode }, (p) =>
+      p.destructive === null
+        ? `Destructive tools of ${slug}: as the other tools (${p.approval}).`
+        : `Destructive tools of ${slug}: ${p.destructive}.`,
+    );
   const setAsk = (key, allowed) => {
     const now = new Set(asked);
     if (allowed) now.add(key);
@@ -54,6 +60,7 @@ export function PeopleTab({ slug }) {
   if (data === null) return html`<p class="loading">Loading…</p>`;
   const overrides = Object.entries(data.policy.tools);
   const approval = pending.approval ?? data.policy.approval;
+  const destructive = pending.destructive !== undefined ? pending.destructive : data.policy.destructive;
   const asked = pending.askSecrets ?? data.policy.askSecrets;
   return html`<h2>People in the loop</h2>
     <fieldset class="card levels">
@@ -68,6 +75,13 @@ export function PeopleTab({ slug }) {
         overrides.length > 0 &&
         html`<p class="meta">Per-tool overrides: ${overrides.map(([tool, mode], i) => html`${i > 0 ? ", " : ""}<code>${tool}</code> ${mode}`)} (set with <code>airlock agents policy ${slug} --tool ns:tool=mode</code>).</p>`
       }
+      <p class="meta">
+        <label for="destructive-mode">Destructive tools (their grants can delete, or they say so):</label>
+        <select id="destructive-mode" value=${destructive ?? ""} onChange=${(e) => setDestructive(e.currentTarget.value === "" ? null : e.currentTarget.value)}>
+          <option value="">as the other tools</option>
+          ${MODES.map(([mode]) => html`<option value=${mode} key=${mode}>${mode}</option>`)}
+        </select>
+      </p>
       <p class="hint">Waiting calls are on the <a href="#/approvals">Approvals</a> screen, each with a link to its approval page.</p>
     </fieldset>
     <fieldset class="card">
