@@ -15,6 +15,16 @@ afterAll(async () => {
 
 const approve = { action: "accept" as const, content: { decision: "approve" } };
 
+/** The id of the next approval the host asks an operator for. */
+function nextApprovalId(): Promise<string> {
+  return new Promise<string>((resolve) => {
+    const off = fx.host.on("permission.required", (event) => {
+      off();
+      resolve(event.approvalId);
+    });
+  });
+}
+
 async function approvalRows() {
   return (await fx.host.queryAudit({ agent: "alpha", kind: "tool", limit: 200 })).filter(
     (r) => r.action === "approval",
@@ -75,12 +85,7 @@ describe.each(KINDS)("%s", (kind) => {
   test("a client without elicitation waits for the operator and is told where to decide", async () => {
     await fx.host.setPeoplePolicy("alpha", { approval: "client" });
     const c = await connect(kind, fx, { elicitation: false });
-    const pendingEvent = new Promise<string>((resolve) => {
-      const off = fx.host.on("permission.required", (event) => {
-        off();
-        resolve(event.approvalId);
-      });
-    });
+    const pendingEvent = nextApprovalId();
     const notices: string[] = [];
     const call = c.call("loop__write", { note: "later" }, (m) => notices.push(m));
     const id = await pendingEvent;
@@ -102,12 +107,7 @@ describe.each(KINDS)("%s", (kind) => {
     const [row] = await approvalRows();
     expect(row?.details).toMatchObject({ mode: "auto", by: "policy" });
     await fx.host.setPeoplePolicy("alpha", { tools: { "loop:write": "operator" } });
-    const pendingEvent = new Promise<string>((resolve) => {
-      const off = fx.host.on("permission.required", (event) => {
-        off();
-        resolve(event.approvalId);
-      });
-    });
+    const pendingEvent = nextApprovalId();
     const call = c.call("loop__write", { note: "op" });
     await fx.host.decideApproval(await pendingEvent, { approve: false, reason: "no" });
     expect(text(await call)).toBe("The call was not approved: no");
@@ -119,12 +119,7 @@ describe.each(KINDS)("%s", (kind) => {
     // loop:write says destructiveHint: true (it declares no grants, so its claim stands)
     await fx.host.setPeoplePolicy("alpha", { approval: "auto", destructive: "operator" });
     const c = await connect(kind, fx, { elicitation: { url: false } });
-    const pendingEvent = new Promise<string>((resolve) => {
-      const off = fx.host.on("permission.required", (event) => {
-        off();
-        resolve(event.approvalId);
-      });
-    });
+    const pendingEvent = nextApprovalId();
     const call = c.call("loop__write", { note: "wipe" });
     await fx.host.decideApproval(await pendingEvent, { approve: false, reason: "not today" });
     expect(text(await call)).toBe("The call was not approved: not today");
