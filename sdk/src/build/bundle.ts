@@ -25,7 +25,8 @@ import { buildFailure, forbidNodeBuiltins, singleZod, zodStandIn } from "./esbui
 export const SDK_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const DESCRIBE_MODULE = fileURLToPath(new URL("./describe.ts", import.meta.url));
 
-function fallbackNodePaths(): string[] {
+/** The node_modules folders the SDK resolves from (the fallback for a plugin outside any project). */
+export function fallbackNodePaths(): string[] {
   const out: string[] = [];
   for (let dir = SDK_ROOT; ; dir = dirname(dir)) {
     const candidate = join(dir, "node_modules");

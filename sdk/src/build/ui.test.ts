@@ -55,6 +55,8 @@ describe("plugin UIs in the build", () => {
     expect(text).not.toMatch(/\bsrc=|\bhref=/); // nothing left to fetch
     expect(text).toContain("<style>.bar{"); // the stylesheet, inlined
     expect(text).toMatch(/<script type="module">[^<]*Math\.round/); // widths.js bundled into bars.js
+    // @airlock/sdk/apps bundled in, though the copy sits outside any project (no node_modules)
+    expect(text).toContain('"ui/initialize"');
     expect(manifest.tools.map((t) => [t.name, t.ui, t.visibility])).toEqual([
       ["showBars", "bars", undefined],
       ["refreshBars", "bars", ["app"]],

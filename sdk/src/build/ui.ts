@@ -17,6 +17,7 @@ import { MAX_UI_BYTES, type UiDeclaration, type UiManifest, uiFileOf, uiProblems
 import { sdkError } from "../error-codes.ts";
 import type { EgressRule } from "../manifest.ts";
 import { integrityOf } from "../signing.ts";
+import { fallbackNodePaths } from "./bundle.ts";
 
 export interface BuiltUi {
   manifest: UiManifest;
@@ -51,6 +52,9 @@ async function bundleAsset(
       write: false,
       logLevel: "silent",
       absWorkingDir: pluginDir,
+      // as the plugin's own bundle: the plugin's node_modules first, else the SDK's (so
+      // `@airlock/sdk/apps` resolves for a plugin made outside any project)
+      nodePaths: fallbackNodePaths(),
       ...(kind === "js" ? { format: "iife" as const, target: "es2022" } : {}),
       platform: "browser",
       minify: true,
