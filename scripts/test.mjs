@@ -12,7 +12,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import pg from "pg";
+import { probePostgres } from "../test/support/pg-probe.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const RESULTS = join(ROOT, "test-results");
@@ -46,19 +46,11 @@ const NOT_IN_POSTGRES_PASS = [
   "test/hostile/tarball-crash.test.ts",
 ];
 
+/** Whether the PostgreSQL pass can run (the suites' own probe, test/support/pg-probe.ts). */
 async function postgresAnswers() {
-  const url = process.env.AIRLOCK_TEST_PG ?? "postgres://postgres@127.0.0.1:5432/test";
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
-  try {
-    await client.connect();
-    await client.query("select 1");
-    return true;
-  } catch (err) {
-    process.stdout.write(`\n[airlock] PostgreSQL pass left out: ${url} unreachable (${err.message})\n`);
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+  const probe = await probePostgres();
+  if (!probe.ok) process.stdout.write(`\n[airlock] PostgreSQL pass left out: ${probe.reason}\n`);
+  return probe.ok;
 }
 
 /** vitest with the durations reporter (test/setup/durations-reporter.ts) beside the default one. */

@@ -4,33 +4,14 @@
 // `describePg` runs its suite when the verdict is "reachable", and ALWAYS when
 // AIRLOCK_REQUIRE_PG=1 (CI): there an unreachable server fails the suites, it never skips them.
 // Otherwise it skips with the reason in the suite's name.
-import pg from "pg";
 import { describe, inject } from "vitest";
+import type { PgProbe } from "./pg-probe.ts";
 
-export const PG_URL = process.env.AIRLOCK_TEST_PG ?? "postgres://postgres@127.0.0.1:5432/test";
-
-export interface PgProbe {
-  ok: boolean;
-  reason: string;
-}
+export { PG_URL, type PgProbe, probePostgres } from "./pg-probe.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
     airlockPg: PgProbe;
-  }
-}
-
-/** One probe (5 s connect timeout); the global setup calls it once for the whole run. */
-export async function probePostgres(): Promise<PgProbe> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 5000 });
-  try {
-    await client.connect();
-    await client.query("select 1");
-    return { ok: true, reason: "reachable" };
-  } catch (err) {
-    return { ok: false, reason: `${PG_URL} unreachable (${(err as Error).message})` };
-  } finally {
-    await client.end().catch(() => undefined);
   }
 }
 

@@ -44,6 +44,11 @@ function writes(uses: ToolUses, rank: number): boolean {
   );
 }
 
+/** Whether grants of `uses`, with knowledge at `rank`, can delete (the derivation's destructive test). */
+function deletes(uses: ToolUses, rank: number): boolean {
+  return rank >= 3 || (uses.fetch ?? []).some((f) => (f.methods as readonly string[]).includes("DELETE"));
+}
+
 /**
  * Read-only as the host acts on it (approvals, resuming a task on another replica): derived from
  * the tool's own grants when it declares them (no agent in view: its declared knowledge stands),
@@ -63,10 +68,7 @@ export function isReadOnly(tool: Pick<ToolManifest, "uses" | "annotations">): bo
  */
 export function isDestructive(tool: Pick<ToolManifest, "uses" | "annotations">): boolean {
   if (tool.uses === undefined) return tool.annotations.destructiveHint !== false;
-  return (
-    knowledgeRank(tool.uses.knowledge) >= 3 ||
-    (tool.uses.fetch ?? []).some((f) => (f.methods as string[]).includes("DELETE"))
-  );
+  return deletes(tool.uses, knowledgeRank(tool.uses.knowledge));
 }
 
 /**
@@ -93,11 +95,10 @@ export function servedLabels(
     oauth: [...(uses.oauth ?? [])],
     manifest: manifestHash(manifest),
   };
-  const methods = grants.fetch.flatMap((f) => f.methods as string[]);
   const readOnly = !writes(uses, rank);
   const annotations: ToolAnnotations = {
     readOnlyHint: readOnly,
-    destructiveHint: rank >= 3 || methods.includes("DELETE"),
+    destructiveHint: deletes(uses, rank),
     idempotentHint: readOnly && tool.annotations.idempotentHint === true,
     openWorldHint: grants.fetch.length > 0 || grants.models,
   };

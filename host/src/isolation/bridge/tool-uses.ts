@@ -10,7 +10,7 @@
 // declaration no tool can make; ungoverned capabilities (audit, progress, log, elicit) are the
 // same for every tool; this narrows, never widens: the agent's knowledge level, the operator's
 // egress policy and every capability's own checks still apply after it.
-import { hostPatternCovers, type ToolUses } from "@airlock/sdk";
+import { hostPatternCovers, knowledgeRank, type ToolUses } from "@airlock/sdk";
 import type { EgressRule, ToolManifest } from "@airlock/sdk/manifest";
 import type { CallGrant } from "./types.ts";
 
@@ -59,7 +59,6 @@ const KNOWLEDGE_NEEDS: Readonly<Record<string, number>> = {
   reingest: 2,
   delete: 3,
 };
-const KNOWLEDGE_RANK: Readonly<Record<string, number>> = { read: 1, write: 2, manage: 3 };
 const STATE_NEEDS: Readonly<Record<string, number>> = { get: 1, keys: 1, set: 2, delete: 2 };
 const STATE_RANK: Readonly<Record<string, number>> = { read: 1, write: 2 };
 const LEVEL_NAME = ["none", "read", "write", "manage"];
@@ -111,7 +110,7 @@ export function undeclaredUse(
   switch (capability) {
     case "knowledge": {
       const need = needs(KNOWLEDGE_NEEDS, method);
-      const has = KNOWLEDGE_RANK[uses.knowledge ?? ""] ?? 0;
+      const has = knowledgeRank(uses.knowledge);
       const level = LEVEL_NAME[Math.min(need, 3)];
       return has >= need ? null : missing(`knowledge_${level}`, `knowledge "${level}" is not declared`);
     }

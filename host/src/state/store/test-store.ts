@@ -11,7 +11,8 @@ import type { StoreConfig } from "./index.ts";
 
 export const TEST_STORE_SCHEMA_PREFIX = "airlock_ts_";
 
-const PG_URL = process.env.AIRLOCK_TEST_PG ?? "postgres://postgres@127.0.0.1:5432/test";
+/** The PostgreSQL server of the test suites (AIRLOCK_TEST_PG; test/support/postgres.ts re-exports it). */
+export const PG_URL = process.env.AIRLOCK_TEST_PG ?? "postgres://postgres@127.0.0.1:5432/test";
 
 /** Which store the host fixtures open: "postgres" when AIRLOCK_TEST_STORE says so. */
 export function testStoreKind(): "sqlite" | "postgres" {
