@@ -8,7 +8,7 @@
 // strict-mode lint, and the signatures' shape. Ownership and immutability are enforced inside
 // the storage transaction.
 import { isDeepStrictEqual } from "node:util";
-import { usesBeyondPlugin } from "@airlock/sdk";
+import { usesBeyondPlugin, usesProblemsText } from "@airlock/sdk";
 import { lintManifestTools } from "@airlock/sdk/lint";
 import type { PluginManifest } from "@airlock/sdk/manifest";
 import { DEFAULT_TARBALL_LIMITS, readPluginTarball, sha512Integrity } from "@airlock/sdk/package";
@@ -193,11 +193,9 @@ export async function publish(
   // here already rather than by every host that installs it (docs/behaviour.md).
   const beyond = usesBeyondPlugin(manifest);
   if (beyond.length > 0) {
-    throw registryError(
-      "AIRLOCK_REGISTRY_USES_EXCEEDED",
-      `a tool uses more than its plugin declares: ${beyond.map((p) => `${p.path}: ${p.message}`).join("; ")}`,
-      { problems: beyond.map((p) => ({ ...p })) },
-    );
+    throw registryError("AIRLOCK_REGISTRY_USES_EXCEEDED", usesProblemsText(beyond), {
+      problems: beyond.map((p) => ({ ...p })),
+    });
   }
   const sha512 = storage.putTarball(bytes);
   return storage.publishVersion(

@@ -149,6 +149,11 @@ export interface UsesProblem {
   message: string;
 }
 
+/** The problems in one sentence, as every refusal of them says it (build, install, publish). */
+export function usesProblemsText(problems: readonly UsesProblem[]): string {
+  return `a tool uses more than its plugin declares: ${problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`;
+}
+
 /** Every way a tool's `uses` exceeds what its plugin's manifest declares; [] when none does. */
 export function usesBeyondPlugin(manifest: PluginManifest): UsesProblem[] {
   const problems: UsesProblem[] = [];

@@ -24,7 +24,7 @@ import {
 import { packageJsonUnicode } from "../package/read-plugin-tarball.ts";
 import { integrityOf } from "../signing.ts";
 import { verifyManifestSkills } from "../skills.ts";
-import { usesBeyondPlugin } from "../tool-uses.ts";
+import { usesBeyondPlugin, usesProblemsText } from "../tool-uses.ts";
 import { bundleForSandbox, loadDescription } from "./bundle.ts";
 import { readSkills } from "./skills.ts";
 import { type BuiltUi, buildUis } from "./ui.ts";
@@ -146,11 +146,9 @@ export async function composePlugin(pluginDir: string, options: BuildOptions = {
   verifyManifestSkills(manifest);
   const beyond = usesBeyondPlugin(manifest);
   if (beyond.length > 0) {
-    throw sdkError(
-      "AIRLOCK_SDK_BUILD_USES_EXCEEDED",
-      `a tool uses more than its plugin declares: ${beyond.map((p) => `${p.path}: ${p.message}`).join("; ")}`,
-      { details: { problems: beyond } },
-    );
+    throw sdkError("AIRLOCK_SDK_BUILD_USES_EXCEEDED", usesProblemsText(beyond), {
+      details: { problems: beyond },
+    });
   }
   return { manifest, bundle, pkg, uis };
 }

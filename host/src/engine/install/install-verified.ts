@@ -10,7 +10,7 @@
 // the previously active version stays active until `activatePlugin` (the last step), so an
 // interrupted install leaves it in place and calls keep being served by it.
 import { rmSync } from "node:fs";
-import { confusableSkeleton, sameProvider, usesBeyondPlugin } from "@airlock/sdk";
+import { confusableSkeleton, sameProvider, usesBeyondPlugin, usesProblemsText } from "@airlock/sdk";
 import { hasCode } from "@airlock/sdk/errors";
 import type { PluginManifest } from "@airlock/sdk/manifest";
 import { type PluginTarball, readPluginTarball, sha512Integrity } from "@airlock/sdk/package";
@@ -189,7 +189,7 @@ function refuseUsesBeyondPlugin(manifest: PluginManifest): void {
   if (problems.length === 0) return;
   throw installError(
     "AIRLOCK_INSTALL_USES_EXCEEDED",
-    `${manifest.namespace}@${manifest.version}: a tool uses more than its plugin declares: ${problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`,
+    `${manifest.namespace}@${manifest.version}: ${usesProblemsText(problems)}`,
     { problems },
   );
 }
